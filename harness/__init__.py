@@ -1,0 +1,1 @@
+"""mesh-harness: the pytest plugin, CLI and reports."""

@@ -1,0 +1,1 @@
+"""Architecture invariants: static rules, trace checkers, state machines, adapter protocol."""

@@ -1,0 +1,120 @@
+"""The adapter protocol: how a mesh under test joins the harness.
+
+The state machines and trace checkers talk to a mesh only through `MeshAdapter`. The
+reference mesh (`reference_impl.adapter.ReferenceAdapter`) is the first implementation;
+another mesh joins by implementing the same small surface and emitting the trace events
+of `invariants.trace`.
+
+Every nondeterministic choice an adapter makes (which ready event runs next, whether an
+injected fault fires) must be asked of the `Chooser` it was built with, so Hypothesis can
+drive and shrink schedules. An adapter over a real, threaded mesh may ignore it.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Protocol, runtime_checkable
+
+from invariants.trace import MessageClass, TraceEvent
+
+
+class Chooser(Protocol):
+    """Picks one of `options` alternatives (0-based). `why` names the decision."""
+
+    def choose(self, options: int, why: str) -> int: ...
+
+
+class FirstChooser:
+    """Always the first alternative: the plain FIFO schedule."""
+
+    def choose(self, options: int, why: str) -> int:
+        return 0
+
+
+class SeededChooser:
+    """Seeded pseudo-random choices: the same seed gives the same schedule."""
+
+    def __init__(self, seed: int) -> None:
+        self._random = random.Random(seed)
+
+    def choose(self, options: int, why: str) -> int:
+        return self._random.randrange(options) if options > 1 else 0
+
+
+class Route(StrEnum):
+    """Which path a post takes to its target."""
+
+    DIRECT = "direct"  # straight onto the target hub's intake (no router, not packaged)
+    MONOLITH = "monolith"  # the in-process hierarchical router (packaged)
+    GRAIN = "grain"  # the grain router: placement onto activations (packaged)
+
+
+@dataclass(frozen=True, slots=True)
+class MessageSpec:
+    """An adapter-neutral description of a payload; the adapter maps it to its own type."""
+
+    type_name: str
+    message_class: MessageClass = MessageClass.USER
+    diagnostic_key: str | None = None
+
+
+class FaultKind(StrEnum):
+    REJECT_NEXT = "reject_next"  # next grain call to `target` is rejected (callee holds nothing)
+    TIMEOUT_NEXT = "timeout_next"  # next grain call to `target` outlives the response timeout
+    REMOVE_TARGET = "remove_target"  # `target` no longer exists
+    BLOCK_HUB = "block_hub"  # `target` hub's turn is held for `duration_ms`
+    SLOW_DESTINATION = "slow_destination"  # calls to `target` take `duration_ms` to run
+
+
+@dataclass(frozen=True, slots=True)
+class Fault:
+    kind: FaultKind
+    target: str
+    duration_ms: int = 0
+    count: int = 1  # how many calls REJECT_NEXT / TIMEOUT_NEXT affect
+
+
+@runtime_checkable
+class MeshAdapter(Protocol):
+    """A mesh under test, driven in virtual (or real) time."""
+
+    def create_hub(self, address: str, *, watermark: int | None = None) -> None:
+        """Create a hub; `watermark` overrides the aggregate shed watermark."""
+
+    def post(
+        self,
+        sender: str,
+        target: str,
+        message: MessageSpec,
+        *,
+        identity: str | None = "user",
+        route: Route = Route.MONOLITH,
+    ) -> str:
+        """Post a delivery; returns its id. `identity=None` means no access context."""
+
+    def subscribe(self, subscriber: str, target: str, *, retries: int = 5) -> str:
+        """Start a bounded subscription; returns its id."""
+
+    def inject(self, fault: Fault) -> None:
+        """Arm a fault."""
+
+    def advance(self, ms: int) -> None:
+        """Run every event due within the next `ms` virtual milliseconds."""
+
+    def run_until_idle(self, limit_ms: int) -> bool:
+        """Run until nothing is scheduled or `limit_ms` elapsed; True when idle."""
+
+    def stop(self, *, graceful: bool = True) -> None:
+        """Begin the silo stop; `advance`/`run_until_idle` drive it to completion."""
+
+    def now_ms(self) -> int:
+        """The current virtual time."""
+
+    def trace(self) -> Sequence[TraceEvent]:
+        """Every event so far, in order."""
+
+
+AdapterFactory = Callable[[Chooser], MeshAdapter]

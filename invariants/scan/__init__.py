@@ -1,0 +1,1 @@
+"""Static architecture scans (MESH000–MESH006) on libcst. Scanned code is never imported."""

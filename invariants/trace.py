@@ -1,0 +1,159 @@
+"""Typed trace events: the single source every dynamic check reads.
+
+A mesh under test (the reference mesh or any adapter) emits one `TraceEvent` per step.
+The checkers know nothing else about the mesh, so every fact an invariant needs must be
+stated on an event. Times are virtual milliseconds (integers, so traces are exact and
+canonical); `seq` is the event's position in the trace.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import asdict, dataclass, fields
+from enum import StrEnum
+from typing import Any
+
+
+class EventKind(StrEnum):
+    """What happened. Grouped by the part of the mesh that emits it."""
+
+    # Hub intake and action block.
+    POSTED = "posted"  # a delivery was offered to a hub's intake
+    ENQUEUED = "enqueued"  # it passed every intake gate and joined the queue
+    HANDLED = "handled"  # its handler ran (one turn of the action block)
+    HANDLER_FAULTED = "handler_faulted"  # the handler raised; logged, the pump goes on
+    REJECTED = "rejected"  # identity guard: logged once, dropped, never answered
+    GATED = "gated"  # refused by the teardown gate of a stopping hub
+    DROPPED = "dropped"  # per-key storm breaker drop (answer: Ignored)
+    SHED = "shed"  # aggregate watermark shed (answer: Ignored)
+    BREAKER_TRIPPED = "breaker_tripped"  # a key crossed the per-window threshold
+    TURN_BLOCKED = "turn_blocked"  # a hub's turn is held (fault injection)
+    TURN_RELEASED = "turn_released"
+
+    # Answers.
+    FAILURE_EMITTED = "failure_emitted"  # a DeliveryFailure answering `answers` was sent
+    ANSWER_SUPPRESSED = "answer_suppressed"  # report_failure declined (may_answer false / answered)
+
+    # Routing: legs, attempts, the retry ladder, calls at the callee.
+    LEG_STARTED = "leg_started"  # a route leg or a NACK (see `leg_kind`) was dispatched
+    LEG_ENDED = "leg_ended"
+    DISPATCH_REFUSED = "dispatch_refused"  # refused as ShuttingDown once a stop has begun
+    ATTEMPT = "attempt"  # attempt number `attempt` (0 = first call, n = n-th retry)
+    ATTEMPT_FAILED = "attempt_failed"  # with `error` and `timed_out`
+    CALL_RECEIVED = "call_received"  # the callee accepted a call into its work queue
+    SATURATION_LOGGED = "saturation_logged"  # in-flight gauge crossed 64
+    SATURATION_CLEARED = "saturation_cleared"  # and fell back to 32
+
+    # Bounded subscribe.
+    SUBSCRIBE_ATTEMPT = "subscribe_attempt"
+    SUBSCRIBE_ANSWERED = "subscribe_answered"
+    SUBSCRIBE_TERMINATED = "subscribe_terminated"  # terminal error: nothing more is sent
+
+    # Silo stop lifecycle.
+    STOP_REQUESTED = "stop_requested"  # `graceful` says whether the token was live
+    STOP_STAGE_ENTERED = "stop_stage_entered"
+    STOP_STAGE_LEFT = "stop_stage_left"
+    STOP_HOLD_STARTED = "stop_hold_started"
+    STOP_HOLD_RELEASED = "stop_hold_released"  # `reason`: drained | budget | cancelled
+    RESIDUAL_LEG = "residual_leg"  # logged at budget expiry, oldest first
+    STOP_COMPLETED = "stop_completed"
+
+    # Test control.
+    FAULT_INJECTED = "fault_injected"
+
+
+class MessageClass(StrEnum):
+    """The answer and shedding policy of a payload, as the mesh sees it.
+
+    `IGNORABLE` is the only sheddable class (heartbeats and other can-be-ignored
+    traffic). Shutdown/dispose requests are can-be-ignored too, but they are
+    `LIFECYCLE`: never shed, never counted by the breaker.
+    """
+
+    USER = "user"  # user-facing requests and events
+    LIFECYCLE = "lifecycle"  # initialize, shutdown request, dispose request
+    SYSTEM = "system"  # system messages: exempt only from the identity check
+    IGNORABLE = "ignorable"  # can-be-ignored, e.g. heartbeat
+    FAILURE = "failure"  # DeliveryFailure
+
+    @property
+    def sheddable(self) -> bool:
+        return self is MessageClass.IGNORABLE
+
+    @property
+    def suppresses_answer(self) -> bool:
+        """A failure to route this payload is never answered."""
+        return self in (MessageClass.IGNORABLE, MessageClass.FAILURE, MessageClass.LIFECYCLE)
+
+
+@dataclass(frozen=True, slots=True)
+class TraceEvent:
+    """One step of the mesh. Fields that do not apply to a kind stay None."""
+
+    seq: int
+    time_ms: int
+    kind: EventKind
+    hub: str | None = None  # the hub (or router/silo) where it happened
+    delivery_id: str | None = None
+    sender: str | None = None
+    target: str | None = None
+    message_type: str | None = None
+    message_class: MessageClass | None = None
+    diagnostic_key: str | None = None  # payload identity (stream id, node path)
+    answers: str | None = None  # FAILURE_EMITTED: the delivery id it answers
+    error: str | None = None  # DeliveryFailure error type or attempt failure
+    timed_out: bool | None = None  # ATTEMPT_FAILED: a timeout anywhere in the error graph
+    attempt: int | None = None  # ATTEMPT / SUBSCRIBE_ATTEMPT number, 0-based
+    leg_id: str | None = None
+    leg_kind: str | None = None  # "route" | "nack" | "grain"
+    subscription_id: str | None = None
+    stage: int | None = None  # lifecycle stage value
+    graceful: bool | None = None
+    reason: str | None = None
+    depth: int | None = None  # queue depth or gauge value where it matters
+    packaged: bool | None = None  # the delivery's payload is RawJson
+
+    def to_json(self) -> dict[str, Any]:
+        """The canonical dict: None fields left out, enums as their values."""
+        return {k: v for k, v in asdict(self).items() if v is not None}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> TraceEvent:
+        known = {f.name for f in fields(cls)}
+        unknown = set(data) - known
+        if unknown:
+            raise ValueError(f"trace event has unknown fields: {sorted(unknown)}")
+        values = dict(data)
+        values["kind"] = EventKind(values["kind"])
+        if "message_class" in values:
+            values["message_class"] = MessageClass(values["message_class"])
+        return cls(**values)
+
+
+def canonical_line(event: TraceEvent) -> str:
+    """One JSON line, keys sorted, no spaces: byte-identical across processes."""
+    return json.dumps(event.to_json(), sort_keys=True, separators=(",", ":"))
+
+
+def dump_jsonl(events: Iterable[TraceEvent]) -> str:
+    return "".join(canonical_line(e) + "\n" for e in events)
+
+
+def load_jsonl(text: str) -> list[TraceEvent]:
+    return [TraceEvent.from_json(json.loads(line)) for line in text.splitlines() if line]
+
+
+def digest(events: Iterable[TraceEvent]) -> str:
+    """sha256 of the canonical JSON-lines form."""
+    h = hashlib.sha256()
+    for e in events:
+        h.update(canonical_line(e).encode())
+        h.update(b"\n")
+    return h.hexdigest()
+
+
+def of_kind(events: Sequence[TraceEvent], *kinds: EventKind) -> Iterator[TraceEvent]:
+    wanted = set(kinds)
+    return (e for e in events if e.kind in wanted)

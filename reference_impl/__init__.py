@@ -1,0 +1,1 @@
+"""The reference mesh: a deterministic, virtual-time model of an actor mesh."""
