@@ -1,0 +1,144 @@
+"""Load the scanner's configuration from `[tool.harness]` in the scanned repo's pyproject.toml.
+
+Keys are the `ScanConfig` field names in snake_case (`expected_emit_sites`, `test_globs`, …).
+A kebab-case spelling is rejected with a hint, so a typo can never silently fall back to a
+default. Keys owned by other parts of the harness (the pytest plugin, the dynamic checks) are
+listed in `OTHER_KEYS` and skipped here; the scan command's own settings (`baseline`,
+`cache_dir`) are returned beside the `ScanConfig`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import tomllib
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from invariants.scan.model import RULES, ScanConfig
+
+# Keys of `[tool.harness]` that belong to other parts of the harness, not to the scanner.
+OTHER_KEYS: frozenset[str] = frozenset(
+    {"adapter", "profile", "hypothesis_profile", "prove", "sarif", "sarif_output"}
+)
+
+# The scan command's own settings, which are not per-file analysis options.
+COMMAND_KEYS: frozenset[str] = frozenset({"baseline", "cache_dir"})
+
+_RULE_LIST_KEYS = frozenset({"select", "ignore"})
+
+
+class ConfigError(Exception):
+    """A configuration problem, reported as one line naming the file and the key."""
+
+
+@dataclass(frozen=True, slots=True)
+class ScanSettings:
+    """What `[tool.harness]` says: the analysis options plus the command's own settings."""
+
+    config: ScanConfig
+    source: Path | None  # the pyproject.toml read, None when defaults were used
+    baseline: str | None = None  # relative to the directory of `source`
+    cache_dir: str | None = None
+
+
+def _field_types() -> dict[str, str]:
+    return {f.name: str(f.type) for f in dataclasses.fields(ScanConfig)}
+
+
+def _fail(source: Path, key: str, problem: str) -> ConfigError:
+    return ConfigError(f"{source}: [tool.harness] {key}: {problem}")
+
+
+def _string_tuple(source: Path, key: str, value: object) -> tuple[str, ...]:
+    if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+        raise _fail(source, key, f"expected an array of strings, got {value!r}")
+    if key in _RULE_LIST_KEYS:
+        unknown = [item for item in value if item.upper() not in RULES]
+        if unknown:
+            raise _fail(source, key, f"unknown rule id {unknown[0]!r} (known: {', '.join(RULES)})")
+        return tuple(item.upper() for item in value)
+    return tuple(value)
+
+
+def _optional_int(source: Path, key: str, value: object, *, minimum: int) -> int:
+    # bool is an int subclass; `true` is never a count.
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise _fail(source, key, f"expected an integer, got {value!r}")
+    if value < minimum:
+        raise _fail(source, key, f"must be at least {minimum}, got {value}")
+    return value
+
+
+def _command_setting(source: Path, key: str, value: object) -> str:
+    if not isinstance(value, str) or not value:
+        raise _fail(source, key, f"expected a non-empty string, got {value!r}")
+    return value
+
+
+def settings_from_table(
+    table: Mapping[str, object], source: Path, *, other_keys: Iterable[str] = ()
+) -> ScanSettings:
+    """Validate a `[tool.harness]` table; every problem names `source` and the key."""
+    types = _field_types()
+    skipped = OTHER_KEYS | frozenset(other_keys)
+    values: dict[str, object] = {}
+    command: dict[str, str] = {}
+    for key, value in table.items():
+        if key in skipped:
+            continue
+        if key in COMMAND_KEYS:
+            command[key] = _command_setting(source, key, value)
+        elif key not in types:
+            snake = key.replace("-", "_")
+            hint = f" (did you mean {snake!r}?)" if snake in types or snake in COMMAND_KEYS else ""
+            raise _fail(source, key, f"unknown key{hint}")
+        elif types[key].startswith("tuple"):
+            values[key] = _string_tuple(source, key, value)
+        elif key == "expected_emit_sites":
+            values[key] = _optional_int(source, key, value, minimum=0)
+        elif key == "max_file_bytes":
+            values[key] = _optional_int(source, key, value, minimum=1)
+        else:  # a field added to ScanConfig without a loader rule: refuse rather than guess
+            raise _fail(source, key, "not configurable from pyproject.toml")
+    config = ScanConfig(**values)  # type: ignore[arg-type]  # validated per key above
+    return ScanSettings(
+        config=config,
+        source=source,
+        baseline=command.get("baseline"),
+        cache_dir=command.get("cache_dir"),
+    )
+
+
+def load_settings(pyproject: Path | None, *, other_keys: Iterable[str] = ()) -> ScanSettings:
+    """Read `[tool.harness]` from `pyproject`; defaults when it is None or has no such table."""
+    if pyproject is None:
+        return ScanSettings(config=ScanConfig(), source=None)
+    try:
+        data = tomllib.loads(pyproject.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise ConfigError(f"{pyproject}: cannot read: {exc.strerror or exc}") from exc
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{pyproject}: invalid TOML: {exc}") from exc
+    tool = data.get("tool", {})
+    table = tool.get("harness", {}) if isinstance(tool, dict) else {}
+    if not isinstance(table, dict):
+        raise ConfigError(f"{pyproject}: [tool.harness] must be a table")
+    return settings_from_table(table, pyproject, other_keys=other_keys)
+
+
+def load_config(pyproject: Path | None, *, other_keys: Iterable[str] = ()) -> ScanConfig:
+    """The `ScanConfig` of `pyproject` (see `load_settings`)."""
+    return load_settings(pyproject, other_keys=other_keys).config
+
+
+def find_pyproject(start: Path) -> Path | None:
+    """The nearest pyproject.toml in `start` or one of its ancestors."""
+    here = start.resolve()
+    if here.is_file():
+        here = here.parent
+    for directory in (here, *here.parents):
+        candidate = directory / "pyproject.toml"
+        if candidate.is_file():
+            return candidate
+    return None

@@ -1,0 +1,154 @@
+"""Scan a tree: discover files, analyse each (cached, optionally in worker processes), then the
+tree-level pass, suppressions and the emit-site canary. The library entry point is `scan`."""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from invariants.scan import suppress
+from invariants.scan.analysis import analyze_file
+from invariants.scan.cache import ResultCache
+from invariants.scan.engine import resolve_tree
+from invariants.scan.files import SourceFile, discover
+from invariants.scan.model import EmitSite, Finding, ScanConfig
+from invariants.scan.outcome import FileOutcome
+from invariants.scan.problems import EMIT_SITE_COUNT, Problem
+
+# Tasks per worker: enough to even out uneven files, few enough to keep pickling overhead low.
+CHUNKS_PER_JOB = 4
+
+
+@dataclass(frozen=True, slots=True)
+class ScanStats:
+    files: int  # files discovered
+    parsed: int  # files the parser accepted
+    cached: int  # files served from the cache
+    seconds: float  # elapsed, for people; never used in a decision
+    suppressed: int = 0  # findings silenced by inline suppressions
+
+
+@dataclass(slots=True)
+class ScanResult:
+    root: Path
+    findings: list[Finding]
+    emit_sites: list[EmitSite]
+    errors: list[Problem]
+    stats: ScanStats
+    scanned_paths: list[str] = field(default_factory=list)
+
+
+def finding_order(finding: Finding) -> tuple[str, int, int, str, str]:
+    return (finding.path, finding.line, finding.column, finding.rule, finding.message)
+
+
+def _chunks(files: Sequence[SourceFile], count: int) -> list[list[SourceFile]]:
+    """Split into `count` chunks of similar total size (largest file first, to the lightest)."""
+    def size(file: SourceFile) -> int:
+        try:
+            return os.stat(file.location).st_size
+        except OSError:
+            return 0
+
+    bins: list[list[SourceFile]] = [[] for _ in range(count)]
+    loads = [0] * count
+    for file in sorted(files, key=lambda f: (-size(f), f.path)):
+        lightest = loads.index(min(loads))
+        bins[lightest].append(file)
+        loads[lightest] += size(file) + 1
+    return [chunk for chunk in bins if chunk]
+
+
+# Worker-process state, set once per process by the pool initializer.
+_worker_config: ScanConfig | None = None
+_worker_cache: ResultCache | None = None
+
+
+def _init_worker(config: ScanConfig, cache_dir: Path | None) -> None:
+    global _worker_config, _worker_cache
+    _worker_config = config
+    _worker_cache = ResultCache(cache_dir) if cache_dir is not None else None
+
+
+def _analyze_chunk(chunk: list[SourceFile]) -> list[FileOutcome]:
+    assert _worker_config is not None, "worker used before its initializer ran"
+    return [analyze_file(file, _worker_config, _worker_cache) for file in chunk]
+
+
+def _analyze_all(
+    files: Sequence[SourceFile], config: ScanConfig, jobs: int, cache_dir: Path | None
+) -> list[FileOutcome]:
+    if jobs <= 1 or len(files) < 2:
+        cache = ResultCache(cache_dir) if cache_dir is not None else None
+        return [analyze_file(file, config, cache) for file in files]
+    chunks = _chunks(files, min(len(files), jobs * CHUNKS_PER_JOB))
+    with ProcessPoolExecutor(
+        max_workers=jobs, initializer=_init_worker, initargs=(config, cache_dir)
+    ) as pool:
+        return [outcome for part in pool.map(_analyze_chunk, chunks) for outcome in part]
+
+
+def _canary(config: ScanConfig, sites: Sequence[EmitSite]) -> list[Problem]:
+    expected = config.expected_emit_sites
+    if expected is None or expected == len(sites):
+        return []
+    return [
+        Problem("", 0, EMIT_SITE_COUNT,
+                f"found {len(sites)} emit sites, expected_emit_sites = {expected}: "
+                "the emit matcher or the code changed; check the inventory (--inventory)")
+    ]
+
+
+def scan(
+    paths: Sequence[str],
+    config: ScanConfig,
+    *,
+    root: Path | None = None,
+    jobs: int = 1,
+    cache_dir: Path | None = None,
+) -> ScanResult:
+    """Scan `paths` (relative to `root`, default the working directory) with every enabled rule.
+
+    `cache_dir` None disables the cache. Same files and configuration give the same findings,
+    emit sites and errors whatever `jobs` is and whether the cache was warm.
+    """
+    started = time.perf_counter()
+    root = (root or Path.cwd()).absolute()
+    discovery = discover(paths, config, root)
+    outcomes = sorted(
+        _analyze_all(discovery.files, config, max(1, jobs), cache_dir),
+        key=lambda outcome: outcome.report.path,
+    )
+    reports = [outcome.report for outcome in outcomes]
+    raw = [finding for report in reports for finding in report.findings]
+    raw += discovery.problems
+    raw += resolve_tree(reports, config)
+    enabled = [finding for finding in raw if config.enabled(finding.rule)]
+    applied = suppress.apply(
+        enabled, [item for outcome in outcomes for item in outcome.suppressions], config
+    )
+    sites = sorted(
+        (site for report in reports for site in report.emit_sites),
+        key=lambda site: (site.path, site.line, site.column),
+    )
+    errors = [problem for outcome in outcomes for problem in outcome.problems]
+    errors += applied.unused + _canary(config, sites)
+    stats = ScanStats(
+        files=len(discovery.files),
+        parsed=sum(1 for report in reports if report.parsed),
+        cached=sum(1 for outcome in outcomes if outcome.cached),
+        seconds=round(time.perf_counter() - started, 3),
+        suppressed=applied.suppressed,
+    )
+    return ScanResult(
+        root=root,
+        findings=sorted(set(applied.kept), key=finding_order),
+        emit_sites=sites,
+        errors=sorted(errors),
+        stats=stats,
+        scanned_paths=[file.path for file in discovery.files],
+    )

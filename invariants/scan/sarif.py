@@ -1,0 +1,133 @@
+"""SARIF 2.1.0 output for code-scanning services.
+
+Each result carries a `partialFingerprints` entry derived from the baseline key (rule, path,
+enclosing symbol, normalised source line) plus its occurrence number among equal keys, never
+from the line number, so a finding keeps its identity when code moves around it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections import Counter
+from collections.abc import Sequence
+from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
+from urllib.parse import quote
+
+from invariants.scan.baseline import key_of
+from invariants.scan.model import RULES, Finding
+from invariants.scan.problems import Problem
+from invariants.scan.runner import finding_order
+
+SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
+FINGERPRINT_NAME = "meshHarness/v1"
+
+RULE_SUMMARIES: dict[str, str] = {
+    "MESH000": "A file that cannot be read or parsed.",
+    "MESH001": "A DeliveryFailure is constructed without a dominating may_answer() guard.",
+    "MESH002": "An answer-policy exemption reads the payload's type, which packaging erases.",
+    "MESH003": "A non-idempotent call is retried on a predicate that admits timeouts.",
+    "MESH004": "A subscription or task handle is discarded.",
+    "MESH005": "Module- or class-level mutable state in production code.",
+    "MESH006": "A fixed sleep in test code: wait on the condition instead.",
+}
+
+
+def _tool_version() -> str:
+    try:
+        return version("mesh-harness")
+    except PackageNotFoundError:  # running from a source tree that is not installed
+        return "0+unknown"
+
+
+def fingerprints(findings: Sequence[Finding]) -> list[str]:
+    """A stable fingerprint per finding, in the order given."""
+    seen: Counter[tuple[str, str, str, str]] = Counter()
+    ordered = sorted(range(len(findings)), key=lambda index: finding_order(findings[index]))
+    result = [""] * len(findings)
+    for index in ordered:
+        key = key_of(findings[index])
+        occurrence = seen[key]
+        seen[key] += 1
+        text = "\x00".join((*key, str(occurrence)))
+        result[index] = hashlib.sha256(text.encode()).hexdigest()
+    return result
+
+
+def _rules() -> list[dict[str, object]]:
+    return [
+        {
+            "id": rule,
+            "name": slug,
+            "shortDescription": {"text": RULE_SUMMARIES.get(rule, slug)},
+            "defaultConfiguration": {"level": "error"},
+            "properties": {"tags": ["architecture"]},
+        }
+        for rule, slug in RULES.items()
+    ]
+
+
+def _location(path: str, line: int, column: int = 0, end_line: int = 0) -> dict[str, object]:
+    region: dict[str, int] = {"startLine": max(line, 1)}
+    if column:
+        region["startColumn"] = column
+    if end_line >= max(line, 1):
+        region["endLine"] = end_line
+    return {
+        "physicalLocation": {
+            "artifactLocation": {"uri": quote(path), "uriBaseId": "%SRCROOT%"},
+            "region": region,
+        }
+    }
+
+
+def to_sarif(findings: Sequence[Finding], errors: Sequence[Problem], root: Path) -> str:
+    rule_index = {rule: index for index, rule in enumerate(RULES)}
+    results = [
+        {
+            "ruleId": finding.rule,
+            "ruleIndex": rule_index[finding.rule],
+            "level": "error",
+            "message": {"text": finding.message},
+            "locations": [_location(finding.path, finding.line, finding.column, finding.end_line)],
+            "partialFingerprints": {FINGERPRINT_NAME: fingerprint},
+        }
+        for finding, fingerprint in zip(findings, fingerprints(findings), strict=True)
+        if finding.rule in rule_index
+    ]
+    notifications = [
+        {
+            "level": "error",
+            "message": {"text": problem.message},
+            "descriptor": {"id": problem.kind},
+            **({"locations": [_location(problem.path, problem.line)]} if problem.path else {}),
+        }
+        for problem in errors
+    ]
+    root_uri = root.absolute().as_uri().rstrip("/") + "/"
+    document = {
+        "$schema": SCHEMA_URI,
+        "version": "2.1.0",
+        "runs": [
+            {
+                "tool": {
+                    "driver": {
+                        "name": "mesh-harness",
+                        "version": _tool_version(),
+                        "rules": _rules(),
+                    }
+                },
+                "originalUriBaseIds": {"%SRCROOT%": {"uri": root_uri}},
+                "columnKind": "unicodeCodePoints",
+                "invocations": [
+                    {
+                        "executionSuccessful": True,
+                        "toolExecutionNotifications": notifications,
+                    }
+                ],
+                "results": results,
+            }
+        ],
+    }
+    return json.dumps(document, indent=2) + "\n"
