@@ -1,0 +1,91 @@
+"""INV1: rejection is terminal, never amplifying (seed 004, Invariant 1).
+
+A post the identity guard rejects is logged once and dropped: exactly one REJECTED
+record, zero DeliveryFailures answering it, and no further traffic for it. The exemption
+that makes this hold at every emit site is part of the same invariant: a DeliveryFailure
+is never itself answered by a DeliveryFailure, which is the ping-pong chain that wedges an
+action block. Count the failure traffic: it must be 0, not "fewer".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from invariants.checks.monitor import Monitor, run_monitor
+from invariants.checks.params import DEFAULT_PARAMS, CheckParams
+from invariants.checks.violation import Violation
+from invariants.trace import EventKind, MessageClass, TraceEvent
+
+# Events that mean a delivery is travelling or being worked on again.
+_TRAFFIC = frozenset({
+    EventKind.POSTED,
+    EventKind.ENQUEUED,
+    EventKind.HANDLED,
+    EventKind.ATTEMPT,
+    EventKind.CALL_RECEIVED,
+    EventKind.LEG_STARTED,
+})
+
+
+class RejectionTerminal(Monitor):
+    check_id = "INV1"
+    title = "rejection is terminal"
+
+    def __init__(self, params: CheckParams = DEFAULT_PARAMS) -> None:
+        super().__init__(params)
+        self._rejected: dict[str, TraceEvent] = {}
+        self._followups: dict[str, int] = {}
+        self._failures: set[str] = set()  # delivery ids that carry a DeliveryFailure
+
+    def observe(self, event: TraceEvent) -> None:
+        kind, did = event.kind, event.delivery_id
+        if kind is EventKind.POSTED and event.message_class is MessageClass.FAILURE and did:
+            self._failures.add(did)
+        if kind is EventKind.REJECTED and did is not None:
+            first = self._rejected.get(did)
+            if first is not None:
+                self.flag(f"post {did} rejected more than once (must be logged once)", first, event)
+            else:
+                self._rejected[did] = event
+                self._followups[did] = 0
+            return
+        if kind is EventKind.FAILURE_EMITTED:
+            self._observe_failure(event)
+            return
+        if kind in _TRAFFIC and did is not None and did in self._rejected:
+            count = self._followups[did] = self._followups[did] + 1
+            if count > self.params.rejection_followups:
+                self.flag(
+                    f"rejected post {did} was not dropped: {kind.value} after its rejection",
+                    self._rejected[did],
+                    event,
+                )
+
+    def _observe_failure(self, event: TraceEvent) -> None:
+        answered = event.answers
+        if event.delivery_id is not None:
+            self._failures.add(event.delivery_id)
+        if answered is None:
+            return
+        rejected = self._rejected.get(answered)
+        if rejected is not None:
+            self.flag(
+                f"DeliveryFailure answers rejected post {answered} (a rejection has no reply)",
+                rejected,
+                event,
+            )
+        if answered in self._failures:
+            self.flag(
+                f"DeliveryFailure answers DeliveryFailure {answered} (amplification chain)",
+                event,
+            )
+
+
+def check(
+    trace: Sequence[TraceEvent],
+    params: CheckParams = DEFAULT_PARAMS,
+    *,
+    now_ms: int | None = None,
+    final: bool = False,
+) -> list[Violation]:
+    return run_monitor(RejectionTerminal(params), trace, now_ms=now_ms, final=final)

@@ -1,0 +1,112 @@
+"""INV2: a subscription to a missing target dies after N retries (seed 004, Invariant 2).
+
+Every subscription makes at most N+1 attempts (N = 5 retries), answers or errors
+terminally within bounded virtual time, and sends nothing more once it has terminated or
+taken its first answer. The unbounded resubscribe to a node that does not exist is the
+phantom-path storm.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from invariants.checks.monitor import Monitor, run_monitor
+from invariants.checks.params import DEFAULT_PARAMS, CheckParams
+from invariants.checks.violation import Violation
+from invariants.trace import EventKind, TraceEvent
+
+# Events that mean something is sent on a subscription's behalf.
+_SENDS = frozenset({
+    EventKind.SUBSCRIBE_ATTEMPT,
+    EventKind.POSTED,
+    EventKind.LEG_STARTED,
+    EventKind.ATTEMPT,
+})
+
+
+@dataclass
+class _Subscription:
+    first: TraceEvent
+    attempts: int = 0
+    answered: TraceEvent | None = None
+    terminated: TraceEvent | None = None
+
+    @property
+    def closed(self) -> TraceEvent | None:
+        return self.terminated or self.answered
+
+
+class BoundedSubscribe(Monitor):
+    check_id = "INV2"
+    title = "subscribe to a missing target is bounded"
+
+    def __init__(self, params: CheckParams = DEFAULT_PARAMS) -> None:
+        super().__init__(params)
+        self._subs: dict[str, _Subscription] = {}
+
+    def observe(self, event: TraceEvent) -> None:
+        sid = event.subscription_id
+        if sid is None:
+            return
+        sub = self._subs.get(sid)
+        if sub is None:
+            sub = self._subs[sid] = _Subscription(first=event)
+        closed = sub.closed
+        if event.kind in _SENDS and closed is not None:
+            state = "terminated" if sub.terminated else "answered"
+            self.flag(f"subscription {sid} sent {event.kind.value} after it {state}", closed, event)
+        if event.kind is EventKind.SUBSCRIBE_ATTEMPT:
+            sub.attempts += 1
+            limit = self.params.subscribe_retries + 1
+            if sub.attempts == limit + 1:
+                self.flag(
+                    f"subscription {sid} made more than {limit} attempts "
+                    f"({self.params.subscribe_retries} retries)",
+                    sub.first,
+                    event,
+                )
+        elif event.kind is EventKind.SUBSCRIBE_TERMINATED:
+            if sub.terminated is not None:
+                self.flag(f"subscription {sid} terminated twice", sub.terminated, event)
+                return
+            sub.terminated = event
+            took = event.time_ms - sub.first.time_ms
+            if took > self.params.subscribe_bound_ms:
+                self.flag(
+                    f"subscription {sid} terminated after {took} ms "
+                    f"(bound {self.params.subscribe_bound_ms} ms)",
+                    sub.first,
+                    event,
+                )
+        elif event.kind is EventKind.SUBSCRIBE_ANSWERED and sub.answered is None:
+            sub.answered = event
+
+    def overdue(self, now_ms: int) -> list[Violation]:
+        bound = self.params.subscribe_bound_ms
+        return [
+            self.violation(
+                f"subscription {sid} neither answered nor terminated {now_ms - s.first.time_ms} ms "
+                f"after it started (bound {bound} ms)",
+                s.first,
+            )
+            for sid, s in self._subs.items()
+            if s.closed is None and now_ms - s.first.time_ms > bound
+        ]
+
+    def unfinished(self) -> list[Violation]:
+        return [
+            self.violation(f"subscription {sid} still open at quiescence", s.first)
+            for sid, s in self._subs.items()
+            if s.closed is None
+        ]
+
+
+def check(
+    trace: Sequence[TraceEvent],
+    params: CheckParams = DEFAULT_PARAMS,
+    *,
+    now_ms: int | None = None,
+    final: bool = False,
+) -> list[Violation]:
+    return run_monitor(BoundedSubscribe(params), trace, now_ms=now_ms, final=final)

@@ -1,0 +1,115 @@
+"""INV3: no single action block can be driven past its drain rate (seed 004, Invariant 3).
+
+Past a hub's aggregate watermark only sheddable (can-be-ignored) messages are shed, and
+they are shed: a sheddable message is never admitted to a queue at or above the watermark,
+so no queue of sheddable traffic grows without bound and the shed count is > 0 whenever a
+flood goes past it. User-facing and lifecycle messages are never shed, and every
+user-facing message that was queued is handled (within `probe_deadline_ms` of a blocked
+turn's release). The per-key breaker is not what saves the hub: it never counts
+can-be-ignored, lifecycle or failure traffic, so its trip count stays 0 for such a flood.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from invariants.checks.monitor import Monitor, run_monitor
+from invariants.checks.params import DEFAULT_PARAMS, CheckParams
+from invariants.checks.violation import Violation
+from invariants.trace import EventKind, MessageClass, TraceEvent
+
+# Classes the per-key storm breaker never counts.
+_BREAKER_EXEMPT = frozenset({MessageClass.IGNORABLE, MessageClass.LIFECYCLE, MessageClass.FAILURE})
+
+
+class AggregateWatermark(Monitor):
+    check_id = "INV3"
+    title = "the aggregate watermark sheds only sheddable traffic"
+
+    def __init__(self, params: CheckParams = DEFAULT_PARAMS) -> None:
+        super().__init__(params)
+        self._depth: dict[str, int] = {}  # queue depth per hub, as counted from the trace
+        self._queued_users: dict[str, dict[str, TraceEvent]] = {}  # hub -> id -> ENQUEUED
+        self._released: dict[str, TraceEvent] = {}  # hub -> its last TURN_RELEASED
+        self._due: dict[str, tuple[int, TraceEvent]] = {}  # user id -> (deadline, ENQUEUED)
+
+    def _intake_depth(self, event: TraceEvent, hub: str) -> int:
+        # The mesh states the depth it saw at intake; otherwise count it from the trace.
+        return event.depth if event.depth is not None else self._depth.get(hub, 0)
+
+    def observe(self, event: TraceEvent) -> None:
+        hub, kind, cls = event.hub, event.kind, event.message_class
+        if hub is None:
+            return
+        if kind is EventKind.ENQUEUED:
+            self._observe_enqueued(event, hub)
+        elif kind in (EventKind.HANDLED, EventKind.HANDLER_FAULTED):
+            self._depth[hub] = max(0, self._depth.get(hub, 0) - 1)
+            if event.delivery_id is not None:
+                self._queued_users.get(hub, {}).pop(event.delivery_id, None)
+                self._due.pop(event.delivery_id, None)
+        elif kind is EventKind.SHED:
+            watermark = self.params.watermark_of(hub)
+            if cls is None or not cls.sheddable:
+                what = cls.value if cls else "unclassified"
+                self.flag(f"{what} message {event.delivery_id} shed at {hub}", event)
+            elif self._intake_depth(event, hub) < watermark:
+                self.flag(
+                    f"message {event.delivery_id} shed at {hub} at depth "
+                    f"{self._intake_depth(event, hub)} below watermark {watermark}",
+                    event,
+                )
+        elif kind in (EventKind.DROPPED, EventKind.BREAKER_TRIPPED) and cls in _BREAKER_EXEMPT:
+            self.flag(
+                f"per-key breaker counted {cls.value} traffic at {hub} ({kind.value}); "
+                "its trip count must stay 0 for such a flood",
+                event,
+            )
+        elif kind is EventKind.TURN_RELEASED:
+            self._released[hub] = event
+            deadline = event.time_ms + self.params.probe_deadline_ms
+            for did, enqueued in self._queued_users.get(hub, {}).items():
+                self._due.setdefault(did, (deadline, enqueued))
+
+    def _observe_enqueued(self, event: TraceEvent, hub: str) -> None:
+        depth = self._intake_depth(event, hub)
+        watermark = self.params.watermark_of(hub)
+        cls = event.message_class
+        if cls is not None and cls.sheddable and depth >= watermark:
+            self.flag(
+                f"sheddable message {event.delivery_id} admitted to {hub} at depth {depth} "
+                f">= watermark {watermark} (must be shed)",
+                event,
+            )
+        self._depth[hub] = self._depth.get(hub, 0) + 1
+        if cls is MessageClass.USER and event.delivery_id is not None:
+            self._queued_users.setdefault(hub, {})[event.delivery_id] = event
+
+    def overdue(self, now_ms: int) -> list[Violation]:
+        return [
+            self.violation(
+                f"user-facing message {did} at {enqueued.hub} not handled within "
+                f"{self.params.probe_deadline_ms} ms of the turn's release",
+                enqueued,
+                self._released[enqueued.hub or ""],
+            )
+            for did, (deadline, enqueued) in self._due.items()
+            if now_ms > deadline
+        ]
+
+    def unfinished(self) -> list[Violation]:
+        return [
+            self.violation(f"user-facing message {did} queued at {hub} never handled", enqueued)
+            for hub, queued in self._queued_users.items()
+            for did, enqueued in queued.items()
+        ]
+
+
+def check(
+    trace: Sequence[TraceEvent],
+    params: CheckParams = DEFAULT_PARAMS,
+    *,
+    now_ms: int | None = None,
+    final: bool = False,
+) -> list[Violation]:
+    return run_monitor(AggregateWatermark(params), trace, now_ms=now_ms, final=final)

@@ -1,0 +1,55 @@
+"""The figures the checkers hold a mesh to.
+
+Defaults are the production numbers from the seeds; every one is a parameter so another
+mesh (or a test with a low watermark) can state its own.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True, slots=True)
+class CheckParams:
+    # INV3: aggregate watermark per hub (default, and per-hub overrides).
+    watermark: int = 10_000
+    watermarks: Mapping[str, int] = field(default_factory=dict)
+    # INV3: a user-facing message queued behind a blocked turn is handled this soon after release.
+    probe_deadline_ms: int = 10_000
+    # INV2: bounded subscribe.
+    subscribe_retries: int = 5
+    subscribe_timeout_ms: int = 30_000
+    subscribe_backoff_ms: int = 250
+    # INV4: non-idempotent delivery retries.
+    delivery_retries: int = 6
+    retry_base_ms: int = 250
+    retry_cap_ms: int = 3_000
+    response_timeout_ms: int = 30_000
+    # INV5: graceful stop hold budget.
+    stop_budget_ms: int = 30_000
+    # INV6: per-key storm breaker.
+    breaker_threshold: int = 2_000
+    breaker_window_ms: int = 1_000
+    breaker_cooldown_ms: int = 2_000
+    # INV1: follow-up events a rejected post may cause beyond its one rejection record.
+    rejection_followups: int = 0
+
+    def watermark_of(self, hub: str | None) -> int:
+        if hub is not None and hub in self.watermarks:
+            return self.watermarks[hub]
+        return self.watermark
+
+    def retry_delay_ms(self, retry: int) -> int:
+        """Delay before retry number `retry` (1-based): min(base * 2^(retry-1), cap)."""
+        return min(self.retry_base_ms << (retry - 1), self.retry_cap_ms)
+
+    @property
+    def subscribe_bound_ms(self) -> int:
+        """Virtual time within which a subscription must have answered or terminated."""
+        attempts = self.subscribe_retries + 1
+        backoff = sum(self.subscribe_backoff_ms << n for n in range(self.subscribe_retries))
+        return attempts * self.subscribe_timeout_ms + backoff
+
+
+DEFAULT_PARAMS = CheckParams()

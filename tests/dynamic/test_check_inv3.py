@@ -1,0 +1,89 @@
+"""INV3 on hand-built traces: past the watermark only sheddable traffic is shed, and it is."""
+
+from dyn_traces import C, K, Trace
+
+from invariants.checks import CheckParams
+from invariants.checks import inv3_aggregate_watermark as inv3
+
+LOW = CheckParams(watermarks={"h": 3})
+
+
+def _flood(t: Trace, n: int, *, shed_from: int) -> None:
+    """n ignorable posts to a blocked hub; those at depth >= shed_from are shed."""
+    for i in range(n):
+        kind = K.SHED if i >= shed_from else K.ENQUEUED
+        t.add(kind, hub="h", delivery_id=f"i{i}", message_class=C.IGNORABLE,
+              depth=min(i, shed_from))
+
+
+def test_flood_shed_at_the_watermark_with_probe_handled_passes() -> None:
+    t = Trace()
+    t.add(K.TURN_BLOCKED, hub="h")
+    _flood(t, 10, shed_from=3)
+    t.add(K.ENQUEUED, hub="h", delivery_id="probe", message_class=C.USER, depth=3)
+    t.at(5_000).add(K.TURN_RELEASED, hub="h")
+    for did in ("i0", "i1", "i2", "probe"):
+        t.add(K.HANDLED, hub="h", delivery_id=did)
+    assert inv3.check(t.events, LOW, final=True) == []
+
+
+def test_sheddable_admitted_past_the_watermark_is_flagged() -> None:
+    t = Trace()
+    _flood(t, 10, shed_from=100)  # no watermark: everything admitted
+    found = inv3.check(t.events, LOW)
+    assert [v.seqs for v in found] == [(3,), (4,), (5,), (6,), (7,), (8,), (9,)]
+    assert "must be shed" in found[0].message
+
+
+def test_depth_is_counted_from_the_trace_when_the_mesh_does_not_state_it() -> None:
+    t = Trace()
+    for i in range(4):
+        t.add(K.ENQUEUED, hub="h", delivery_id=f"i{i}", message_class=C.IGNORABLE)
+    [v] = inv3.check(t.events, LOW)
+    assert "at depth 3" in v.message
+
+
+def test_user_message_shed_is_flagged() -> None:
+    t = Trace()
+    t.add(K.SHED, hub="h", delivery_id="u", message_class=C.USER, depth=9)
+    [v] = inv3.check(t.events, LOW)
+    assert "user message u shed" in v.message
+
+
+def test_lifecycle_message_shed_is_flagged() -> None:
+    t = Trace()
+    t.add(K.SHED, hub="h", delivery_id="x", message_class=C.LIFECYCLE, depth=9)
+    assert len(inv3.check(t.events, LOW)) == 1
+
+
+def test_shed_below_the_watermark_is_flagged() -> None:
+    t = Trace()
+    t.add(K.SHED, hub="h", delivery_id="i", message_class=C.IGNORABLE, depth=1)
+    [v] = inv3.check(t.events, LOW)
+    assert "below watermark 3" in v.message
+
+
+def test_breaker_tripping_on_ignorable_flood_is_flagged() -> None:
+    t = Trace()
+    t.add(K.DROPPED, hub="h", delivery_id="i", message_class=C.IGNORABLE)
+    [v] = inv3.check(t.events, LOW)
+    assert "trip count must stay 0" in v.message
+
+
+def test_probe_not_handled_within_deadline_after_release_is_overdue() -> None:
+    t = Trace()
+    t.add(K.TURN_BLOCKED, hub="h")
+    t.add(K.ENQUEUED, hub="h", delivery_id="probe", message_class=C.USER, depth=0)
+    t.at(1_000).add(K.TURN_RELEASED, hub="h")
+    assert inv3.check(t.events, LOW, now_ms=11_000) == []
+    [v] = inv3.check(t.events, LOW, now_ms=11_001)
+    assert "not handled within 10000 ms" in v.message
+    assert v.seqs == (1, 2)
+
+
+def test_queued_user_message_never_handled_is_unfinished() -> None:
+    t = Trace()
+    t.add(K.ENQUEUED, hub="h", delivery_id="probe", message_class=C.USER, depth=0)
+    assert inv3.check(t.events, LOW) == []
+    [v] = inv3.check(t.events, LOW, final=True)
+    assert "never handled" in v.message

@@ -1,0 +1,100 @@
+"""INV4 on hand-built traces: a timed-out delivery is sent once; a rejection spends the budget."""
+
+from dyn_traces import K, Trace
+
+from invariants.checks import inv4_no_resend_after_timeout as inv4
+
+
+def _attempt(t: Trace, n: int, *, did: str = "d1") -> None:
+    t.add(K.ATTEMPT, hub="router", delivery_id=did, target="g", attempt=n)
+
+
+def _rejected_all_the_way(t: Trace, calls: int, did: str = "d1") -> None:
+    delays = [250, 500, 1_000, 2_000, 3_000, 3_000, 3_000]
+    for n in range(calls):
+        _attempt(t, n, did=did)
+        t.add(K.ATTEMPT_FAILED, hub="router", delivery_id=did, error="rejected", timed_out=False)
+        if n < calls - 1:
+            t.at(t.t + delays[n])
+
+
+def test_rejection_spends_the_whole_budget_in_9750_ms_and_passes() -> None:
+    t = Trace()
+    _rejected_all_the_way(t, 7)
+    assert t.t == 9_750
+    assert inv4.check(t.events, now_ms=60_000, final=True) == []
+
+
+def test_timeout_then_silence_with_one_call_passes() -> None:
+    t = Trace()
+    _attempt(t, 0)
+    t.add(K.CALL_RECEIVED, hub="g", delivery_id="d1")
+    t.at(30_000).add(K.ATTEMPT_FAILED, hub="router", delivery_id="d1", error="timeout",
+                     timed_out=True)
+    assert inv4.check(t.events, now_ms=100_000, final=True) == []
+
+
+def test_resend_after_timeout_is_flagged_with_the_duplicate_call() -> None:
+    t = Trace()
+    _attempt(t, 0)
+    t.add(K.CALL_RECEIVED, hub="g", delivery_id="d1")
+    t.at(30_000).add(K.ATTEMPT_FAILED, hub="router", delivery_id="d1", error="timeout",
+                     timed_out=True)
+    t.at(30_250)
+    _attempt(t, 1)
+    t.add(K.CALL_RECEIVED, hub="g", delivery_id="d1")
+    messages = [v.message for v in inv4.check(t.events)]
+    assert any("re-sent after a timed-out attempt" in m for m in messages)
+    assert any("reached the callee 2 times" in m for m in messages)
+
+
+def test_timeout_inside_an_aggregate_counts_as_a_timeout() -> None:
+    t = Trace()
+    _attempt(t, 0)
+    t.add(K.ATTEMPT_FAILED, hub="router", delivery_id="d1",
+          error="aggregate(rejected, timeout)", timed_out=True)
+    t.at(250)
+    _attempt(t, 1)
+    [v] = inv4.check(t.events)
+    assert "re-sent after a timed-out attempt" in v.message
+
+
+def test_rejected_delivery_given_up_early_is_overdue() -> None:
+    t = Trace()
+    _rejected_all_the_way(t, 4)  # stopped after 3 retries
+    last = t.t
+    assert inv4.check(t.events, now_ms=last + 2_000) == []
+    [v] = inv4.check(t.events, now_ms=last + 2_001)
+    assert "not re-sent after attempt 4" in v.message
+
+
+def test_no_retry_owed_once_the_stop_completed() -> None:
+    t = Trace()
+    _rejected_all_the_way(t, 2)
+    t.add(K.STOP_COMPLETED, hub="silo")
+    assert inv4.check(t.events, now_ms=t.t + 100_000) == []
+
+
+def test_eighth_call_exceeds_the_budget() -> None:
+    t = Trace()
+    _rejected_all_the_way(t, 8)
+    [v] = inv4.check(t.events)
+    assert "attempted more than 7 times" in v.message
+
+
+def test_retry_before_its_backoff_is_flagged() -> None:
+    t = Trace()
+    _attempt(t, 0)
+    t.add(K.ATTEMPT_FAILED, hub="router", delivery_id="d1", error="rejected", timed_out=False)
+    t.at(100)
+    _attempt(t, 1)
+    [v] = inv4.check(t.events)
+    assert "backoff 250 ms" in v.message
+
+
+def test_timed_out_delivery_never_received_is_unfinished() -> None:
+    t = Trace()
+    _attempt(t, 0)
+    t.add(K.ATTEMPT_FAILED, hub="router", delivery_id="d1", error="timeout", timed_out=True)
+    [v] = inv4.check(t.events, final=True)
+    assert "reached the callee 0 times (expected 1)" in v.message

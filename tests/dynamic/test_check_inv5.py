@@ -1,0 +1,135 @@
+"""INV5 on hand-built traces: a graceful stop holds at Active until accepted legs landed."""
+
+from dyn_traces import K, Trace
+
+from invariants.checks import inv5_stop_holds as inv5
+
+STAGES = [20_000, 19_999, 19_998, 4_000, 2_000]
+
+
+def _run_stages(t: Trace, stages: list[int]) -> None:
+    for stage in stages:
+        t.add(K.STOP_STAGE_ENTERED, hub="silo", stage=stage)
+        t.add(K.STOP_STAGE_LEFT, hub="silo", stage=stage)
+
+
+def _graceful_stop_with_leg(t: Trace, *, leg_ends_at: int) -> None:
+    t.add(K.LEG_STARTED, hub="router", leg_id="L1", leg_kind="route", delivery_id="d1")
+    t.at(100).add(K.STOP_REQUESTED, hub="silo", graceful=True)
+    t.add(K.STOP_STAGE_ENTERED, hub="silo", stage=20_000)
+    t.add(K.STOP_HOLD_STARTED, hub="silo")
+    t.at(leg_ends_at).add(K.LEG_ENDED, hub="router", leg_id="L1")
+
+
+def test_stop_held_until_the_leg_landed_passes() -> None:
+    t = Trace()
+    _graceful_stop_with_leg(t, leg_ends_at=2_000)
+    t.add(K.STOP_HOLD_RELEASED, hub="silo", reason="drained")
+    t.add(K.STOP_STAGE_LEFT, hub="silo", stage=20_000)
+    _run_stages(t, STAGES[1:])
+    t.add(K.STOP_COMPLETED, hub="silo")
+    assert inv5.check(t.events, final=True) == []
+
+
+def test_stop_that_does_not_hold_sees_legs_at_deactivation() -> None:
+    t = Trace()
+    t.add(K.LEG_STARTED, hub="router", leg_id="L1", leg_kind="route")
+    t.at(100).add(K.STOP_REQUESTED, hub="silo", graceful=True)
+    _run_stages(t, STAGES)
+    messages = [v.message for v in inv5.check(t.events)]
+    assert any("before the budget expired" in m for m in messages)
+    assert any("1 leg(s) in flight at GrainDeactivation" in m for m in messages)
+
+
+def test_budget_expiry_releases_and_names_the_residual_oldest_first() -> None:
+    t = Trace()
+    t.add(K.LEG_STARTED, hub="router", leg_id="L0", leg_kind="nack")
+    _graceful_stop_with_leg(t, leg_ends_at=10**9)
+    t.events.pop()  # L1 never ends
+    t.at(30_100).add(K.RESIDUAL_LEG, hub="silo", leg_id="L0")
+    t.add(K.RESIDUAL_LEG, hub="silo", leg_id="L1")
+    t.add(K.STOP_HOLD_RELEASED, hub="silo", reason="budget")
+    t.add(K.STOP_STAGE_LEFT, hub="silo", stage=20_000)
+    _run_stages(t, STAGES[1:4])
+    t.add(K.LEG_ENDED, hub="router", leg_id="L0")
+    t.add(K.LEG_ENDED, hub="router", leg_id="L1")
+    _run_stages(t, STAGES[4:])
+    t.add(K.STOP_COMPLETED, hub="silo")
+    assert inv5.check(t.events, final=True) == []
+
+
+def test_residuals_logged_out_of_order_are_flagged() -> None:
+    t = Trace()
+    t.add(K.LEG_STARTED, hub="router", leg_id="L0", leg_kind="nack")
+    _graceful_stop_with_leg(t, leg_ends_at=10**9)
+    t.events.pop()
+    t.at(30_100).add(K.RESIDUAL_LEG, hub="silo", leg_id="L1")
+    t.add(K.RESIDUAL_LEG, hub="silo", leg_id="L0")
+    t.add(K.STOP_HOLD_RELEASED, hub="silo", reason="budget")
+    t.add(K.STOP_STAGE_LEFT, hub="silo", stage=20_000)
+    [v] = inv5.check(t.events)
+    assert "oldest first" in v.message
+
+
+def test_hold_past_the_budget_is_overdue() -> None:
+    t = Trace()
+    _graceful_stop_with_leg(t, leg_ends_at=10**9)
+    t.events.pop()
+    assert inv5.check(t.events, now_ms=30_100) == []
+    [v] = inv5.check(t.events, now_ms=30_101)
+    assert "still held at Active" in v.message
+
+
+def test_non_graceful_stop_that_holds_is_flagged() -> None:
+    t = Trace()
+    t.add(K.LEG_STARTED, hub="router", leg_id="L1", leg_kind="route")
+    t.add(K.STOP_REQUESTED, hub="silo", graceful=False)
+    t.add(K.STOP_STAGE_ENTERED, hub="silo", stage=20_000)
+    t.at(500).add(K.STOP_STAGE_LEFT, hub="silo", stage=20_000)
+    [v] = inv5.check(t.events)
+    assert "non-graceful stop held Active for 500 ms" in v.message
+
+
+def test_non_graceful_stop_without_hold_passes_with_legs_in_flight() -> None:
+    t = Trace()
+    t.add(K.LEG_STARTED, hub="router", leg_id="L1", leg_kind="route")
+    t.add(K.STOP_REQUESTED, hub="silo", graceful=False)
+    _run_stages(t, STAGES[:4])
+    t.add(K.LEG_ENDED, hub="router", leg_id="L1")
+    _run_stages(t, STAGES[4:])
+    t.add(K.STOP_COMPLETED, hub="silo")
+    assert inv5.check(t.events, final=True) == []
+
+
+def test_routing_after_the_stop_completed_is_flagged() -> None:
+    t = Trace()
+    t.add(K.STOP_REQUESTED, hub="silo", graceful=True)
+    _run_stages(t, STAGES)
+    t.add(K.STOP_COMPLETED, hub="silo")
+    t.add(K.FAILURE_EMITTED, hub="router", answers="d1", error="ShuttingDown")
+    [v] = inv5.check(t.events)
+    assert "failure_emitted after the stop completed" in v.message
+
+
+def test_new_route_leg_after_stop_began_is_flagged() -> None:
+    t = Trace()
+    t.add(K.STOP_REQUESTED, hub="silo", graceful=True)
+    t.add(K.LEG_STARTED, hub="router", leg_id="L9", leg_kind="route")
+    [v] = inv5.check(t.events)
+    assert "dispatched after the stop began" in v.message
+
+
+def test_stages_out_of_order_and_unfinished_stop_are_flagged() -> None:
+    t = Trace()
+    t.add(K.STOP_REQUESTED, hub="silo", graceful=True)
+    _run_stages(t, [20_000, 4_000, 19_998])
+    found = [v.message for v in inv5.check(t.events, final=True)]
+    assert "stop stage 19998 entered after stage 4000" in found
+    assert "the stop never completed" in found
+
+
+def test_leg_never_ended_at_quiescence_is_unfinished() -> None:
+    t = Trace()
+    t.add(K.LEG_STARTED, hub="router", leg_id="L1", leg_kind="route")
+    assert inv5.check(t.events) == []
+    assert [v.message for v in inv5.check(t.events, final=True)] == ["leg L1 never ended"]

@@ -1,0 +1,74 @@
+"""INV7 on hand-built traces: one answer per request, none for heartbeats and failures."""
+
+import pytest
+from dyn_traces import C, K, Trace
+
+from invariants.checks import inv7_answer_once as inv7
+from invariants.trace import dump_jsonl, load_jsonl
+
+
+def _post(t: Trace, did: str, cls: C, type_name: str) -> None:
+    t.add(K.POSTED, hub="sender", delivery_id=did, sender="sender", target="gone",
+          message_class=cls, message_type=type_name, packaged=True)
+
+
+def _stopping_host(t: Trace) -> None:
+    """The seed shape: three packaged deliveries refused by a stopping host."""
+    _post(t, "hb", C.IGNORABLE, "Heartbeat")
+    _post(t, "df", C.FAILURE, "DeliveryFailure")
+    _post(t, "ctl", C.USER, "Control")
+    for did in ("hb", "df", "ctl"):
+        t.add(K.DISPATCH_REFUSED, hub="router", delivery_id=did, error="ShuttingDown")
+
+
+def test_only_the_ordinary_delivery_is_answered_once() -> None:
+    t = Trace()
+    _stopping_host(t)
+    t.add(K.ANSWER_SUPPRESSED, hub="router", delivery_id="hb")
+    t.add(K.ANSWER_SUPPRESSED, hub="router", delivery_id="df")
+    t.add(K.FAILURE_EMITTED, hub="router", delivery_id="n1", answers="ctl", error="ShuttingDown")
+    assert inv7.check(t.events, final=True) == []
+
+
+def test_the_same_holds_after_a_json_round_trip_of_the_trace() -> None:
+    t = Trace()
+    _stopping_host(t)
+    t.add(K.FAILURE_EMITTED, hub="router", delivery_id="n1", answers="ctl", error="ShuttingDown")
+    assert inv7.check(load_jsonl(dump_jsonl(t.events)), final=True) == []
+
+
+@pytest.mark.parametrize("answered", ["hb", "df"])
+def test_answering_a_packaged_heartbeat_or_failure_is_flagged(answered: str) -> None:
+    t = Trace()
+    _stopping_host(t)
+    t.add(K.FAILURE_EMITTED, hub="router", delivery_id="n1", answers="ctl", error="ShuttingDown")
+    t.add(K.FAILURE_EMITTED, hub="router", delivery_id="n2", answers=answered, error="NotFound")
+    [v] = inv7.check(t.events, final=True)
+    assert v.message.startswith("packaged ")
+    assert f"delivery {answered}" in v.message
+
+
+def test_answering_twice_is_flagged() -> None:
+    t = Trace()
+    _stopping_host(t)
+    t.add(K.FAILURE_EMITTED, hub="router", delivery_id="n1", answers="ctl", error="ShuttingDown")
+    t.add(K.FAILURE_EMITTED, hub="router", delivery_id="n2", answers="ctl", error="ShuttingDown")
+    [v] = inv7.check(t.events)
+    assert "answered more than once" in v.message
+
+
+def test_ordinary_failure_never_answered_is_unfinished() -> None:
+    t = Trace()
+    _stopping_host(t)
+    assert inv7.check(t.events) == []
+    [v] = inv7.check(t.events, final=True)
+    assert "ctl failed routing and was never answered" in v.message
+
+
+def test_a_failed_leg_of_an_ordinary_delivery_needs_its_answer() -> None:
+    t = Trace()
+    _post(t, "u", C.USER, "Req")
+    t.add(K.LEG_ENDED, hub="router", leg_id="L", delivery_id="u", error="NotFound")
+    assert len(inv7.check(t.events, final=True)) == 1
+    t.add(K.FAILURE_EMITTED, hub="router", delivery_id="n", answers="u", error="NotFound")
+    assert inv7.check(t.events, final=True) == []
