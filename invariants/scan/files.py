@@ -9,6 +9,7 @@ MESH000 findings. Paths are reported relative to the scan root, in posix form.
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
@@ -106,6 +107,9 @@ class ReadResult:
 def read_source(file: SourceFile, config: ScanConfig) -> ReadResult:
     """The file's bytes, or a MESH000 finding saying why it cannot be scanned. Never raises."""
     try:
+        # A FIFO or device named *.py would block or never end: read regular files only.
+        if not stat.S_ISREG(os.stat(file.location).st_mode):
+            return ReadResult(None, _parse_error(file.path, "cannot read: not a regular file"))
         with open(file.location, "rb") as handle:
             # Read one byte past the limit: enough to know the file is too large.
             data = handle.read(config.max_file_bytes + 1)
