@@ -1,0 +1,33 @@
+"""Settings profiles are registered by name; an unknown name is a clear error."""
+
+import pytest
+from hypothesis import settings
+
+from invariants.profiles import PROFILES, load_profile, profile
+
+
+def test_ci_is_deterministic_and_bounded() -> None:
+    ci = profile("ci")
+    assert ci.derandomize is True
+    assert ci.database is None
+    assert ci.deadline is None
+    assert ci.max_examples <= 100
+    assert ci.stateful_step_count <= 20
+
+
+def test_fuzz_runs_longer_than_dev_and_dev_longer_than_ci() -> None:
+    assert profile("ci").max_examples < profile("dev").max_examples < profile("fuzz").max_examples
+
+
+def test_every_profile_is_registered_with_hypothesis() -> None:
+    previous = settings.get_current_profile_name()
+    try:
+        for name in PROFILES:
+            assert load_profile(name).max_examples == settings.default.max_examples
+    finally:
+        settings.load_profile(previous)
+
+
+def test_unknown_profile_names_the_known_ones() -> None:
+    with pytest.raises(ValueError, match=r"unknown Hypothesis profile 'nightly' \(known: ci, dev, fuzz\)"):
+        profile("nightly")
