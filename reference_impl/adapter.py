@@ -1,0 +1,117 @@
+"""`ReferenceAdapter`: the reference mesh behind the `invariants.adapter.MeshAdapter` protocol.
+
+Hubs are addressed by strings. A target must exist (create it with `create_hub`): a post
+to a missing target is answered NotFound through `report_failure`. A sender's own hub is
+created on first use.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from invariants.adapter import Chooser, Fault, FaultKind, MessageSpec, Route
+from invariants.trace import TraceEvent
+from reference_impl.constants import DEFAULT_AGGREGATE_WATERMARK, DELIVERY_RETRIES
+from reference_impl.envelope import Delivery
+from reference_impl.mesh import Mesh
+from reference_impl.messages import Message
+
+
+class ReferenceAdapter:
+    """Drives one reference mesh in virtual time."""
+
+    def __init__(
+        self,
+        chooser: Chooser | None = None,
+        *,
+        record_trace: bool = True,
+        delivery_retries: int = DELIVERY_RETRIES,
+        default_watermark: int = DEFAULT_AGGREGATE_WATERMARK,
+        roundtrip_envelopes: bool = False,
+    ) -> None:
+        self.mesh = Mesh(
+            chooser,
+            record_trace=record_trace,
+            delivery_retries=delivery_retries,
+            default_watermark=default_watermark,
+            roundtrip_envelopes=roundtrip_envelopes,
+        )
+
+    def create_hub(self, address: str, *, watermark: int | None = None) -> None:
+        self.mesh.create_hub(address, watermark=watermark)
+
+    def post(
+        self,
+        sender: str,
+        target: str,
+        message: MessageSpec,
+        *,
+        identity: str | None = "user",
+        route: Route = Route.MONOLITH,
+    ) -> str:
+        mesh = self.mesh
+        mesh.ensure_hub(sender)
+        payload = Message(message.type_name, message.message_class, message.diagnostic_key)
+        delivery = Delivery(mesh.new_id("d"), sender, target, payload, identity=identity)
+        if route is Route.DIRECT:
+            mesh.post_direct(delivery)
+        elif route is Route.GRAIN:
+            mesh.post_routed(mesh.grain, delivery)
+        else:
+            mesh.post_routed(mesh.monolith, delivery)
+        return delivery.id
+
+    def subscribe(self, subscriber: str, target: str, *, retries: int = 5) -> str:
+        return self.mesh.subscribe(subscriber, target, retries=retries)
+
+    def inject(self, fault: Fault) -> None:
+        mesh = self.mesh
+        if fault.count < 0 or fault.duration_ms < 0:
+            raise ValueError(f"fault {fault.kind.value}: count and duration_ms must be >= 0")
+        mesh.note_fault(fault.kind.value, fault.target)
+        if fault.kind is FaultKind.REJECT_NEXT:
+            mesh.faults.arm_reject(fault.target, fault.count)
+        elif fault.kind is FaultKind.TIMEOUT_NEXT:
+            mesh.faults.arm_timeout(fault.target, fault.count)
+        elif fault.kind is FaultKind.REMOVE_TARGET:
+            mesh.remove_hub(fault.target)
+        elif fault.kind is FaultKind.BLOCK_HUB:
+            mesh.block_hub(fault.target, fault.duration_ms)
+        elif fault.kind is FaultKind.SLOW_DESTINATION:
+            mesh.faults.set_slow(fault.target, fault.duration_ms)
+
+    def advance(self, ms: int) -> None:
+        if ms < 0:
+            raise ValueError(f"advance: ms must be >= 0, got {ms}")
+        scheduler = self.mesh.scheduler
+        scheduler.run_until(scheduler.now + ms)
+
+    def run_until_idle(self, limit_ms: int) -> bool:
+        scheduler = self.mesh.scheduler
+        deadline = scheduler.now + limit_ms
+        while True:
+            due = scheduler.next_due()
+            if due is None:
+                return True
+            if due > deadline:
+                scheduler.run_until(deadline)
+                return False
+            scheduler.step()
+
+    def stop(self, *, graceful: bool = True) -> None:
+        self.mesh.silo.stop(graceful=graceful)
+
+    def cancel_stop_hold(self) -> None:
+        """The host's own shutdown budget expired: release an Active-stage hold at once."""
+        self.mesh.silo.quiescence.cancel()
+
+    def now_ms(self) -> int:
+        return self.mesh.scheduler.now
+
+    def trace(self) -> Sequence[TraceEvent]:
+        return self.mesh.trace.events()
+
+
+def make_adapter(chooser: Chooser) -> ReferenceAdapter:
+    """The `AdapterFactory` of the reference mesh."""
+    return ReferenceAdapter(chooser)

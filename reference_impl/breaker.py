@@ -1,0 +1,113 @@
+"""The per-key storm breaker and the per-hub aggregate watermark.
+
+Per key = (sender, target, message type, payload identity): a wide legitimate fan-out
+(one sender, one target, one type, many identities) is many keys, never one loop. Without
+an identity the key is the stricter 3-tuple. The aggregate watermark is the safety net the
+per-key breaker cannot be: it sheds sheddable traffic once a hub's queue is too deep.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+
+from invariants.trace import MessageClass
+from reference_impl.constants import (
+    BREAKER_COOLDOWN_MS,
+    BREAKER_MAX_KEYS,
+    BREAKER_THRESHOLD,
+    BREAKER_WINDOW_MS,
+    DEFAULT_AGGREGATE_WATERMARK,
+)
+from reference_impl.envelope import Delivery
+
+BreakerKey = tuple[str, ...]
+
+# Shutdown, dispose, initialize, DeliveryFailure, heartbeat and other can-be-ignored
+# traffic is never counted: dropping it would be the wedge, not the cure.
+UNCOUNTED_CLASSES = frozenset(
+    {MessageClass.LIFECYCLE, MessageClass.FAILURE, MessageClass.IGNORABLE}
+)
+
+
+def breaker_key(delivery: Delivery) -> BreakerKey:
+    """The key a delivery is counted under."""
+    identity = delivery.diagnostic_key()
+    if identity is None:
+        return (delivery.sender, delivery.target, delivery.message_type)
+    return (delivery.sender, delivery.target, delivery.message_type, identity)
+
+
+class _Window:
+    __slots__ = ("count", "start_ms", "tripped_until_ms")
+
+    def __init__(self, start_ms: int) -> None:
+        self.start_ms = start_ms
+        self.count = 0
+        self.tripped_until_ms = -1
+
+
+class StormBreaker:
+    """Tumbling 1 s windows per key; the 2001st message in a window trips the key, which
+    then drops for the 2 s cooldown. At most 10,000 keys, the longest idle evicted first."""
+
+    def __init__(
+        self,
+        *,
+        threshold: int = BREAKER_THRESHOLD,
+        window_ms: int = BREAKER_WINDOW_MS,
+        cooldown_ms: int = BREAKER_COOLDOWN_MS,
+        max_keys: int = BREAKER_MAX_KEYS,
+    ) -> None:
+        self.threshold = threshold
+        self.window_ms = window_ms
+        self.cooldown_ms = cooldown_ms
+        self.max_keys = max_keys
+        self.trip_count = 0
+        self.drop_count = 0
+        self._windows: OrderedDict[BreakerKey, _Window] = OrderedDict()
+
+    @property
+    def tracked_keys(self) -> int:
+        return len(self._windows)
+
+    def admit(self, delivery: Delivery, now_ms: int) -> tuple[bool, bool]:
+        """(admitted, tripped_now) for one intake."""
+        if delivery.message_class in UNCOUNTED_CLASSES:
+            return True, False
+        key = breaker_key(delivery)
+        windows = self._windows
+        window = windows.get(key)
+        if window is None:
+            if len(windows) >= self.max_keys:
+                windows.popitem(last=False)  # the key idle the longest
+            window = windows[key] = _Window(now_ms)
+        else:
+            windows.move_to_end(key)
+        if now_ms < window.tripped_until_ms:
+            self.drop_count += 1
+            return False, False
+        if now_ms - window.start_ms >= self.window_ms:
+            window.start_ms = now_ms
+            window.count = 0
+        window.count += 1
+        if window.count > self.threshold:
+            self.trip_count += 1
+            self.drop_count += 1
+            window.tripped_until_ms = now_ms + self.cooldown_ms
+            window.count = 0
+            window.start_ms = window.tripped_until_ms
+            return False, True
+        return True, False
+
+
+class AggregateWatermark:
+    """Per-hub shed policy: at or above the watermark, sheddable traffic is shed."""
+
+    def __init__(self, watermark: int = DEFAULT_AGGREGATE_WATERMARK) -> None:
+        if watermark < 1:
+            raise ValueError(f"aggregate watermark must be >= 1, got {watermark}")
+        self.watermark = watermark
+        self.shed_count = 0
+
+    def should_shed(self, message_class: MessageClass, depth: int) -> bool:
+        return message_class.sheddable and depth >= self.watermark

@@ -1,0 +1,123 @@
+"""The delivery envelope: id, sender, target, identity, properties and payload.
+
+`package()` erases the payload's type (it becomes `RawJson`) and, just before, stamps the
+two facts downstream code still needs on the envelope: the answer-suppressed marker (its
+presence alone counts, so it survives any JSON round trip) and the diagnostic key.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from invariants.trace import MessageClass
+from reference_impl.messages import Message, Payload, RawJson, message_from_json
+
+ANSWER_SUPPRESSED = "answerSuppressed"
+DIAGNOSTIC_KEY = "diagnosticKey"
+
+
+class Delivery:
+    """One message on its way from `sender` to `target`. `identity` None = no access context."""
+
+    __slots__ = ("id", "identity", "message", "properties", "sender", "subscription_id", "target")
+
+    def __init__(
+        self,
+        id: str,
+        sender: str,
+        target: str,
+        message: Payload,
+        *,
+        identity: str | None = "user",
+        properties: dict[str, Any] | None = None,
+        subscription_id: str | None = None,
+    ) -> None:
+        self.id = id
+        self.sender = sender
+        self.target = target
+        self.message = message
+        self.identity = identity
+        self.properties: dict[str, Any] = properties if properties is not None else {}
+        self.subscription_id = subscription_id
+
+    @property
+    def packaged(self) -> bool:
+        return isinstance(self.message, RawJson)
+
+    @property
+    def message_type(self) -> str:
+        return self.message.type_name
+
+    @property
+    def message_class(self) -> MessageClass:
+        return self.message.message_class
+
+    def diagnostic_key(self) -> str | None:
+        """The payload identity: from the envelope once packaged, else from the payload."""
+        stamped = self.properties.get(DIAGNOSTIC_KEY)
+        return stamped if stamped is not None else self.message.diagnostic_key
+
+    def may_answer(self) -> bool:
+        """False when the envelope carries the marker; otherwise the payload's own policy
+        (so an unpackaged delivery still behaves)."""
+        if ANSWER_SUPPRESSED in self.properties:
+            return False
+        return not self.message.suppresses_answer()
+
+    def package(self) -> Delivery:
+        """The same delivery with its payload serialised to RawJson (idempotent)."""
+        message = self.message
+        if isinstance(message, RawJson):
+            return self
+        properties = dict(self.properties)
+        if message.suppresses_answer():
+            properties[ANSWER_SUPPRESSED] = True
+        if message.diagnostic_key is not None:
+            properties[DIAGNOSTIC_KEY] = message.diagnostic_key
+        return Delivery(
+            self.id, self.sender, self.target, RawJson.of(message),
+            identity=self.identity, properties=properties, subscription_id=self.subscription_id,
+        )
+
+    def unpacked_message(self) -> Message:
+        message = self.message
+        return message.unpack() if isinstance(message, RawJson) else message
+
+    def to_json(self) -> dict[str, Any]:
+        message = self.message
+        payload: dict[str, Any]
+        if isinstance(message, RawJson):
+            payload = {"raw": message.text}
+        else:
+            payload = {"message": message.to_json()}
+        return {
+            "id": self.id, "sender": self.sender, "target": self.target,
+            "identity": self.identity, "properties": dict(self.properties),
+            "subscriptionId": self.subscription_id, **payload,
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Delivery:
+        try:
+            if "raw" in data:
+                text = str(data["raw"])
+                header = message_from_json(_json_loads(text))
+                message: Payload = RawJson(text, header.type_name, header.message_class)
+            else:
+                message = message_from_json(data["message"])
+            return cls(
+                str(data["id"]), str(data["sender"]), str(data["target"]), message,
+                identity=data.get("identity"), properties=dict(data.get("properties") or {}),
+                subscription_id=data.get("subscriptionId"),
+            )
+        except KeyError as exc:
+            raise ValueError(f"delivery JSON lacks key {exc}") from exc
+
+
+def _json_loads(text: str) -> dict[str, Any]:
+    value = json.loads(text)
+    if not isinstance(value, dict):
+        raise ValueError("RawJson body is not a JSON object")
+    return value
+

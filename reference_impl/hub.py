@@ -1,0 +1,131 @@
+"""A hub: one action block (a single-threaded queue, one message per turn) and its intake.
+
+Intake order: teardown gate → identity guard → per-key storm breaker → aggregate shed →
+enqueue. A handler's posts queue behind the current turn; a faulting handler is logged and
+the pump goes on.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Callable
+from enum import StrEnum
+from typing import TYPE_CHECKING
+
+from invariants.trace import EventKind, MessageClass
+from reference_impl.breaker import AggregateWatermark, StormBreaker
+from reference_impl.envelope import Delivery
+from reference_impl.messages import DeliveryFailure, ErrorType
+
+if TYPE_CHECKING:
+    from reference_impl.mesh import Mesh
+
+
+class Intake(StrEnum):
+    ENQUEUED = "enqueued"
+    REJECTED = "rejected"  # terminal: never answered
+    GATED = "gated"  # answered ShuttingDown by whoever offered it
+    DROPPED = "dropped"  # answer Ignored: never NACKed
+    SHED = "shed"  # answer Ignored: never NACKed
+
+
+Handler = Callable[["Hub", Delivery], None]
+
+
+class Hub:
+    """One addressable hub of the mesh."""
+
+    def __init__(self, mesh: Mesh, address: str, watermark: AggregateWatermark) -> None:
+        self.mesh = mesh
+        self.address = address
+        self.queue: deque[Delivery] = deque()
+        self.breaker = StormBreaker()
+        self.watermark = watermark
+        self.gated = False  # teardown gate: closed once application messages are blocked
+        self.blocked = False  # the turn is held (fault injection)
+        self.removed = False
+        self.handled_count = 0
+        self._pump_pending = False
+
+    def offer(self, delivery: Delivery) -> Intake:
+        """One intake: POSTED, then exactly one outcome event."""
+        mesh = self.mesh
+        trace = mesh.trace
+        depth = len(self.queue)
+        message_class = delivery.message_class
+        if trace.enabled:
+            trace.emit(EventKind.POSTED, hub=self.address, delivery_id=delivery.id,
+                       sender=delivery.sender, target=delivery.target,
+                       message_type=delivery.message_type, message_class=message_class,
+                       diagnostic_key=delivery.diagnostic_key(), packaged=delivery.packaged,
+                       subscription_id=delivery.subscription_id)
+        if self.gated:
+            trace.emit(EventKind.GATED, hub=self.address, delivery_id=delivery.id)
+            return Intake.GATED
+        if delivery.identity is None and message_class is not MessageClass.SYSTEM:
+            trace.emit(EventKind.REJECTED, hub=self.address, delivery_id=delivery.id)
+            return Intake.REJECTED
+        admitted, tripped = self.breaker.admit(delivery, mesh.scheduler.now)
+        if tripped:
+            trace.emit(EventKind.BREAKER_TRIPPED, hub=self.address, delivery_id=delivery.id,
+                       diagnostic_key=delivery.diagnostic_key(),
+                       message_type=delivery.message_type, sender=delivery.sender,
+                       target=delivery.target)
+        if not admitted:
+            trace.emit(EventKind.DROPPED, hub=self.address, delivery_id=delivery.id,
+                       depth=depth, error=ErrorType.IGNORED.value)
+            return Intake.DROPPED
+        if self.watermark.should_shed(message_class, depth):
+            self.watermark.shed_count += 1
+            trace.emit(EventKind.SHED, hub=self.address, delivery_id=delivery.id,
+                       depth=depth, error=ErrorType.IGNORED.value)
+            return Intake.SHED
+        self.queue.append(delivery)
+        trace.emit(EventKind.ENQUEUED, hub=self.address, delivery_id=delivery.id,
+                   depth=depth + 1)
+        if not self._pump_pending and not self.blocked:
+            self._pump_pending = True
+            mesh.scheduler.at(mesh.scheduler.now, self._turn)
+        return Intake.ENQUEUED
+
+    def _turn(self) -> None:
+        """One turn of the action block: handle exactly one message."""
+        self._pump_pending = False
+        if self.blocked or self.removed or not self.queue:
+            return
+        delivery = self.queue.popleft()
+        self.handled_count += 1
+        mesh = self.mesh
+        mesh.trace.emit(EventKind.HANDLED, hub=self.address, delivery_id=delivery.id,
+                        message_type=delivery.message_type)
+        try:
+            mesh.handle(self, delivery)
+        except Exception as exc:  # a faulting handler is logged; the pump goes on
+            mesh.trace.emit(EventKind.HANDLER_FAULTED, hub=self.address,
+                            delivery_id=delivery.id, error=type(exc).__name__)
+        if self.queue:
+            self._pump_pending = True
+            mesh.scheduler.at(mesh.scheduler.now, self._turn)
+
+    def block(self) -> None:
+        self.blocked = True
+        self.mesh.trace.emit(EventKind.TURN_BLOCKED, hub=self.address)
+
+    def release(self) -> None:
+        if not self.blocked:
+            return
+        self.blocked = False
+        self.mesh.trace.emit(EventKind.TURN_RELEASED, hub=self.address)
+        if self.queue and not self._pump_pending:
+            self._pump_pending = True
+            self.mesh.scheduler.at(self.mesh.scheduler.now, self._turn)
+
+    def report_failure(self, delivery: Delivery, error: ErrorType) -> None:
+        """Answer a delivery this hub could not get through: only when `may_answer()` holds,
+        at most once per request id (the ledger refuses a second answer)."""
+        if not delivery.may_answer():
+            self.mesh.trace.emit(EventKind.ANSWER_SUPPRESSED, hub=self.address,
+                                 delivery_id=delivery.id, reason="may_answer_false")
+            return
+        failure = DeliveryFailure(delivery.id, error)
+        self.mesh.answers.send(delivery, failure, hub=self.address, local=True)

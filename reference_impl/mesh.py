@@ -1,0 +1,161 @@
+"""The composition root: one silo's hubs, routers, routing pool, ledger, faults and trace,
+all driven by one virtual-time scheduler."""
+
+from __future__ import annotations
+
+import json
+
+from invariants.adapter import Chooser
+from invariants.trace import EventKind
+from reference_impl.answers import AnswerLedger
+from reference_impl.breaker import AggregateWatermark
+from reference_impl.constants import DEFAULT_AGGREGATE_WATERMARK, DELIVERY_RETRIES
+from reference_impl.envelope import Delivery
+from reference_impl.faults import FaultBook
+from reference_impl.grain import Activations, GrainRouter
+from reference_impl.hub import Hub
+from reference_impl.lifecycle import Silo
+from reference_impl.messages import (
+    DELIVERY_FAILURE,
+    SUBSCRIBE_REQUEST,
+    SUBSCRIBE_RESPONSE,
+    DeliveryFailure,
+    ErrorType,
+    Message,
+)
+from reference_impl.pool import RoutingPool
+from reference_impl.routing import MonolithRouter, Router
+from reference_impl.scheduler import Scheduler
+from reference_impl.subscribe import BoundedSubscription
+from reference_impl.tracing import TraceRecorder
+
+FAULTING_REQUEST = "FaultingRequest"  # its handler raises: the pump must go on
+
+
+class HandlerFault(RuntimeError):
+    """Raised by the handler of a FaultingRequest."""
+
+
+class Mesh:
+    """A deterministic, virtual-time mesh. Every choice comes from `chooser`."""
+
+    def __init__(
+        self,
+        chooser: Chooser | None = None,
+        *,
+        record_trace: bool = True,
+        delivery_retries: int = DELIVERY_RETRIES,
+        default_watermark: int = DEFAULT_AGGREGATE_WATERMARK,
+        roundtrip_envelopes: bool = False,
+    ) -> None:
+        self.scheduler = Scheduler(chooser)
+        scheduler = self.scheduler
+        self.trace = TraceRecorder(lambda: scheduler.now, enabled=record_trace)
+        self.default_watermark = default_watermark
+        self.roundtrip_envelopes = roundtrip_envelopes
+        self.hubs: dict[str, Hub] = {}
+        self.pool = RoutingPool(self.scheduler, self.trace)
+        self.answers = AnswerLedger(self)
+        self.faults = FaultBook()
+        self.activations = Activations(self)
+        self.monolith = MonolithRouter(self)
+        self.grain = GrainRouter(self, retries=delivery_retries)
+        self.silo = Silo(self)
+        self.subscriptions: dict[str, BoundedSubscription] = {}
+        self.pending_requests: dict[str, BoundedSubscription] = {}
+        self._ids: dict[str, int] = {}
+
+    def new_id(self, prefix: str) -> str:
+        n = self._ids.get(prefix, 0) + 1
+        self._ids[prefix] = n
+        return f"{prefix}{n}"
+
+    # Hubs -------------------------------------------------------------------------------
+
+    def create_hub(self, address: str, *, watermark: int | None = None) -> Hub:
+        if not address:
+            raise ValueError("hub address must be a non-empty string")
+        if address in self.hubs:
+            raise ValueError(f"hub {address!r} already exists")
+        hub = Hub(self, address, AggregateWatermark(watermark or self.default_watermark))
+        self.hubs[address] = hub
+        return hub
+
+    def ensure_hub(self, address: str) -> Hub:
+        """The sender side: a poster's own hub is created on first use."""
+        hub = self.hubs.get(address)
+        return hub if hub is not None else self.create_hub(address)
+
+    def remove_hub(self, address: str) -> None:
+        hub = self.hubs.pop(address, None)
+        if hub is not None:
+            hub.removed = True
+            hub.queue.clear()
+
+    def nearest_live_ancestor(self, address: str) -> str:
+        """Hierarchical routing: the deepest existing hub above `address`, else the router."""
+        parts = address.split("/")
+        for end in range(len(parts) - 1, 0, -1):
+            prefix = "/".join(parts[:end])
+            if prefix in self.hubs:
+                return prefix
+        return self.monolith.name
+
+    # Posting ----------------------------------------------------------------------------
+
+    def post_direct(self, delivery: Delivery) -> None:
+        """Straight onto the target hub's intake (no router, not packaged)."""
+        hub = self.hubs.get(delivery.target)
+        if hub is None:
+            self.ensure_hub(delivery.sender).report_failure(delivery, ErrorType.NOT_FOUND)
+            return
+        hub.offer(delivery)
+
+    def post_routed(self, router: Router, delivery: Delivery) -> None:
+        packaged = delivery.package()
+        if self.roundtrip_envelopes:
+            packaged = Delivery.from_json(json.loads(json.dumps(packaged.to_json())))
+        router.dispatch(packaged)
+
+    def subscribe(self, subscriber: str, target: str, *, retries: int) -> str:
+        self.ensure_hub(subscriber)
+        subscription = BoundedSubscription(self, self.new_id("s"), subscriber, target,
+                                           retries=retries)
+        self.subscriptions[subscription.id] = subscription
+        subscription.start()
+        return subscription.id
+
+    # Handlers ---------------------------------------------------------------------------
+
+    def handle(self, hub: Hub, delivery: Delivery) -> None:
+        """What a hub's turn does with a delivery."""
+        message_type = delivery.message_type
+        if message_type == DELIVERY_FAILURE:
+            failure = delivery.unpacked_message()
+            if isinstance(failure, DeliveryFailure):
+                waiting = self.pending_requests.pop(failure.answers, None)
+                if waiting is not None:
+                    waiting.on_failure(failure.answers, failure.error)
+        elif message_type == SUBSCRIBE_REQUEST:
+            response = Delivery(self.new_id("d"), hub.address, delivery.sender,
+                                Message(SUBSCRIBE_RESPONSE, reply_to=delivery.id),
+                                identity="system")
+            self.post_routed(self.monolith, response)
+        elif message_type == SUBSCRIBE_RESPONSE:
+            reply_to = delivery.unpacked_message().reply_to
+            waiting = self.pending_requests.pop(reply_to, None) if reply_to else None
+            if waiting is not None and reply_to is not None:
+                waiting.on_answer(reply_to)
+        elif message_type == FAULTING_REQUEST:
+            raise HandlerFault(f"handler of {delivery.id} at {hub.address} failed")
+
+    # Faults -----------------------------------------------------------------------------
+
+    def block_hub(self, address: str, duration_ms: int) -> None:
+        hub = self.ensure_hub(address)
+        hub.block()
+        self.scheduler.after(duration_ms, hub.release)
+
+    def note_fault(self, kind: str, target: str) -> None:
+        self.trace.emit(EventKind.FAULT_INJECTED, reason=kind, target=target)
+

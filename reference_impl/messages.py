@@ -1,0 +1,135 @@
+"""Payloads: user-facing, lifecycle, system and can-be-ignored messages, DeliveryFailure, RawJson.
+
+A payload's answer policy is a property of its own type; once a delivery is packaged its
+payload is `RawJson`, which knows nothing of that policy (the envelope carries it instead).
+"""
+
+from __future__ import annotations
+
+import json
+from enum import StrEnum
+from typing import Any
+
+from invariants.trace import MessageClass
+
+
+class ErrorType(StrEnum):
+    NOT_FOUND = "NotFound"
+    FAILED = "Failed"
+    SHUTTING_DOWN = "ShuttingDown"
+    UNAVAILABLE = "Unavailable"
+    REJECTED = "Rejected"
+    IGNORED = "Ignored"
+
+
+# Well-known type names.
+HEARTBEAT = "Heartbeat"
+SHUTDOWN_REQUEST = "ShutdownRequest"
+DISPOSE_REQUEST = "DisposeRequest"
+INITIALIZE = "Initialize"
+SUBSCRIBE_REQUEST = "SubscribeRequest"
+SUBSCRIBE_RESPONSE = "SubscribeResponse"
+DELIVERY_FAILURE = "DeliveryFailure"
+
+
+class Message:
+    """A typed payload. `reply_to` is the id of the request a response answers."""
+
+    __slots__ = ("diagnostic_key", "message_class", "reply_to", "type_name")
+
+    def __init__(
+        self,
+        type_name: str,
+        message_class: MessageClass = MessageClass.USER,
+        diagnostic_key: str | None = None,
+        reply_to: str | None = None,
+    ) -> None:
+        self.type_name = type_name
+        self.message_class = message_class
+        self.diagnostic_key = diagnostic_key
+        self.reply_to = reply_to
+
+    @property
+    def can_be_ignored(self) -> bool:
+        """Heartbeats and other ignorable traffic, shutdown and dispose requests."""
+        return self.message_class in (MessageClass.IGNORABLE, MessageClass.LIFECYCLE)
+
+    @property
+    def system_message(self) -> bool:
+        """Exempt from the identity check only."""
+        return self.message_class is MessageClass.SYSTEM
+
+    def suppresses_answer(self) -> bool:
+        """The payload's own answer policy: a failure to route it is never answered."""
+        return self.can_be_ignored
+
+    def to_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"$type": self.type_name, "$class": self.message_class.value}
+        if self.diagnostic_key is not None:
+            data["diagnosticKey"] = self.diagnostic_key
+        if self.reply_to is not None:
+            data["replyTo"] = self.reply_to
+        return data
+
+
+class DeliveryFailure(Message):
+    """Answers delivery `answers` with an error type."""
+
+    __slots__ = ("answers", "error")
+
+    def __init__(self, answers: str, error: ErrorType) -> None:
+        super().__init__(DELIVERY_FAILURE, MessageClass.FAILURE)
+        self.answers = answers
+        self.error = error
+
+    def suppresses_answer(self) -> bool:
+        return True  # a failure is never answered by another failure
+
+    def to_json(self) -> dict[str, Any]:
+        data = super().to_json()
+        data["answers"] = self.answers
+        data["error"] = self.error.value
+        return data
+
+
+class RawJson:
+    """A serialised payload. The `$type`/`$class` header is readable without parsing the body
+    (the hub needs it for shedding and tracing); the answer policy is not: it is not a type."""
+
+    __slots__ = ("message_class", "text", "type_name")
+
+    def __init__(self, text: str, type_name: str, message_class: MessageClass) -> None:
+        self.text = text
+        self.type_name = type_name
+        self.message_class = message_class
+
+    @classmethod
+    def of(cls, message: Message) -> RawJson:
+        return cls(
+            json.dumps(message.to_json(), sort_keys=True), message.type_name, message.message_class
+        )
+
+    @property
+    def diagnostic_key(self) -> str | None:
+        return None  # the identity travels on the envelope once the type is erased
+
+    def suppresses_answer(self) -> bool:
+        return False  # RawJson is neither a DeliveryFailure nor can-be-ignored
+
+    def unpack(self) -> Message:
+        """Deserialise the payload (done by the receiving hub's handler)."""
+        return message_from_json(json.loads(self.text))
+
+
+Payload = Message | RawJson
+
+
+def message_from_json(data: dict[str, Any]) -> Message:
+    try:
+        type_name = str(data["$type"])
+        message_class = MessageClass(data["$class"])
+    except (KeyError, ValueError) as exc:
+        raise ValueError(f"payload JSON lacks a valid $type/$class header: {exc}") from exc
+    if type_name == DELIVERY_FAILURE:
+        return DeliveryFailure(str(data["answers"]), ErrorType(data["error"]))
+    return Message(type_name, message_class, data.get("diagnosticKey"), data.get("replyTo"))

@@ -1,0 +1,113 @@
+"""The virtual clock and its event queue: the only source of time in the reference mesh.
+
+Events due at the same virtual millisecond are "ready" together; which of them runs next
+is asked of the injected `Chooser`, so Hypothesis can drive and shrink interleavings.
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections.abc import Callable
+from typing import Any
+
+from invariants.adapter import Chooser, FirstChooser
+
+
+class Timer:
+    """A scheduled callback; `cancel()` makes it a no-op (lazy removal from the queue)."""
+
+    __slots__ = ("args", "callback", "cancelled", "due_ms")
+
+    def __init__(self, due_ms: int, callback: Callable[..., None], args: tuple[Any, ...]) -> None:
+        self.due_ms = due_ms
+        self.callback = callback
+        self.args = args
+        self.cancelled = False
+
+    def cancel(self) -> None:
+        self.cancelled = True
+
+
+class Scheduler:
+    """Discrete-event loop over integer virtual milliseconds."""
+
+    def __init__(self, chooser: Chooser | None = None) -> None:
+        self.chooser: Chooser = chooser if chooser is not None else FirstChooser()
+        # FirstChooser always picks the oldest: skip asking it (the benchmark's hot path).
+        self._fifo = type(self.chooser) is FirstChooser
+        self.now = 0
+        self._heap: list[tuple[int, int, Timer]] = []
+        self._ready: list[Timer] = []  # due now, in scheduling order
+        self._ready_head = 0  # FIFO read position in _ready
+        self._seq = 0
+        self.events_run = 0
+
+    def at(self, due_ms: int, callback: Callable[..., None], *args: Any) -> Timer:
+        if due_ms < self.now:
+            raise ValueError(f"cannot schedule in the past: {due_ms} < {self.now}")
+        timer = Timer(due_ms, callback, args)
+        if due_ms == self.now and self._ready_head < len(self._ready):
+            self._ready.append(timer)  # joins the batch that is running now
+        else:
+            self._seq += 1
+            heapq.heappush(self._heap, (due_ms, self._seq, timer))
+        return timer
+
+    def after(self, delay_ms: int, callback: Callable[..., None], *args: Any) -> Timer:
+        return self.at(self.now + delay_ms, callback, *args)
+
+    def next_due(self) -> int | None:
+        """When the next live event is due, or None when nothing is scheduled."""
+        if self._ready_head < len(self._ready):
+            return self.now
+        heap = self._heap
+        while heap and heap[0][2].cancelled:
+            heapq.heappop(heap)
+        return heap[0][0] if heap else None
+
+    def _fill_ready(self) -> bool:
+        """Move every event of the earliest due time into the ready batch."""
+        heap = self._heap
+        while heap and heap[0][2].cancelled:
+            heapq.heappop(heap)
+        if not heap:
+            return False
+        due = heap[0][0]
+        ready: list[Timer] = []
+        while heap and heap[0][0] == due:
+            timer = heapq.heappop(heap)[2]
+            if not timer.cancelled:
+                ready.append(timer)
+        self.now = due
+        self._ready = ready
+        self._ready_head = 0
+        return True
+
+    def step(self) -> bool:
+        """Run one event; False when nothing is scheduled."""
+        while True:
+            if self._ready_head >= len(self._ready) and not self._fill_ready():
+                return False
+            timer = self._take()
+            if not timer.cancelled:
+                self.events_run += 1
+                timer.callback(*timer.args)
+                return True
+
+    def _take(self) -> Timer:
+        ready, head = self._ready, self._ready_head
+        count = len(ready) - head
+        pick = 0 if self._fifo or count == 1 else self.chooser.choose(count, "next-event")
+        if pick:
+            return ready.pop(head + pick)  # the others keep their relative order
+        self._ready_head = head + 1
+        return ready[head]
+
+    def run_until(self, limit_ms: int) -> None:
+        """Run every event due at or before `limit_ms`, then set the clock to `limit_ms`."""
+        while True:
+            due = self.next_due()
+            if due is None or due > limit_ms:
+                break
+            self.step()
+        self.now = max(self.now, limit_ms)
