@@ -62,4 +62,5 @@ def test_labels_cannot_break_the_diagram_syntax() -> None:
 
 
 def test_empty_trace_renders_a_valid_diagram() -> None:
-    assert render_sequence([]).splitlines() == ["sequenceDiagram", "    Note over mesh: empty trace"]
+    lines = render_sequence([]).splitlines()
+    assert lines == ["sequenceDiagram", "    Note over mesh: empty trace"]
