@@ -1,0 +1,95 @@
+"""The runner: same result whatever the job count, the emit-site canary, rule selection."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import pytest
+import scan_stand_in
+
+from invariants.scan import analysis
+from invariants.scan.model import FileReport, ScanConfig
+from invariants.scan.problems import EMIT_SITE_COUNT
+from invariants.scan.runner import _chunks, scan
+
+
+@pytest.fixture
+def tree(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    scan_stand_in.install(monkeypatch)
+    for index in range(24):
+        package = tmp_path / f"pkg{index % 3}"
+        package.mkdir(exist_ok=True)
+        lines = ["def handle(d):"]
+        lines += ["    if d.may_answer():", "        return DeliveryFailure(d)"] * (index % 2)
+        lines += [f"    x{n}.subscribe(h)  # flag:MESH004" for n in range(index % 4)]
+        lines += ["    return DeliveryFailure(d)"] if index % 5 == 0 else []
+        (package / f"m{index:02}.py").write_text("\n".join(lines) + "\n")
+    (tmp_path / "pkg0" / "broken.py").write_bytes(b"\xff\xfe\n")
+    return tmp_path
+
+
+def test_two_jobs_give_the_same_result_as_one(tree: Path) -> None:
+    one = scan(["."], ScanConfig(), root=tree, jobs=1, cache_dir=None)
+    two = scan(["."], ScanConfig(), root=tree, jobs=2, cache_dir=None)
+    assert one.findings and one.emit_sites
+    assert (one.findings, one.emit_sites, one.errors) == (two.findings, two.emit_sites, two.errors)
+    assert one.scanned_paths == two.scanned_paths
+    assert (one.stats.files, one.stats.parsed) == (two.stats.files, two.stats.parsed) == (25, 24)
+
+
+def test_chunks_cover_every_file_once(tree: Path) -> None:
+    result = scan(["."], ScanConfig(), root=tree, cache_dir=None)
+    from invariants.scan.files import discover
+
+    files = discover(["."], ScanConfig(), tree).files
+    chunks = _chunks(files, 8)
+    assert len(chunks) == 8
+    assert sorted(f.path for chunk in chunks for f in chunk) == result.scanned_paths
+
+
+def test_emit_site_canary(tree: Path) -> None:
+    sites = scan(["."], ScanConfig(), root=tree, cache_dir=None).emit_sites
+    count = len(sites)
+    assert count == 12 + 5  # 12 guarded (odd files), 5 unguarded (every fifth)
+    assert sum(site.guarded for site in sites) == 12
+    matching = dataclasses.replace(ScanConfig(), expected_emit_sites=count)
+    assert scan(["."], matching, root=tree, cache_dir=None).errors == []
+    drifted = dataclasses.replace(ScanConfig(), expected_emit_sites=count + 1)
+    errors = scan(["."], drifted, root=tree, cache_dir=None).errors
+    assert [e.kind for e in errors] == [EMIT_SITE_COUNT]
+    assert f"found {count} emit sites, expected_emit_sites = {count + 1}" in errors[0].message
+
+
+def test_select_and_ignore_filter_findings(tree: Path) -> None:
+    everything = scan(["."], ScanConfig(), root=tree, cache_dir=None)
+    assert {f.rule for f in everything.findings} == {"MESH000", "MESH004"}
+    only_parse = dataclasses.replace(ScanConfig(), select=("MESH000",))
+    assert {f.rule for f in scan(["."], only_parse, root=tree, cache_dir=None).findings} == {
+        "MESH000"
+    }
+    no_parse = dataclasses.replace(ScanConfig(), ignore=("MESH000",))
+    assert {f.rule for f in scan(["."], no_parse, root=tree, cache_dir=None).findings} == {
+        "MESH004"
+    }
+
+
+def test_a_scanner_exception_costs_one_file(tree: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    def fragile(path: str, source: bytes, config: ScanConfig, *, is_test: bool) -> FileReport:
+        if path == "pkg1/m01.py":
+            raise RecursionError("maximum recursion depth exceeded")
+        return scan_stand_in.analyze_source(path, source, config, is_test=is_test)
+
+    monkeypatch.setattr(analysis, "analyze_source", fragile)
+    cache = tree / "cache"
+    result = scan(["."], ScanConfig(), root=tree, cache_dir=cache)
+    failed = [f for f in result.findings if f.path == "pkg1/m01.py"]
+    assert [(f.rule, f.message) for f in failed] == [
+        ("MESH000", "scanner error: RecursionError: maximum recursion depth exceeded")
+    ]
+    assert result.stats.parsed == 23
+    # The failure is not cached: once the scanner is fixed the file is analysed again.
+    scan_stand_in.install(monkeypatch)
+    again = scan(["."], ScanConfig(), root=tree, cache_dir=cache)
+    assert again.stats.cached == 24  # all but the file that failed
+    assert [f.rule for f in again.findings if f.path == "pkg1/m01.py"] == ["MESH004"]
