@@ -1,0 +1,111 @@
+"""Measure the static scan against bare parsing, on the same files, and print the ratios.
+
+    python benchmarks/scan_speed.py [DIR ...] [--limit N]
+
+Files: the running interpreter's standard library without its test folders, plus every
+directory given. Measured in one run: bare `libcst.parse_module`, bare `ast.parse`, a cold
+scan with all rules (one process), a cold scan with 2 jobs, and a warm (cached) rescan.
+Goals: cold <= 1.5x bare libcst; 2 jobs >= 1.7x faster than 1; warm <= 0.05x cold.
+A script, not a test: timings depend on the machine and its load.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import dataclasses
+import os
+import sysconfig
+import tempfile
+import time
+import warnings
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import libcst
+
+from invariants.scan.files import SourceFile, discover
+from invariants.scan.model import ScanConfig
+from invariants.scan.runner import ScanResult, scan
+
+# The stdlib's test folders (and installed packages), relative to the stdlib directory.
+STDLIB_EXCLUDES = (
+    "test/*", "*/test/*", "tests/*", "*/tests/*", "idlelib/idle_test/*", "lib2to3/tests/*",
+    "site-packages/*", "dist-packages/*", "*/__pycache__/*",
+)
+
+
+def source_files(root: Path, config: ScanConfig, limit: int | None) -> list[SourceFile]:
+    files = discover(["."], config, root).files
+    return files[:limit] if limit else files
+
+
+def time_parser(files: Sequence[SourceFile], parse: Callable[[bytes], object]) -> float:
+    started = time.perf_counter()
+    for file in files:
+        try:
+            with open(file.location, "rb") as handle:
+                parse(handle.read())
+        except Exception:  # a file the parser rejects still cost its parse
+            continue
+    return time.perf_counter() - started
+
+
+def timed_scan(
+    root: Path, files: Sequence[SourceFile], config: ScanConfig, jobs: int, cache: Path
+) -> tuple[float, ScanResult]:
+    started = time.perf_counter()
+    result = scan([f.path for f in files], config, root=root, jobs=jobs, cache_dir=cache)
+    return time.perf_counter() - started, result
+
+
+def verdict(ok: bool) -> str:
+    return "met" if ok else "MISSED"
+
+
+def measure(root: Path, config: ScanConfig, limit: int | None) -> None:
+    files = source_files(root, config, limit)
+    size = sum(os.path.getsize(f.location) for f in files)
+    print(f"== {root}: {len(files)} files, {size / 1e6:.1f} MB")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # stdlib files with invalid escapes warn under ast
+        bare_ast = time_parser(files, ast.parse)
+    bare_cst = time_parser(files, libcst.parse_module)
+    with tempfile.TemporaryDirectory(prefix="scan-speed-") as scratch:
+        one_cache, two_cache = Path(scratch) / "one", Path(scratch) / "two"
+        cold, result = timed_scan(root, files, config, 1, one_cache)
+        cold2, result2 = timed_scan(root, files, config, 2, two_cache)
+        warm, warm_result = timed_scan(root, files, config, 1, one_cache)
+    same = result.findings == result2.findings == warm_result.findings
+    print(f"bare ast.parse        {bare_ast:8.2f} s")
+    print(f"bare libcst parse     {bare_cst:8.2f} s")
+    print(f"cold scan, 1 job      {cold:8.2f} s  ({result.stats.parsed} parsed, "
+          f"{len(result.findings)} findings, {len(result.emit_sites)} emit sites)")
+    print(f"cold scan, 2 jobs     {cold2:8.2f} s")
+    print(f"warm rescan, 1 job    {warm:8.2f} s  ({warm_result.stats.cached} cached)")
+    print(f"same findings in all three scans: {same}")
+    cold_ratio, speedup, warm_ratio = cold / bare_cst, cold / cold2, warm / cold
+    print(f"cold / bare libcst    {cold_ratio:6.2f}x  goal <= 1.5x   {verdict(cold_ratio <= 1.5)}")
+    print(f"1 job / 2 jobs        {speedup:6.2f}x  goal >= 1.7x   {verdict(speedup >= 1.7)}")
+    print(f"warm / cold           {warm_ratio:6.3f}x  goal <= 0.05x  {verdict(warm_ratio <= 0.05)}")
+    print(f"(ast.parse / libcst   {bare_ast / bare_cst:6.2f}x, for scale)")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("dirs", nargs="*", type=Path, help="more directories to measure")
+    parser.add_argument("--limit", type=int, default=None, help="only the first N files of each")
+    parser.add_argument("--no-stdlib", action="store_true", help="skip the standard library")
+    args = parser.parse_args(argv)
+    default = ScanConfig()
+    if not args.no_stdlib:
+        stdlib = Path(sysconfig.get_paths()["stdlib"])
+        config = dataclasses.replace(default, exclude=default.exclude + STDLIB_EXCLUDES)
+        measure(stdlib, config, args.limit)
+    for directory in args.dirs:
+        measure(directory.absolute(), default, args.limit)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
