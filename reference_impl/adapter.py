@@ -10,11 +10,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from invariants.adapter import Chooser, Fault, FaultKind, MessageSpec, Route
-from invariants.trace import TraceEvent
+from invariants.trace import MessageClass, TraceEvent
 from reference_impl.constants import DEFAULT_AGGREGATE_WATERMARK, DELIVERY_RETRIES
 from reference_impl.envelope import Delivery
 from reference_impl.mesh import Mesh
-from reference_impl.messages import Message
+from reference_impl.messages import DeliveryFailure, ErrorType, Message
 
 
 class ReferenceAdapter:
@@ -51,7 +51,7 @@ class ReferenceAdapter:
     ) -> str:
         mesh = self.mesh
         mesh.ensure_hub(sender)
-        payload = Message(message.type_name, message.message_class, message.diagnostic_key)
+        payload = _payload(message, mesh)
         delivery = Delivery(mesh.new_id("d"), sender, target, payload, identity=identity)
         if route is Route.DIRECT:
             mesh.post_direct(delivery)
@@ -110,6 +110,14 @@ class ReferenceAdapter:
 
     def trace(self) -> Sequence[TraceEvent]:
         return self.mesh.trace.events()
+
+
+def _payload(spec: MessageSpec, mesh: Mesh) -> Message:
+    """A FAILURE-class spec becomes a real DeliveryFailure (answering a request that is not
+    part of the run), so payload-type code paths see what they would in production."""
+    if spec.message_class is MessageClass.FAILURE:
+        return DeliveryFailure(mesh.new_id("x"), ErrorType.FAILED)
+    return Message(spec.type_name, spec.message_class, spec.diagnostic_key)
 
 
 def make_adapter(chooser: Chooser) -> ReferenceAdapter:

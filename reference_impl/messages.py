@@ -61,7 +61,7 @@ class Message:
 
     def suppresses_answer(self) -> bool:
         """The payload's own answer policy: a failure to route it is never answered."""
-        return self.can_be_ignored
+        return self.message_class.suppresses_answer
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {"$type": self.type_name, "$class": self.message_class.value}

@@ -1,0 +1,117 @@
+"""The per-key storm breaker and the aggregate watermark (seed 001, Invariant 3 and #1200)."""
+
+from __future__ import annotations
+
+import pytest
+
+from invariants.trace import MessageClass
+from reference_impl import breaker as breaker_module
+from reference_impl.breaker import AggregateWatermark, StormBreaker, breaker_key
+from reference_impl.envelope import Delivery
+from reference_impl.messages import DeliveryFailure, ErrorType, Message
+
+
+def _d(key: str | None = "stream/1", cls: MessageClass = MessageClass.USER,
+       type_name: str = "Update") -> Delivery:
+    return Delivery("d", "owner", "cache", Message(type_name, cls, key))
+
+
+def _feed(breaker: StormBreaker, delivery: Delivery, n: int, now: int = 0) -> int:
+    """How many of `n` intakes at `now` were dropped."""
+    return sum(1 for _ in range(n) if not breaker.admit(delivery, now)[0])
+
+
+def test_key_includes_the_payload_identity_and_falls_back_to_the_tuple() -> None:
+    assert breaker_key(_d("stream/1")) == ("owner", "cache", "Update", "stream/1")
+    assert breaker_key(_d(None)) == ("owner", "cache", "Update")
+    assert breaker_key(_d("node/9").package()) == ("owner", "cache", "Update", "node/9")
+
+
+def test_the_2001st_message_in_a_window_trips_and_is_dropped() -> None:
+    breaker = StormBreaker()
+    assert _feed(breaker, _d(), 2_000) == 0
+    admitted, tripped = breaker.admit(_d(), 999)
+    assert (admitted, tripped) == (False, True)
+    assert breaker.trip_count == 1
+
+
+def test_cooldown_drops_for_two_seconds_then_counts_afresh() -> None:
+    breaker = StormBreaker()
+    _feed(breaker, _d(), 2_001, now=0)
+    assert _feed(breaker, _d(), 5, now=1_999) == 5
+    assert breaker.trip_count == 1  # one trip, not one per drop
+    assert _feed(breaker, _d(), 2_000, now=2_000) == 0
+
+
+def test_the_window_tumbles_after_one_second() -> None:
+    breaker = StormBreaker()
+    assert _feed(breaker, _d(), 2_000, now=0) == 0
+    assert _feed(breaker, _d(), 2_000, now=1_000) == 0
+    assert breaker.trip_count == 0
+
+
+def test_wide_fanout_over_identities_is_never_dropped() -> None:
+    breaker = StormBreaker()
+    dropped = sum(1 for i in range(5_000) if not breaker.admit(_d(f"node/{i}"), 0)[0])
+    assert dropped == 0
+
+
+def test_negative_control_a_key_without_identity_drops_the_fanout(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The pre-fix 3-tuple key makes 5,000 identities one key: it trips."""
+    monkeypatch.setattr(
+        breaker_module, "breaker_key", lambda d: (d.sender, d.target, d.message_type)
+    )
+    breaker = StormBreaker()
+    dropped = sum(1 for i in range(5_000) if not breaker.admit(_d(f"node/{i}"), 0)[0])
+    assert dropped > 0
+
+
+@pytest.mark.parametrize(
+    "cls", [MessageClass.LIFECYCLE, MessageClass.FAILURE, MessageClass.IGNORABLE]
+)
+def test_lifecycle_failure_and_ignorable_traffic_is_never_counted(cls: MessageClass) -> None:
+    breaker = StormBreaker()
+    assert _feed(breaker, _d(cls=cls), 5_000) == 0
+    assert breaker.tracked_keys == 0
+
+
+def test_delivery_failures_are_never_counted() -> None:
+    breaker = StormBreaker()
+    failure = Delivery("d", "a", "b", DeliveryFailure("x", ErrorType.NOT_FOUND)).package()
+    assert _feed(breaker, failure, 3_000) == 0
+
+
+def test_at_most_ten_thousand_keys_the_longest_idle_evicted() -> None:
+    breaker = StormBreaker()
+    for i in range(10_000):
+        breaker.admit(_d(f"k{i}"), 0)
+    breaker.admit(_d("k0"), 1)  # k0 is fresh again; k1 is now the longest idle
+    breaker.admit(_d("new"), 2)
+    assert breaker.tracked_keys == 10_000
+    assert ("owner", "cache", "Update", "k0") in breaker._windows
+    assert ("owner", "cache", "Update", "k1") not in breaker._windows
+
+
+@pytest.mark.parametrize(
+    ("cls", "depth", "shed"),
+    [
+        (MessageClass.IGNORABLE, 24, False),
+        (MessageClass.IGNORABLE, 25, True),
+        (MessageClass.USER, 10_000, False),
+        (MessageClass.LIFECYCLE, 10_000, False),
+        (MessageClass.FAILURE, 10_000, False),
+        (MessageClass.SYSTEM, 10_000, False),
+    ],
+)
+def test_watermark_sheds_only_sheddable_at_or_above_it(
+    cls: MessageClass, depth: int, shed: bool
+) -> None:
+    assert AggregateWatermark(25).should_shed(cls, depth) is shed
+
+
+def test_watermark_defaults_to_ten_thousand_and_rejects_nonsense() -> None:
+    assert AggregateWatermark().watermark == 10_000
+    with pytest.raises(ValueError, match="watermark"):
+        AggregateWatermark(0)

@@ -1,0 +1,180 @@
+"""The hub's action block and intake (seed 001 Invariants 1 and 3; seed 004)."""
+
+from __future__ import annotations
+
+import pytest
+
+from invariants.adapter import Fault, FaultKind, MessageSpec, Route
+from invariants.trace import EventKind, MessageClass, TraceEvent
+from reference_impl import hub as hub_module
+from reference_impl.adapter import ReferenceAdapter
+from reference_impl.envelope import Delivery
+from reference_impl.hub import Intake
+from reference_impl.mesh import FAULTING_REQUEST
+from reference_impl.messages import DeliveryFailure, ErrorType, Message
+
+OUTCOMES = {EventKind.ENQUEUED, EventKind.REJECTED, EventKind.GATED, EventKind.DROPPED,
+            EventKind.SHED}
+
+
+def _kinds(trace: list[TraceEvent] | tuple[TraceEvent, ...], delivery_id: str) -> list[EventKind]:
+    return [e.kind for e in trace if e.delivery_id == delivery_id]
+
+
+def test_every_intake_is_posted_then_exactly_one_outcome() -> None:
+    a = ReferenceAdapter()
+    a.create_hub("hub", watermark=3)
+    a.inject(Fault(FaultKind.BLOCK_HUB, "hub", duration_ms=10))
+    ids = [a.post("s", "hub", MessageSpec("Heartbeat", MessageClass.IGNORABLE),
+                  route=Route.DIRECT) for _ in range(5)]
+    ids.append(a.post("s", "hub", MessageSpec("Ping"), identity=None, route=Route.DIRECT))
+    a.run_until_idle(1_000)
+    trace = list(a.trace())
+    for delivery_id in ids:
+        kinds = _kinds(trace, delivery_id)
+        assert kinds[0] is EventKind.POSTED
+        assert sum(1 for k in kinds if k in OUTCOMES) == 1
+
+
+def test_posted_states_the_delivery() -> None:
+    a = ReferenceAdapter()
+    a.create_hub("hub")
+    d = a.post("s", "hub", MessageSpec("Update", diagnostic_key="node/1"))
+    a.run_until_idle(1_000)
+    posted = next(e for e in a.trace() if e.kind is EventKind.POSTED and e.delivery_id == d)
+    assert (posted.hub, posted.sender, posted.target, posted.message_type,
+            posted.message_class, posted.diagnostic_key, posted.packaged) == (
+        "hub", "s", "hub", "Update", MessageClass.USER, "node/1", True)
+
+
+def test_rejected_post_is_terminal_no_answer_of_any_kind() -> None:
+    """Seed 001 Invariant 1: log once, drop; zero DeliveryFailure traffic."""
+    a = ReferenceAdapter()
+    a.create_hub("composer")
+    d = a.post("portal", "composer", MessageSpec("UpdateStreamRequest"), identity=None)
+    a.run_until_idle(60_000)
+    trace = a.trace()
+    assert _kinds(list(trace), d).count(EventKind.REJECTED) == 1
+    assert not [e for e in trace if e.kind is EventKind.FAILURE_EMITTED]
+    assert not [e for e in trace if e.message_class is MessageClass.FAILURE]
+
+
+def test_system_messages_are_exempt_from_the_identity_check_only() -> None:
+    a = ReferenceAdapter()
+    a.create_hub("hub")
+    d = a.post("s", "hub", MessageSpec("Sync", MessageClass.SYSTEM), identity=None,
+               route=Route.DIRECT)
+    a.run_until_idle(1_000)
+    assert EventKind.HANDLED in _kinds(list(a.trace()), d)
+
+
+def test_one_message_per_turn_and_posts_queue_behind_the_turn() -> None:
+    a = ReferenceAdapter()
+    a.create_hub("hub")
+    ids = [a.post("s", "hub", MessageSpec("Ping"), route=Route.DIRECT) for _ in range(3)]
+    a.run_until_idle(1_000)
+    handled = [e.delivery_id for e in a.trace() if e.kind is EventKind.HANDLED]
+    assert handled == ids
+
+
+def test_a_faulting_handler_is_logged_and_the_pump_goes_on() -> None:
+    a = ReferenceAdapter()
+    a.create_hub("hub")
+    bad = a.post("s", "hub", MessageSpec(FAULTING_REQUEST), route=Route.DIRECT)
+    good = a.post("s", "hub", MessageSpec("Ping"), route=Route.DIRECT)
+    a.run_until_idle(1_000)
+    trace = list(a.trace())
+    assert EventKind.HANDLER_FAULTED in _kinds(trace, bad)
+    assert EventKind.HANDLED in _kinds(trace, good)
+
+
+def test_a_blocked_turn_holds_the_queue_until_released() -> None:
+    a = ReferenceAdapter()
+    a.create_hub("hub")
+    a.inject(Fault(FaultKind.BLOCK_HUB, "hub", duration_ms=500))
+    d = a.post("s", "hub", MessageSpec("Ping"), route=Route.DIRECT)
+    a.advance(499)
+    assert EventKind.HANDLED not in _kinds(list(a.trace()), d)
+    a.advance(1)
+    handled = next(e for e in a.trace() if e.kind is EventKind.HANDLED)
+    assert handled.time_ms == 500
+
+
+def test_flood_past_the_watermark_sheds_only_ignorable_and_the_probe_lands() -> None:
+    """Seed 001 test 4/5: shed count > 0, per-key trip count 0, user probe handled."""
+    a = ReferenceAdapter()
+    a.create_hub("hub", watermark=25)
+    a.inject(Fault(FaultKind.BLOCK_HUB, "hub", duration_ms=1_000))
+    for _ in range(200):
+        a.post("f", "hub", MessageSpec("Heartbeat", MessageClass.IGNORABLE), route=Route.DIRECT)
+    probe = a.post("p", "hub", MessageSpec("Probe"), route=Route.DIRECT)
+    a.run_until_idle(60_000)
+    hub = a.mesh.hubs["hub"]
+    assert hub.watermark.shed_count == 175
+    assert hub.breaker.trip_count == 0
+    assert EventKind.HANDLED in _kinds(list(a.trace()), probe)
+    sheds = [e for e in a.trace() if e.kind is EventKind.SHED]
+    assert all(e.depth is not None and e.depth >= 25 for e in sheds)
+    assert all(e.error == "Ignored" for e in sheds)
+
+
+def test_negative_control_without_the_watermark_nothing_is_shed(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    a = ReferenceAdapter()
+    a.create_hub("hub", watermark=25)
+    monkeypatch.setattr(a.mesh.hubs["hub"].watermark, "should_shed", lambda cls, depth: False)
+    a.inject(Fault(FaultKind.BLOCK_HUB, "hub", duration_ms=1_000))
+    for _ in range(200):
+        a.post("f", "hub", MessageSpec("Heartbeat", MessageClass.IGNORABLE), route=Route.DIRECT)
+    a.run_until_idle(60_000)
+    assert a.mesh.hubs["hub"].watermark.shed_count == 0
+
+
+def test_report_failure_answers_once_and_only_when_may_answer_holds() -> None:
+    a = ReferenceAdapter()
+    mesh = a.mesh
+    hub = mesh.create_hub("hub")
+    mesh.create_hub("sender")
+    ordinary = Delivery("r1", "sender", "gone", Message("Ping")).package()
+    failure = Delivery("r2", "sender", "gone", DeliveryFailure("x", ErrorType.FAILED)).package()
+    hub.report_failure(ordinary, ErrorType.NOT_FOUND)
+    hub.report_failure(ordinary, ErrorType.NOT_FOUND)
+    hub.report_failure(failure, ErrorType.NOT_FOUND)
+    a.run_until_idle(1_000)
+    trace = a.trace()
+    emitted = [e for e in trace if e.kind is EventKind.FAILURE_EMITTED]
+    assert [(e.answers, e.error, e.target) for e in emitted] == [("r1", "NotFound", "sender")]
+    reasons = [(e.delivery_id, e.reason) for e in trace if e.kind is EventKind.ANSWER_SUPPRESSED]
+    assert reasons == [("r1", "already_answered"), ("r2", "may_answer_false")]
+
+
+def test_negative_control_report_failure_without_guard_answers_a_failure(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The pre-fix reporting tail answers a DeliveryFailure with another one."""
+    monkeypatch.setattr(hub_module.Delivery, "may_answer", lambda self: True)
+    a = ReferenceAdapter()
+    hub = a.mesh.create_hub("hub")
+    a.mesh.create_hub("sender")
+    failure = Delivery("r2", "sender", "gone", DeliveryFailure("x", ErrorType.FAILED)).package()
+    hub.report_failure(failure, ErrorType.NOT_FOUND)
+    assert [e.kind for e in a.trace()].count(EventKind.FAILURE_EMITTED) == 1
+
+
+def test_direct_post_to_a_missing_target_is_answered_not_found_once() -> None:
+    a = ReferenceAdapter()
+    d = a.post("s", "nowhere", MessageSpec("Ping"), route=Route.DIRECT)
+    f = a.post("s", "nowhere", MessageSpec("DeliveryFailure", MessageClass.FAILURE),
+               route=Route.DIRECT)
+    a.run_until_idle(1_000)
+    emitted = [e for e in a.trace() if e.kind is EventKind.FAILURE_EMITTED]
+    assert [(e.answers, e.error) for e in emitted] == [(d, "NotFound")]
+    assert any(e.kind is EventKind.ANSWER_SUPPRESSED and e.delivery_id == f for e in a.trace())
+
+
+def test_gated_intake_returns_gated() -> None:
+    a = ReferenceAdapter()
+    hub = a.mesh.create_hub("hub")
+    hub.gated = True
+    assert hub.offer(Delivery("d1", "s", "hub", Message("Ping"))) is Intake.GATED
