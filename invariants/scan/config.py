@@ -26,6 +26,7 @@ OTHER_KEYS: frozenset[str] = frozenset(
 COMMAND_KEYS: frozenset[str] = frozenset({"baseline", "cache_dir"})
 
 _RULE_LIST_KEYS = frozenset({"select", "ignore"})
+_MINIMUM = {"max_file_bytes": 1}  # every other integer key may be 0
 
 
 class ConfigError(Exception):
@@ -61,7 +62,7 @@ def _string_tuple(source: Path, key: str, value: object) -> tuple[str, ...]:
     return tuple(value)
 
 
-def _optional_int(source: Path, key: str, value: object, *, minimum: int) -> int:
+def _integer(source: Path, key: str, value: object, *, minimum: int) -> int:
     # bool is an int subclass; `true` is never a count.
     if not isinstance(value, int) or isinstance(value, bool):
         raise _fail(source, key, f"expected an integer, got {value!r}")
@@ -93,13 +94,15 @@ def settings_from_table(
             snake = key.replace("-", "_")
             hint = f" (did you mean {snake!r}?)" if snake in types or snake in COMMAND_KEYS else ""
             raise _fail(source, key, f"unknown key{hint}")
-        elif types[key].startswith("tuple"):
+        elif types[key] == "tuple[str, ...]":
             values[key] = _string_tuple(source, key, value)
-        elif key == "expected_emit_sites":
-            values[key] = _optional_int(source, key, value, minimum=0)
-        elif key == "max_file_bytes":
-            values[key] = _optional_int(source, key, value, minimum=1)
-        else:  # a field added to ScanConfig without a loader rule: refuse rather than guess
+        elif types[key] in ("int", "int | None"):
+            values[key] = _integer(source, key, value, minimum=_MINIMUM.get(key, 0))
+        elif types[key] == "bool":
+            if not isinstance(value, bool):
+                raise _fail(source, key, f"expected true or false, got {value!r}")
+            values[key] = value
+        else:  # a field type without a loader rule: refuse rather than guess
             raise _fail(source, key, "not configurable from pyproject.toml")
     config = ScanConfig(**values)  # type: ignore[arg-type]  # validated per key above
     return ScanSettings(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import pytest
@@ -109,3 +110,31 @@ def test_cli_valid_config_is_honoured(
     monkeypatch.chdir(tmp_path)
     assert main(["scan", "--no-cache", "--format", "json"]) == 0
     assert '"files": 1' in capsys.readouterr().out
+
+
+def toml_value(value: object) -> str:
+    if isinstance(value, tuple):
+        return "[" + ", ".join(toml_value(item) for item in value) + "]"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return repr(value)
+    return str(value)
+
+
+def test_every_scan_config_field_is_configurable(tmp_path: Path) -> None:
+    # Each field written out with a non-default value reads back as exactly that value.
+    changed: dict[str, object] = {}
+    for field in dataclasses.fields(ScanConfig):
+        default = getattr(ScanConfig(), field.name)
+        if field.name in ("select", "ignore"):
+            changed[field.name] = ("MESH004",)
+        elif isinstance(default, tuple):
+            changed[field.name] = (*default, "extra_name")
+        elif isinstance(default, bool):
+            changed[field.name] = not default
+        else:  # an integer, or None for an optional count
+            changed[field.name] = (default or 0) + 5
+    lines = [f"{name} = {toml_value(value)}" for name, value in changed.items()]
+    pyproject = write(tmp_path, "[tool.harness]\n" + "\n".join(lines) + "\n")
+    assert load_config(pyproject) == ScanConfig(**changed)  # type: ignore[arg-type]
