@@ -5,7 +5,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from invariants.checks.inv1_rejection_terminal import RejectionTerminal
 from invariants.checks.inv2_bounded_subscribe import BoundedSubscribe
@@ -17,7 +17,7 @@ from invariants.checks.inv7_answer_once import AnswerOnce
 from invariants.checks.monitor import Monitor, run_monitor
 from invariants.checks.params import DEFAULT_PARAMS, CheckParams
 from invariants.checks.violation import Violation, describe
-from invariants.trace import TraceEvent
+from invariants.trace import MessageClass, TraceEvent
 
 CHECKS: dict[str, type[Monitor]] = {
     cls.check_id: cls
@@ -50,8 +50,10 @@ def check(
     *,
     now_ms: int | None = None,
     final: bool = False,
+    declared: Mapping[str, MessageClass] | None = None,
 ) -> list[Violation]:
-    return run_monitor(monitor_for(check_id, params), trace, now_ms=now_ms, final=final)
+    monitor = monitor_for(check_id, params)
+    return run_monitor(monitor, trace, now_ms=now_ms, final=final, declared=declared)
 
 
 __all__ = [

@@ -9,7 +9,7 @@ action block. Count the failure traffic: it must be 0, not "fewer".
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from invariants.checks.monitor import Monitor, run_monitor
 from invariants.checks.params import DEFAULT_PARAMS, CheckParams
@@ -35,12 +35,9 @@ class RejectionTerminal(Monitor):
         super().__init__(params)
         self._rejected: dict[str, TraceEvent] = {}
         self._followups: dict[str, int] = {}
-        self._failures: set[str] = set()  # delivery ids that carry a DeliveryFailure
 
     def observe(self, event: TraceEvent) -> None:
         kind, did = event.kind, event.delivery_id
-        if kind is EventKind.POSTED and event.message_class is MessageClass.FAILURE and did:
-            self._failures.add(did)
         if kind is EventKind.REJECTED and did is not None:
             first = self._rejected.get(did)
             if first is not None:
@@ -63,8 +60,6 @@ class RejectionTerminal(Monitor):
 
     def _observe_failure(self, event: TraceEvent) -> None:
         answered = event.answers
-        if event.delivery_id is not None:
-            self._failures.add(event.delivery_id)
         if answered is None:
             return
         rejected = self._rejected.get(answered)
@@ -74,7 +69,7 @@ class RejectionTerminal(Monitor):
                 rejected,
                 event,
             )
-        if answered in self._failures:
+        if self.facts.class_of(answered) is MessageClass.FAILURE:
             self.flag(
                 f"DeliveryFailure answers DeliveryFailure {answered} (amplification chain)",
                 event,
@@ -87,5 +82,8 @@ def check(
     *,
     now_ms: int | None = None,
     final: bool = False,
+    declared: Mapping[str, MessageClass] | None = None,
 ) -> list[Violation]:
-    return run_monitor(RejectionTerminal(params), trace, now_ms=now_ms, final=final)
+    return run_monitor(
+        RejectionTerminal(params), trace, now_ms=now_ms, final=final, declared=declared
+    )

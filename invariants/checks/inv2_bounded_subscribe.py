@@ -8,27 +8,24 @@ phantom-path storm.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 
 from invariants.checks.monitor import Monitor, run_monitor
 from invariants.checks.params import DEFAULT_PARAMS, CheckParams
 from invariants.checks.violation import Violation
-from invariants.trace import EventKind, TraceEvent
+from invariants.trace import EventKind, MessageClass, TraceEvent
 
-# Events that mean something is sent on a subscription's behalf.
-_SENDS = frozenset({
-    EventKind.SUBSCRIBE_ATTEMPT,
-    EventKind.POSTED,
-    EventKind.LEG_STARTED,
-    EventKind.ATTEMPT,
-})
+# Events that carry a subscription's request on its way; one with a request id no attempt
+# announced is a send nobody counted.
+_CARRIERS = frozenset({EventKind.POSTED, EventKind.LEG_STARTED, EventKind.ATTEMPT})
 
 
 @dataclass
 class _Subscription:
     first: TraceEvent
     attempts: int = 0
+    requests: set[str] = field(default_factory=set)
     answered: TraceEvent | None = None
     terminated: TraceEvent | None = None
 
@@ -53,11 +50,21 @@ class BoundedSubscribe(Monitor):
         if sub is None:
             sub = self._subs[sid] = _Subscription(first=event)
         closed = sub.closed
-        if event.kind in _SENDS and closed is not None:
+        fresh = (
+            event.kind is EventKind.SUBSCRIBE_ATTEMPT
+            or (
+                event.kind in _CARRIERS
+                and event.delivery_id is not None
+                and event.delivery_id not in sub.requests
+            )
+        )
+        if fresh and closed is not None:
             state = "terminated" if sub.terminated else "answered"
             self.flag(f"subscription {sid} sent {event.kind.value} after it {state}", closed, event)
         if event.kind is EventKind.SUBSCRIBE_ATTEMPT:
             sub.attempts += 1
+            if event.delivery_id is not None:
+                sub.requests.add(event.delivery_id)
             limit = self.params.subscribe_retries + 1
             if sub.attempts == limit + 1:
                 self.flag(
@@ -108,5 +115,8 @@ def check(
     *,
     now_ms: int | None = None,
     final: bool = False,
+    declared: Mapping[str, MessageClass] | None = None,
 ) -> list[Violation]:
-    return run_monitor(BoundedSubscribe(params), trace, now_ms=now_ms, final=final)
+    return run_monitor(
+        BoundedSubscribe(params), trace, now_ms=now_ms, final=final, declared=declared
+    )

@@ -7,11 +7,14 @@ flood goes past it. User-facing and lifecycle messages are never shed, and every
 user-facing message that was queued is handled (within `probe_deadline_ms` of a blocked
 turn's release). The per-key breaker is not what saves the hub: it never counts
 can-be-ignored, lifecycle or failure traffic, so its trip count stays 0 for such a flood.
+
+Queue depth is counted from the trace: ENQUEUED joins a hub's queue, HANDLED (emitted as
+the turn takes the message) leaves it, and FAULT_INJECTED `remove_target` empties it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from invariants.checks.monitor import Monitor, run_monitor
 from invariants.checks.params import DEFAULT_PARAMS, CheckParams
@@ -19,6 +22,9 @@ from invariants.checks.violation import Violation
 from invariants.trace import EventKind, MessageClass, TraceEvent
 
 # Classes the per-key storm breaker never counts.
+# FAULT_INJECTED reason of a hub removal (the adapter protocol's fault kind value).
+REMOVE_TARGET = "remove_target"
+
 _BREAKER_EXEMPT = frozenset({MessageClass.IGNORABLE, MessageClass.LIFECYCLE, MessageClass.FAILURE})
 
 
@@ -33,17 +39,24 @@ class AggregateWatermark(Monitor):
         self._released: dict[str, TraceEvent] = {}  # hub -> its last TURN_RELEASED
         self._due: dict[str, tuple[int, TraceEvent]] = {}  # user id -> (deadline, ENQUEUED)
 
-    def _intake_depth(self, event: TraceEvent, hub: str) -> int:
-        # The mesh states the depth it saw at intake; otherwise count it from the trace.
-        return event.depth if event.depth is not None else self._depth.get(hub, 0)
+    def _intake_depth(self, hub: str) -> int:
+        # Counted from the trace (ENQUEUED joins the queue, HANDLED leaves it), so the check
+        # does not rely on the depth a mesh reports about itself.
+        return self._depth.get(hub, 0)
 
     def observe(self, event: TraceEvent) -> None:
-        hub, kind, cls = event.hub, event.kind, event.message_class
+        if event.kind is EventKind.FAULT_INJECTED and event.reason == REMOVE_TARGET:
+            self._forget_hub(event.target)
+            return
+        hub = event.hub
         if hub is None:
             return
+        if event.kind in (EventKind.SHED, EventKind.DROPPED, EventKind.ENQUEUED):
+            event = self.facts.complete(event)
+        kind, cls = event.kind, event.message_class
         if kind is EventKind.ENQUEUED:
             self._observe_enqueued(event, hub)
-        elif kind in (EventKind.HANDLED, EventKind.HANDLER_FAULTED):
+        elif kind is EventKind.HANDLED:
             self._depth[hub] = max(0, self._depth.get(hub, 0) - 1)
             if event.delivery_id is not None:
                 self._queued_users.get(hub, {}).pop(event.delivery_id, None)
@@ -53,10 +66,10 @@ class AggregateWatermark(Monitor):
             if cls is None or not cls.sheddable:
                 what = cls.value if cls else "unclassified"
                 self.flag(f"{what} message {event.delivery_id} shed at {hub}", event)
-            elif self._intake_depth(event, hub) < watermark:
+            elif self._intake_depth(hub) < watermark:
                 self.flag(
                     f"message {event.delivery_id} shed at {hub} at depth "
-                    f"{self._intake_depth(event, hub)} below watermark {watermark}",
+                    f"{self._intake_depth(hub)} below watermark {watermark}",
                     event,
                 )
         elif kind in (EventKind.DROPPED, EventKind.BREAKER_TRIPPED) and cls in _BREAKER_EXEMPT:
@@ -72,7 +85,7 @@ class AggregateWatermark(Monitor):
                 self._due.setdefault(did, (deadline, enqueued))
 
     def _observe_enqueued(self, event: TraceEvent, hub: str) -> None:
-        depth = self._intake_depth(event, hub)
+        depth = self._intake_depth(hub)
         watermark = self.params.watermark_of(hub)
         cls = event.message_class
         if cls is not None and cls.sheddable and depth >= watermark:
@@ -84,6 +97,14 @@ class AggregateWatermark(Monitor):
         self._depth[hub] = self._depth.get(hub, 0) + 1
         if cls is MessageClass.USER and event.delivery_id is not None:
             self._queued_users.setdefault(hub, {})[event.delivery_id] = event
+
+    def _forget_hub(self, hub: str | None) -> None:
+        """A removed hub's queue is gone with it: nothing in it is owed a turn."""
+        if hub is None:
+            return
+        self._depth.pop(hub, None)
+        for did in self._queued_users.pop(hub, {}):
+            self._due.pop(did, None)
 
     def overdue(self, now_ms: int) -> list[Violation]:
         return [
@@ -111,5 +132,8 @@ def check(
     *,
     now_ms: int | None = None,
     final: bool = False,
+    declared: Mapping[str, MessageClass] | None = None,
 ) -> list[Violation]:
-    return run_monitor(AggregateWatermark(params), trace, now_ms=now_ms, final=final)
+    return run_monitor(
+        AggregateWatermark(params), trace, now_ms=now_ms, final=final, declared=declared
+    )

@@ -10,16 +10,13 @@ Pre-fix, a timed-out delivery reached the callee 7 times.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from invariants.checks.monitor import Monitor, run_monitor
 from invariants.checks.params import DEFAULT_PARAMS, CheckParams
 from invariants.checks.violation import Violation
-from invariants.trace import EventKind, TraceEvent
-
-# Errors that are transient but not timeouts: the callee refused and holds nothing.
-RESENDABLE_ERRORS = frozenset({"rejected", "directory_unstable"})
+from invariants.trace import EventKind, MessageClass, TraceEvent
 
 
 @dataclass
@@ -45,6 +42,9 @@ class NoResendAfterTimeout(Monitor):
             self._stopped_at = event.time_ms
             return
         did = event.delivery_id
+        if event.kind is EventKind.LEG_ENDED and did in self._deliveries:
+            self._deliveries[did].last_failure = None  # the leg is over: no retry is owed
+            return
         if did is None or event.kind not in (
             EventKind.ATTEMPT,
             EventKind.ATTEMPT_FAILED,
@@ -99,7 +99,11 @@ class NoResendAfterTimeout(Monitor):
         found: list[Violation] = []
         for did, d in self._deliveries.items():
             failure = d.last_failure
-            if failure is None or failure.timed_out or failure.error not in RESENDABLE_ERRORS:
+            if (
+                failure is None
+                or failure.timed_out
+                or failure.error not in self.params.resendable_errors
+            ):
                 continue
             if d.attempts > self.params.delivery_retries:
                 continue  # budget spent: the failure stands
@@ -133,5 +137,8 @@ def check(
     *,
     now_ms: int | None = None,
     final: bool = False,
+    declared: Mapping[str, MessageClass] | None = None,
 ) -> list[Violation]:
-    return run_monitor(NoResendAfterTimeout(params), trace, now_ms=now_ms, final=final)
+    return run_monitor(
+        NoResendAfterTimeout(params), trace, now_ms=now_ms, final=final, declared=declared
+    )

@@ -4,18 +4,19 @@ A graceful stop holds at stage Active until every accepted route leg and NACK ha
 at most `stop_budget_ms` (30 s; on expiry the residual legs are logged, oldest first);
 the GrainDeactivation stage sees 0 legs in flight; from the first stop step no new route
 leg is dispatched (the gauge only falls); nothing routing-related runs after the stop has
-completed; a non-graceful stop (token already cancelled) holds nothing. Stages run in
-descending order, and a requested stop completes.
+completed (no leg, attempt, answer, or packaged delivery landing at a hub); a non-graceful
+stop (token already cancelled) holds nothing. Stages run in descending order, and a
+requested stop completes.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from invariants.checks.monitor import Monitor, run_monitor
 from invariants.checks.params import DEFAULT_PARAMS, CheckParams
 from invariants.checks.violation import Violation
-from invariants.trace import EventKind, TraceEvent
+from invariants.trace import EventKind, MessageClass, TraceEvent
 
 ACTIVE = 20_000
 GRAIN_DEACTIVATION = 19_998
@@ -52,8 +53,11 @@ class StopHolds(Monitor):
 
     def observe(self, event: TraceEvent) -> None:
         kind = event.kind
-        if self._completed is not None and kind in _ROUTING:
-            self.flag(f"{kind.value} after the stop completed", self._completed, event)
+        if self._completed is not None and (
+            kind in _ROUTING or (kind is EventKind.POSTED and event.packaged)
+        ):
+            what = "routed delivery landed" if kind is EventKind.POSTED else kind.value
+            self.flag(f"{what} after the stop completed", self._completed, event)
         if kind is EventKind.LEG_STARTED and event.leg_id is not None:
             if self._requested is not None and event.leg_kind == "route":
                 self.flag(
@@ -189,5 +193,8 @@ def check(
     *,
     now_ms: int | None = None,
     final: bool = False,
+    declared: Mapping[str, MessageClass] | None = None,
 ) -> list[Violation]:
-    return run_monitor(StopHolds(params), trace, now_ms=now_ms, final=final)
+    return run_monitor(
+        StopHolds(params), trace, now_ms=now_ms, final=final, declared=declared
+    )

@@ -9,7 +9,7 @@ which is RawJson after packaging, so a departed owner's heartbeats were each ans
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from invariants.checks.monitor import Monitor, run_monitor
 from invariants.checks.params import DEFAULT_PARAMS, CheckParams
@@ -20,20 +20,22 @@ from invariants.trace import EventKind, MessageClass, TraceEvent
 _ROUTING_FAILED = frozenset({EventKind.DISPATCH_REFUSED, EventKind.ANSWER_SUPPRESSED})
 
 
+def _failed_leg(event: TraceEvent) -> bool:
+    """A route leg that ended in failure (`reason` "failed", or an `error` stated)."""
+    return event.leg_kind != "nack" and (event.reason == "failed" or event.error is not None)
+
+
 class AnswerOnce(Monitor):
     check_id = "INV7"
     title = "one answer per request"
 
     def __init__(self, params: CheckParams = DEFAULT_PARAMS) -> None:
         super().__init__(params)
-        self._posted: dict[str, TraceEvent] = {}  # delivery id -> first POSTED (its class)
+        self._posted: dict[str, TraceEvent] = {}  # delivery id -> first POSTED
         self._answers: dict[str, TraceEvent] = {}  # delivery id -> first FAILURE_EMITTED
         self._failed: dict[str, TraceEvent] = {}  # ordinary deliveries whose routing failed
         self._rejected: set[str] = set()
-
-    def _class_of(self, delivery_id: str) -> MessageClass | None:
-        posted = self._posted.get(delivery_id)
-        return posted.message_class if posted is not None else None
+        self._stopped = False  # after the stop completed nothing is routed, nor answered
 
     def observe(self, event: TraceEvent) -> None:
         kind, did = event.kind, event.delivery_id
@@ -43,11 +45,14 @@ class AnswerOnce(Monitor):
             self._rejected.add(did)  # terminal and unanswered: INV1's business
         elif kind is EventKind.FAILURE_EMITTED and event.answers is not None:
             self._observe_answer(event, event.answers)
-        elif kind in _ROUTING_FAILED or (kind is EventKind.LEG_ENDED and event.error):
-            if did is None or did in self._failed:
+        elif kind is EventKind.STOP_COMPLETED:
+            self._stopped = True
+        elif kind in _ROUTING_FAILED or (kind is EventKind.LEG_ENDED and _failed_leg(event)):
+            if did is None or did in self._failed or self._stopped:
                 return
-            cls = event.message_class or self._class_of(did)
-            if cls is not None and not cls.suppresses_answer:
+            cls = self.facts.class_of(did)
+            # An unknown class is held to the ordinary rule: the stricter reading.
+            if cls is None or not cls.suppresses_answer:
                 self._failed[did] = event
 
     def _observe_answer(self, event: TraceEvent, answered: str) -> None:
@@ -56,16 +61,13 @@ class AnswerOnce(Monitor):
             self.flag(f"delivery {answered} answered more than once", first, event)
             return
         self._answers[answered] = event
-        cls = self._class_of(answered)
+        cls = self.facts.class_of(answered)
         if cls is not None and cls.suppresses_answer:
-            posted = self._posted[answered]
-            packaged = "packaged " if posted.packaged else ""
-            self.flag(
-                f"{packaged}{cls.value} delivery {answered} ({posted.message_type}) was answered "
-                "(must never be)",
-                posted,
-                event,
-            )
+            posted = self._posted.get(answered)
+            packaged = "packaged " if self.facts.packaged(answered) else ""
+            shown = (posted, event) if posted is not None else (event,)
+            self.flag(f"{packaged}{cls.value} delivery {answered} was answered (must never be)",
+                      *shown)
 
     def unfinished(self) -> list[Violation]:
         return [
@@ -81,5 +83,8 @@ def check(
     *,
     now_ms: int | None = None,
     final: bool = False,
+    declared: Mapping[str, MessageClass] | None = None,
 ) -> list[Violation]:
-    return run_monitor(AnswerOnce(params), trace, now_ms=now_ms, final=final)
+    return run_monitor(
+        AnswerOnce(params), trace, now_ms=now_ms, final=final, declared=declared
+    )

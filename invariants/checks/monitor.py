@@ -15,12 +15,13 @@ Three kinds of obligation:
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import ClassVar
 
+from invariants.checks.facts import DeliveryFacts
 from invariants.checks.params import DEFAULT_PARAMS, CheckParams
 from invariants.checks.violation import Violation
-from invariants.trace import TraceEvent
+from invariants.trace import MessageClass, TraceEvent
 
 
 class Monitor(ABC):
@@ -30,11 +31,18 @@ class Monitor(ABC):
     def __init__(self, params: CheckParams = DEFAULT_PARAMS) -> None:
         self.params = params
         self.now_ms = 0
+        self.facts = DeliveryFacts()
         self._found: list[Violation] = []
 
+    def declare(self, delivery_id: str, message_class: MessageClass) -> None:
+        """A fact from the driver: it posted `delivery_id` with this class."""
+        self.facts.declare(delivery_id, message_class)
+
     def feed(self, events: Iterable[TraceEvent]) -> None:
+        facts = self.facts
         for event in events:
             self.now_ms = max(self.now_ms, event.time_ms)
+            facts.observe(event)
             self.observe(event)
 
     @abstractmethod
@@ -69,6 +77,9 @@ def run_monitor(
     *,
     now_ms: int | None = None,
     final: bool = False,
+    declared: Mapping[str, MessageClass] | None = None,
 ) -> list[Violation]:
+    for delivery_id, message_class in (declared or {}).items():
+        monitor.declare(delivery_id, message_class)
     monitor.feed(trace)
     return monitor.violations(now_ms=now_ms, final=final)

@@ -26,6 +26,14 @@ class CheckParams:
     retry_base_ms: int = 250
     retry_cap_ms: int = 3_000
     response_timeout_ms: int = 30_000
+    # INV4: attempt errors that mean "the callee refused and holds nothing" (re-sendable).
+    resendable_errors: frozenset[str] = frozenset({
+        "rejected",
+        "directory_unstable",
+        "RejectionError",
+        "ShuttingDownError",
+        "DirectoryUnstableError",
+    })
     # INV5: graceful stop hold budget.
     stop_budget_ms: int = 30_000
     # INV6: per-key storm breaker.

@@ -68,3 +68,14 @@ def test_an_ordinary_failure_answering_an_ordinary_post_passes() -> None:
     t.add(K.POSTED, hub="a", delivery_id="d1", message_class=C.USER)
     t.add(K.FAILURE_EMITTED, hub="a", delivery_id="f1", answers="d1", error="NotFound")
     assert inv1.check(t.events) == []
+
+
+def test_a_failure_known_only_to_the_driver_still_counts() -> None:
+    # A routed DeliveryFailure to a missing target never reaches a hub: only the driver
+    # that posted it knows its class.
+    t = Trace()
+    t.add(K.LEG_STARTED, leg_id="L1", leg_kind="route", delivery_id="x")
+    t.add(K.FAILURE_EMITTED, hub="router", delivery_id="f1", answers="x", error="NotFound")
+    assert inv1.check(t.events) == []
+    [v] = inv1.check(t.events, declared={"x": C.FAILURE})
+    assert "amplification chain" in v.message

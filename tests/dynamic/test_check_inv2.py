@@ -73,3 +73,14 @@ def test_open_subscription_at_quiescence_is_unfinished() -> None:
     assert inv2.check(t.events) == []
     [v] = inv2.check(t.events, final=True)
     assert "still open at quiescence" in v.message
+
+
+def test_an_earlier_request_landing_late_is_not_a_new_send() -> None:
+    t = Trace()
+    t.add(K.SUBSCRIBE_ATTEMPT, hub="sub", subscription_id="s1", attempt=0, delivery_id="r1")
+    t.add(K.SUBSCRIBE_TERMINATED, hub="sub", subscription_id="s1")
+    t.add(K.POSTED, hub="slow", subscription_id="s1", delivery_id="r1")
+    assert inv2.check(t.events) == []
+    t.add(K.POSTED, hub="slow", subscription_id="s1", delivery_id="r2")
+    [v] = inv2.check(t.events)
+    assert "sent posted after it terminated" in v.message

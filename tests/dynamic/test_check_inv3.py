@@ -8,19 +8,23 @@ from invariants.checks import inv3_aggregate_watermark as inv3
 LOW = CheckParams(watermarks={"h": 3})
 
 
+def _intake(t: Trace, kind: K, did: str, cls: C) -> None:
+    """POSTED states the class; the outcome event need not repeat it."""
+    t.add(K.POSTED, hub="h", delivery_id=did, message_class=cls)
+    t.add(kind, hub="h", delivery_id=did)
+
+
 def _flood(t: Trace, n: int, *, shed_from: int) -> None:
     """n ignorable posts to a blocked hub; those at depth >= shed_from are shed."""
     for i in range(n):
-        kind = K.SHED if i >= shed_from else K.ENQUEUED
-        t.add(kind, hub="h", delivery_id=f"i{i}", message_class=C.IGNORABLE,
-              depth=min(i, shed_from))
+        _intake(t, K.SHED if i >= shed_from else K.ENQUEUED, f"i{i}", C.IGNORABLE)
 
 
 def test_flood_shed_at_the_watermark_with_probe_handled_passes() -> None:
     t = Trace()
     t.add(K.TURN_BLOCKED, hub="h")
     _flood(t, 10, shed_from=3)
-    t.add(K.ENQUEUED, hub="h", delivery_id="probe", message_class=C.USER, depth=3)
+    _intake(t, K.ENQUEUED, "probe", C.USER)
     t.at(5_000).add(K.TURN_RELEASED, hub="h")
     for did in ("i0", "i1", "i2", "probe"):
         t.add(K.HANDLED, hub="h", delivery_id=did)
@@ -31,41 +35,57 @@ def test_sheddable_admitted_past_the_watermark_is_flagged() -> None:
     t = Trace()
     _flood(t, 10, shed_from=100)  # no watermark: everything admitted
     found = inv3.check(t.events, LOW)
-    assert [v.seqs for v in found] == [(3,), (4,), (5,), (6,), (7,), (8,), (9,)]
+    assert [v.seqs for v in found] == [(7,), (9,), (11,), (13,), (15,), (17,), (19,)]
     assert "must be shed" in found[0].message
 
 
-def test_depth_is_counted_from_the_trace_when_the_mesh_does_not_state_it() -> None:
+def test_depth_is_counted_from_the_trace_not_taken_from_the_mesh() -> None:
     t = Trace()
-    for i in range(4):
-        t.add(K.ENQUEUED, hub="h", delivery_id=f"i{i}", message_class=C.IGNORABLE)
+    for i in range(4):  # the mesh under-reports its depth: the count says 3 at the fourth
+        t.add(K.ENQUEUED, hub="h", delivery_id=f"i{i}", message_class=C.IGNORABLE, depth=0)
     [v] = inv3.check(t.events, LOW)
     assert "at depth 3" in v.message
 
 
+def test_handled_messages_leave_the_queue_and_removal_empties_it() -> None:
+    t = Trace()
+    for i in range(3):
+        _intake(t, K.ENQUEUED, f"i{i}", C.IGNORABLE)
+    t.add(K.HANDLED, hub="h", delivery_id="i0")
+    _intake(t, K.ENQUEUED, "i3", C.IGNORABLE)  # depth 2: admitted
+    _intake(t, K.ENQUEUED, "u", C.USER)
+    t.add(K.FAULT_INJECTED, reason="remove_target", target="h")
+    for i in range(4, 7):
+        _intake(t, K.ENQUEUED, f"i{i}", C.IGNORABLE)
+    assert inv3.check(t.events, LOW, final=True) == []
+
+
 def test_user_message_shed_is_flagged() -> None:
     t = Trace()
-    t.add(K.SHED, hub="h", delivery_id="u", message_class=C.USER, depth=9)
+    _flood(t, 3, shed_from=3)
+    _intake(t, K.SHED, "u", C.USER)
     [v] = inv3.check(t.events, LOW)
     assert "user message u shed" in v.message
 
 
 def test_lifecycle_message_shed_is_flagged() -> None:
     t = Trace()
-    t.add(K.SHED, hub="h", delivery_id="x", message_class=C.LIFECYCLE, depth=9)
+    _flood(t, 3, shed_from=3)
+    _intake(t, K.SHED, "x", C.LIFECYCLE)
     assert len(inv3.check(t.events, LOW)) == 1
 
 
 def test_shed_below_the_watermark_is_flagged() -> None:
     t = Trace()
-    t.add(K.SHED, hub="h", delivery_id="i", message_class=C.IGNORABLE, depth=1)
+    _flood(t, 1, shed_from=3)
+    _intake(t, K.SHED, "i", C.IGNORABLE)
     [v] = inv3.check(t.events, LOW)
-    assert "below watermark 3" in v.message
+    assert "at depth 1 below watermark 3" in v.message
 
 
 def test_breaker_tripping_on_ignorable_flood_is_flagged() -> None:
     t = Trace()
-    t.add(K.DROPPED, hub="h", delivery_id="i", message_class=C.IGNORABLE)
+    _intake(t, K.DROPPED, "i", C.IGNORABLE)
     [v] = inv3.check(t.events, LOW)
     assert "trip count must stay 0" in v.message
 
@@ -73,17 +93,17 @@ def test_breaker_tripping_on_ignorable_flood_is_flagged() -> None:
 def test_probe_not_handled_within_deadline_after_release_is_overdue() -> None:
     t = Trace()
     t.add(K.TURN_BLOCKED, hub="h")
-    t.add(K.ENQUEUED, hub="h", delivery_id="probe", message_class=C.USER, depth=0)
+    _intake(t, K.ENQUEUED, "probe", C.USER)
     t.at(1_000).add(K.TURN_RELEASED, hub="h")
     assert inv3.check(t.events, LOW, now_ms=11_000) == []
     [v] = inv3.check(t.events, LOW, now_ms=11_001)
     assert "not handled within 10000 ms" in v.message
-    assert v.seqs == (1, 2)
+    assert v.seqs == (2, 3)
 
 
 def test_queued_user_message_never_handled_is_unfinished() -> None:
     t = Trace()
-    t.add(K.ENQUEUED, hub="h", delivery_id="probe", message_class=C.USER, depth=0)
+    _intake(t, K.ENQUEUED, "probe", C.USER)
     assert inv3.check(t.events, LOW) == []
     [v] = inv3.check(t.events, LOW, final=True)
     assert "never handled" in v.message

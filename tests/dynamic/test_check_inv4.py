@@ -98,3 +98,18 @@ def test_timed_out_delivery_never_received_is_unfinished() -> None:
     t.add(K.ATTEMPT_FAILED, hub="router", delivery_id="d1", error="timeout", timed_out=True)
     [v] = inv4.check(t.events, final=True)
     assert "reached the callee 0 times (expected 1)" in v.message
+
+
+def test_no_retry_owed_once_the_leg_ended() -> None:
+    t = Trace()
+    _rejected_all_the_way(t, 2)
+    t.add(K.LEG_ENDED, leg_id="L1", delivery_id="d1", reason="drained")
+    assert inv4.check(t.events, now_ms=t.t + 100_000) == []
+
+
+def test_unknown_error_names_are_not_assumed_resendable() -> None:
+    t = Trace()
+    _attempt(t, 0)
+    t.add(K.ATTEMPT_FAILED, hub="router", delivery_id="d1", error="TargetNotFoundError",
+          timed_out=False)
+    assert inv4.check(t.events, now_ms=100_000, final=True) == []

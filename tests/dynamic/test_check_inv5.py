@@ -133,3 +133,15 @@ def test_leg_never_ended_at_quiescence_is_unfinished() -> None:
     t.add(K.LEG_STARTED, hub="router", leg_id="L1", leg_kind="route")
     assert inv5.check(t.events) == []
     assert [v.message for v in inv5.check(t.events, final=True)] == ["leg L1 never ended"]
+
+
+def test_packaged_delivery_landing_after_the_stop_is_routing_after_stop() -> None:
+    t = Trace()
+    t.add(K.STOP_REQUESTED, hub="silo", graceful=True)
+    _run_stages(t, STAGES)
+    t.add(K.STOP_COMPLETED, hub="silo")
+    t.add(K.POSTED, hub="client", delivery_id="d9", packaged=False)  # a direct post: fine
+    assert inv5.check(t.events) == []
+    t.add(K.POSTED, hub="client", delivery_id="n1", packaged=True)  # a NACK nobody waited for
+    [v] = inv5.check(t.events)
+    assert "routed delivery landed after the stop completed" in v.message

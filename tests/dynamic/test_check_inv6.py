@@ -9,8 +9,10 @@ SMALL = CheckParams(breaker_threshold=20)
 
 
 def _msg(t: Trace, kind: K, i: int, identity: str | None) -> None:
-    t.add(kind, hub="cache", delivery_id=f"m{i}", sender="owner", target="cache",
+    """One intake: POSTED states the key, the outcome event need not repeat it."""
+    t.add(K.POSTED, hub="cache", delivery_id=f"m{i}", sender="owner", target="cache",
           message_type="SyncStream", message_class=C.USER, diagnostic_key=identity)
+    t.add(kind, hub="cache", delivery_id=f"m{i}")
 
 
 def test_fanout_of_5000_identities_with_no_drop_passes() -> None:
@@ -26,17 +28,32 @@ def test_fanout_dropped_on_the_routing_tuple_is_flagged() -> None:
         _msg(t, K.DROPPED if i > 20 else K.ENQUEUED, i, f"stream-{i}")
     found = inv6.check(t.events, SMALL)
     assert len(found) == 9
-    assert "only 1 message(s) in the window" in found[0].message
+    assert "identity stream-21) though its key had only 1 message(s)" in found[0].message
 
 
 def test_storm_on_one_key_may_be_dropped() -> None:
     t = Trace()
-    for i in range(21):
+    for i in range(20):
         _msg(t, K.ENQUEUED, i, "one-stream")
-    t.add(K.BREAKER_TRIPPED, hub="cache", sender="owner", target="cache",
+    t.add(K.POSTED, hub="cache", delivery_id="m20", sender="owner", target="cache",
+          message_type="SyncStream", message_class=C.USER, diagnostic_key="one-stream")
+    t.add(K.BREAKER_TRIPPED, hub="cache", delivery_id="m20", sender="owner", target="cache",
           message_type="SyncStream", diagnostic_key="one-stream")
+    t.add(K.DROPPED, hub="cache", delivery_id="m20")
     _msg(t, K.DROPPED, 21, "one-stream")
     assert inv6.check(t.events, SMALL) == []
+
+
+def test_trip_on_the_threshold_th_message_is_flagged() -> None:
+    t = Trace()
+    for i in range(19):
+        _msg(t, K.ENQUEUED, i, "one-stream")
+    t.add(K.POSTED, hub="cache", delivery_id="m19", sender="owner", target="cache",
+          message_type="SyncStream", message_class=C.USER, diagnostic_key="one-stream")
+    t.add(K.BREAKER_TRIPPED, hub="cache", delivery_id="m19", sender="owner", target="cache",
+          message_type="SyncStream", diagnostic_key="one-stream")
+    [v] = inv6.check(t.events, SMALL)
+    assert "tripped on m19" in v.message and "only 20 message(s)" in v.message
 
 
 def test_drop_during_cooldown_is_allowed_but_not_after_it() -> None:
@@ -49,7 +66,7 @@ def test_drop_during_cooldown_is_allowed_but_not_after_it() -> None:
     t.at(3_001)
     _msg(t, K.DROPPED, 22, None)
     [v] = inv6.check(t.events, SMALL)
-    assert v.seqs == (22,)
+    assert v.seqs == (45,)
 
 
 def test_messages_in_another_window_do_not_justify_a_drop() -> None:

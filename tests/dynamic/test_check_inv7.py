@@ -72,3 +72,20 @@ def test_a_failed_leg_of_an_ordinary_delivery_needs_its_answer() -> None:
     assert len(inv7.check(t.events, final=True)) == 1
     t.add(K.FAILURE_EMITTED, hub="router", delivery_id="n", answers="u", error="NotFound")
     assert inv7.check(t.events, final=True) == []
+
+
+def test_class_declared_by_the_driver_covers_a_delivery_that_never_reached_a_hub() -> None:
+    t = Trace()
+    t.add(K.LEG_STARTED, leg_id="L1", leg_kind="route", delivery_id="hb")
+    t.add(K.FAILURE_EMITTED, hub="monolith", delivery_id="n1", answers="hb", error="NotFound")
+    t.add(K.LEG_ENDED, leg_id="L1", leg_kind="route", delivery_id="hb", reason="failed")
+    assert inv7.check(t.events, final=True) == []
+    [v] = inv7.check(t.events, declared={"hb": C.IGNORABLE})
+    assert v.message == "ignorable delivery hb was answered (must never be)"
+
+
+def test_routing_failures_after_the_stop_completed_are_owed_no_answer() -> None:
+    t = Trace()
+    t.add(K.STOP_COMPLETED, hub="silo")
+    t.add(K.DISPATCH_REFUSED, hub="monolith", delivery_id="late", error="ShuttingDown")
+    assert inv7.check(t.events, final=True, declared={"late": C.USER}) == []
