@@ -3,6 +3,7 @@ tree-level pass, suppressions and the emit-site canary. The library entry point 
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import time
 from collections.abc import Sequence
@@ -92,6 +93,26 @@ def _analyze_all(
         return [outcome for part in pool.map(_analyze_chunk, chunks) for outcome in part]
 
 
+def with_snippets(findings: Sequence[Finding], locations: dict[str, str]) -> list[Finding]:
+    """Fill in the source line of findings that lack one (it is part of the baseline key)."""
+    texts: dict[str, list[str]] = {}
+    filled: list[Finding] = []
+    for finding in findings:
+        if finding.snippet or finding.rule == "MESH000" or finding.path not in locations:
+            filled.append(finding)
+            continue
+        if finding.path not in texts:
+            try:
+                with open(locations[finding.path], "rb") as handle:
+                    texts[finding.path] = handle.read().decode("utf-8", "replace").splitlines()
+            except OSError:
+                texts[finding.path] = []
+        lines = texts[finding.path]
+        snippet = lines[finding.line - 1].strip() if 0 < finding.line <= len(lines) else ""
+        filled.append(dataclasses.replace(finding, snippet=snippet))
+    return filled
+
+
 def _canary(config: ScanConfig, sites: Sequence[EmitSite]) -> list[Problem]:
     expected = config.expected_emit_sites
     if expected is None or expected == len(sites):
@@ -127,7 +148,8 @@ def scan(
     raw = [finding for report in reports for finding in report.findings]
     raw += discovery.problems
     raw += resolve_tree(reports, config)
-    enabled = [finding for finding in raw if config.enabled(finding.rule)]
+    locations = {file.path: file.location for file in discovery.files}
+    enabled = with_snippets([f for f in raw if config.enabled(f.rule)], locations)
     applied = suppress.apply(
         enabled, [item for outcome in outcomes for item in outcome.suppressions], config
     )

@@ -68,12 +68,16 @@ def _rules() -> list[dict[str, object]]:
     ]
 
 
-def _location(path: str, line: int, column: int = 0, end_line: int = 0) -> dict[str, object]:
-    region: dict[str, int] = {"startLine": max(line, 1)}
+def _location(
+    path: str, line: int, column: int = 0, end_line: int = 0, snippet: str = ""
+) -> dict[str, object]:
+    region: dict[str, object] = {"startLine": max(line, 1)}
     if column:
         region["startColumn"] = column
     if end_line >= max(line, 1):
         region["endLine"] = end_line
+    if snippet:
+        region["snippet"] = {"text": snippet}
     return {
         "physicalLocation": {
             "artifactLocation": {"uri": quote(path), "uriBaseId": "%SRCROOT%"},
@@ -90,7 +94,10 @@ def to_sarif(findings: Sequence[Finding], errors: Sequence[Problem], root: Path)
             "ruleIndex": rule_index[finding.rule],
             "level": "error",
             "message": {"text": finding.message},
-            "locations": [_location(finding.path, finding.line, finding.column, finding.end_line)],
+            "locations": [
+                _location(finding.path, finding.line, finding.column, finding.end_line,
+                          finding.snippet)
+            ],
             "partialFingerprints": {FINGERPRINT_NAME: fingerprint},
         }
         for finding, fingerprint in zip(findings, fingerprints(findings), strict=True)

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
 import scan_stand_in
 
-from invariants.scan import analysis
-from invariants.scan.model import FileReport, ScanConfig
+from invariants.scan import analysis, runner
+from invariants.scan.model import FileReport, Finding, ScanConfig
 from invariants.scan.problems import EMIT_SITE_COUNT
 from invariants.scan.runner import _chunks, scan
 
@@ -93,3 +94,21 @@ def test_a_scanner_exception_costs_one_file(tree: Path, monkeypatch: pytest.Monk
     again = scan(["."], ScanConfig(), root=tree, cache_dir=cache)
     assert again.stats.cached == 24  # all but the file that failed
     assert [f.rule for f in again.findings if f.path == "pkg1/m01.py"] == ["MESH004"]
+
+
+def test_tree_level_findings_get_their_source_line(
+    tree: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The tree-level pass may report without a snippet; the runner reads the line, since the
+    # snippet is part of the baseline key and the text output.
+    def tree_pass(reports: Sequence[FileReport], config: ScanConfig) -> list[Finding]:
+        return [
+            Finding("MESH001", "pkg0/m00.py", 2, 12, 2, "unguarded", "handle", ""),
+            Finding("MESH001", "pkg0/m00.py", 99, 1, 99, "past the end", "handle", ""),
+        ]
+
+    monkeypatch.setattr(runner, "resolve_tree", tree_pass)
+    result = scan(["pkg0/m00.py"], ScanConfig(), root=tree, cache_dir=None)
+    assert [(f.line, f.snippet) for f in result.findings] == [
+        (2, "return DeliveryFailure(d)"), (99, ""),
+    ]

@@ -43,7 +43,9 @@ def test_document_is_valid_sarif(tmp_path: Path) -> None:
     assert run["tool"]["driver"]["rules"][first["ruleIndex"]]["id"] == "MESH004"
     location = first["locations"][0]["physicalLocation"]
     assert location["artifactLocation"] == {"uri": "pkg/m.py", "uriBaseId": "%SRCROOT%"}
-    assert location["region"] == {"startLine": 3, "startColumn": 5, "endLine": 3}
+    assert location["region"] == {
+        "startLine": 3, "startColumn": 5, "endLine": 3, "snippet": {"text": "x.subscribe(h)"}
+    }
     assert run["results"][1]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == (
         "bad%20file.py"
     )
