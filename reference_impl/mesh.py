@@ -77,7 +77,8 @@ class Mesh:
             raise ValueError("hub address must be a non-empty string")
         if address in self.hubs:
             raise ValueError(f"hub {address!r} already exists")
-        hub = Hub(self, address, AggregateWatermark(watermark or self.default_watermark))
+        level = self.default_watermark if watermark is None else watermark
+        hub = Hub(self, address, AggregateWatermark(level))
         self.hubs[address] = hub
         return hub
 
