@@ -70,8 +70,8 @@ def discover(paths: Sequence[str], config: ScanConfig, root: Path) -> Discovery:
         start = Path(named) if Path(named).is_absolute() else root / named
         start = Path(os.path.normpath(start))
         if start.is_dir():  # an explicitly named directory is entered even through a link
-            _walk(start, root, config, add)
-        elif start.suffix == ".py" and (start.is_file() or start.is_symlink()):
+            _walk(start, root, config, add, result.problems)
+        elif start.suffix == ".py" and (start.exists() or start.is_symlink()):
             add(start)  # read through a link; a looping link becomes MESH000 when read
         elif start.is_file():
             continue  # a named non-Python file: nothing to scan
@@ -82,9 +82,19 @@ def discover(paths: Sequence[str], config: ScanConfig, root: Path) -> Discovery:
     return result
 
 
-def _walk(start: Path, root: Path, config: ScanConfig, add: Callable[[Path], None]) -> None:
+def _walk(
+    start: Path,
+    root: Path,
+    config: ScanConfig,
+    add: Callable[[Path], None],
+    problems: list[Finding],
+) -> None:
+    def unreadable(error: OSError) -> None:
+        where = relative_posix(Path(error.filename or start), root)
+        problems.append(_parse_error(where, f"cannot read directory: {error.strerror or error}"))
+
     # os.walk with followlinks=False lists a directory symlink but never descends into it.
-    for directory, dirnames, filenames in os.walk(start, followlinks=False):
+    for directory, dirnames, filenames in os.walk(start, onerror=unreadable, followlinks=False):
         here = Path(directory)
         kept = []
         for name in sorted(dirnames):

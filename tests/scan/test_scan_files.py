@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import dataclasses
+import os
 from pathlib import Path
 
-from invariants.scan.files import discover, is_excluded, is_test_file
-from invariants.scan.model import ScanConfig
+from invariants.scan.files import _walk, discover, is_excluded, is_test_file, read_source
+from invariants.scan.model import Finding, ScanConfig
 
 
 def touch(path: Path, text: str = "x = 1\n") -> None:
@@ -67,3 +68,22 @@ def test_directory_symlinks_inside_the_tree_are_not_followed(tmp_path: Path) -> 
     # Explicitly naming the linked directory does enter it (once).
     named = discover(["pkg/again"], ScanConfig(), tmp_path)
     assert [f.path for f in named.files] == ["pkg/again/a.py"]
+
+
+def test_a_directory_that_cannot_be_listed_is_reported(tmp_path: Path) -> None:
+    # (Permissions cannot stop root, so list a directory that vanished before the walk.)
+    problems: list[Finding] = []
+    added: list[Path] = []
+    _walk(tmp_path / "gone", tmp_path, ScanConfig(), added.append, problems)
+    assert added == []
+    assert [(p.rule, p.path) for p in problems] == [("MESH000", "gone")]
+    assert problems[0].message.startswith("cannot read directory:")
+
+
+def test_a_named_fifo_is_scanned_and_reported_as_not_regular(tmp_path: Path) -> None:
+    os.mkfifo(tmp_path / "pipe.py")
+    found = discover(["pipe.py"], ScanConfig(), tmp_path)
+    assert [f.path for f in found.files] == ["pipe.py"] and found.problems == []
+    read = read_source(found.files[0], ScanConfig())
+    assert read.source is None and read.problem is not None
+    assert read.problem.message == "cannot read: not a regular file"
