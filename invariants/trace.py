@@ -31,6 +31,7 @@ class EventKind(StrEnum):
     BREAKER_TRIPPED = "breaker_tripped"  # a key crossed the per-window threshold
     TURN_BLOCKED = "turn_blocked"  # a hub's turn is held (fault injection)
     TURN_RELEASED = "turn_released"
+    HUB_CREATED = "hub_created"  # a hub joined the mesh, with its aggregate `watermark`
 
     # Answers.
     FAILURE_EMITTED = "failure_emitted"  # a DeliveryFailure answering `answers` was sent
@@ -114,6 +115,7 @@ class TraceEvent:
     reason: str | None = None
     depth: int | None = None  # queue depth or gauge value where it matters
     packaged: bool | None = None  # the delivery's payload is RawJson
+    watermark: int | None = None  # HUB_CREATED / SHED: the hub's aggregate watermark
 
     def to_json(self) -> dict[str, Any]:
         """The canonical dict: None fields left out, enums as their values."""
