@@ -27,7 +27,7 @@ class NackOperation(LegOperation):
     kind = NACK
 
     def __init__(self, mesh: Mesh, nack: Delivery) -> None:
-        super().__init__(nack.id)
+        super().__init__(nack)
         self.mesh = mesh
         self.nack = nack
 

@@ -80,7 +80,7 @@ class GrainDeliveryOperation(LegOperation):
     """Deliver to the target hub's grain, with the bounded non-idempotent retry."""
 
     def __init__(self, router: GrainRouter, delivery: Delivery) -> None:
-        super().__init__(delivery.id)
+        super().__init__(delivery)
         self.router = router
         self.delivery = delivery
         self.leg: LegHandle | None = None

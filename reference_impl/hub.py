@@ -78,7 +78,8 @@ class Hub:
         if self.watermark.should_shed(message_class, depth):
             self.watermark.shed_count += 1
             trace.emit(EventKind.SHED, hub=self.address, delivery_id=delivery.id,
-                       depth=depth, error=ErrorType.IGNORED.value)
+                       depth=depth, error=ErrorType.IGNORED.value,
+                       watermark=self.watermark.watermark)
             return Intake.SHED
         self.queue.append(delivery)
         trace.emit(EventKind.ENQUEUED, hub=self.address, delivery_id=delivery.id,
@@ -125,7 +126,9 @@ class Hub:
         at most once per request id (the ledger refuses a second answer)."""
         if not delivery.may_answer():
             self.mesh.trace.emit(EventKind.ANSWER_SUPPRESSED, hub=self.address,
-                                 delivery_id=delivery.id, reason="may_answer_false")
+                                 delivery_id=delivery.id, reason="may_answer_false",
+                                 message_class=delivery.message_class,
+                                 packaged=delivery.packaged)
             return
         failure = DeliveryFailure(delivery.id, error)
         self.mesh.answers.send(delivery, failure, hub=self.address, local=True)

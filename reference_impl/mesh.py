@@ -80,6 +80,7 @@ class Mesh:
         level = self.default_watermark if watermark is None else watermark
         hub = Hub(self, address, AggregateWatermark(level))
         self.hubs[address] = hub
+        self.trace.emit(EventKind.HUB_CREATED, hub=address, watermark=level)
         return hub
 
     def ensure_hub(self, address: str) -> Hub:

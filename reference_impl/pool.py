@@ -12,6 +12,7 @@ from typing import Any
 
 from invariants.trace import EventKind
 from reference_impl.constants import SATURATION_HIGH, SATURATION_LOW
+from reference_impl.envelope import Delivery
 from reference_impl.scheduler import Scheduler, Timer
 from reference_impl.tracing import TraceRecorder
 
@@ -65,8 +66,9 @@ class LegOperation:
 
     kind = ROUTE
 
-    def __init__(self, delivery_id: str) -> None:
-        self.delivery_id = delivery_id
+    def __init__(self, delivery: Delivery) -> None:
+        self.delivery = delivery
+        self.delivery_id = delivery.id
 
     def run(self, leg: LegHandle) -> None:
         raise NotImplementedError
@@ -99,8 +101,12 @@ class RoutingPool:
                         operation.delivery_id)
         self._legs[leg.leg_id] = leg
         self.in_flight += 1
+        delivery = operation.delivery
         self.trace.emit(EventKind.LEG_STARTED, leg_id=leg.leg_id, leg_kind=leg.kind,
-                        delivery_id=leg.delivery_id, depth=self.in_flight)
+                        delivery_id=leg.delivery_id, depth=self.in_flight,
+                        sender=delivery.sender, target=delivery.target,
+                        message_type=delivery.message_type,
+                        message_class=delivery.message_class, packaged=delivery.packaged)
         if not self.saturated and self.in_flight >= SATURATION_HIGH:
             self.saturated = True
             self.saturation_episodes += 1

@@ -37,6 +37,9 @@ class Router:
         if mesh.silo.refusing:
             mesh.trace.emit(EventKind.DISPATCH_REFUSED, hub=self.name, delivery_id=delivery.id,
                             sender=delivery.sender, target=delivery.target,
+                            message_type=delivery.message_type,
+                            message_class=delivery.message_class,
+                            diagnostic_key=delivery.diagnostic_key(), packaged=True,
                             error=ErrorType.SHUTTING_DOWN.value)
             if not mesh.silo.stopped:
                 self.answer_failure(delivery, ErrorType.SHUTTING_DOWN, local=True)
@@ -49,7 +52,9 @@ class Router:
         """Answer a routing failure: never a delivery whose envelope forbids an answer."""
         if not delivery.may_answer():
             self.mesh.trace.emit(EventKind.ANSWER_SUPPRESSED, hub=hub or self.name,
-                                 delivery_id=delivery.id, reason="may_answer_false")
+                                 delivery_id=delivery.id, reason="may_answer_false",
+                                 message_class=delivery.message_class,
+                                 packaged=delivery.packaged)
             return
         failure = DeliveryFailure(delivery.id, error)
         self.mesh.answers.send(delivery, failure, hub=hub or self.name, local=local)
@@ -60,7 +65,7 @@ class MonolithRouteOperation(LegOperation):
     nearest live ancestor (hierarchical routing), a gated intake ShuttingDown."""
 
     def __init__(self, router: MonolithRouter, delivery: Delivery) -> None:
-        super().__init__(delivery.id)
+        super().__init__(delivery)
         self.router = router
         self.delivery = delivery
 

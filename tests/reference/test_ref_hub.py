@@ -115,7 +115,9 @@ def test_flood_past_the_watermark_sheds_only_ignorable_and_the_probe_lands() -> 
     assert EventKind.HANDLED in _kinds(list(a.trace()), probe)
     sheds = [e for e in a.trace() if e.kind is EventKind.SHED]
     assert all(e.depth is not None and e.depth >= 25 for e in sheds)
-    assert all(e.error == "Ignored" for e in sheds)
+    assert all(e.error == "Ignored" and e.watermark == 25 for e in sheds)
+    created = [(e.hub, e.watermark) for e in a.trace() if e.kind is EventKind.HUB_CREATED]
+    assert ("hub", 25) in created and ("f", 10_000) in created
 
 
 def test_negative_control_without_the_watermark_nothing_is_shed(

@@ -124,6 +124,7 @@ def test_dispatch_is_refused_from_the_first_stop_step(route: Route) -> None:
 def test_after_the_stop_posts_are_refused_and_never_answered() -> None:
     a = ReferenceAdapter()
     a.create_hub("cache")
+    a.create_hub("portal")
     a.stop()
     a.run_until_idle(60_000)
     a.post("portal", "cache", MessageSpec("Update"))
