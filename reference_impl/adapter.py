@@ -116,7 +116,7 @@ def _payload(spec: MessageSpec, mesh: Mesh) -> Message:
     """A FAILURE-class spec becomes a real DeliveryFailure (answering a request that is not
     part of the run), so payload-type code paths see what they would in production."""
     if spec.message_class is MessageClass.FAILURE:
-        return DeliveryFailure(mesh.new_id("x"), ErrorType.FAILED)
+        return DeliveryFailure.as_payload(mesh.new_id("x"), ErrorType.FAILED)
     return Message(spec.type_name, spec.message_class, spec.diagnostic_key)
 
 

@@ -82,6 +82,16 @@ class DeliveryFailure(Message):
         self.answers = answers
         self.error = error
 
+    @classmethod
+    def as_payload(cls, answers: str, error: ErrorType) -> DeliveryFailure:
+        """A failure this mesh did not emit (deserialised, or a driver's payload).
+
+        Answers are emitted only at the guarded sites (`Router.answer_failure`,
+        `Hub.report_failure`); every other construction goes through here, so an emit
+        site is always a direct `DeliveryFailure(...)` call.
+        """
+        return cls(answers, error)
+
     def suppresses_answer(self) -> bool:
         return True  # a failure is never answered by another failure
 
@@ -131,5 +141,5 @@ def message_from_json(data: dict[str, Any]) -> Message:
     except (KeyError, ValueError) as exc:
         raise ValueError(f"payload JSON lacks a valid $type/$class header: {exc}") from exc
     if type_name == DELIVERY_FAILURE:
-        return DeliveryFailure(str(data["answers"]), ErrorType(data["error"]))
+        return DeliveryFailure.as_payload(str(data["answers"]), ErrorType(data["error"]))
     return Message(type_name, message_class, data.get("diagnosticKey"), data.get("replyTo"))

@@ -271,7 +271,7 @@ def answer_once(seed: int) -> ScenarioRun:
             mesh.ensure_hub(sender)
             payloads: tuple[Message, ...] = (
                 Message(HEARTBEAT, MessageClass.IGNORABLE),
-                DeliveryFailure(mesh.new_id("x"), ErrorType.NOT_FOUND),
+                DeliveryFailure.as_payload(mesh.new_id("x"), ErrorType.NOT_FOUND),
                 Message("ControlRequest"),
             )
             for payload in payloads:

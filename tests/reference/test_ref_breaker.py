@@ -79,7 +79,8 @@ def test_lifecycle_failure_and_ignorable_traffic_is_never_counted(cls: MessageCl
 
 def test_delivery_failures_are_never_counted() -> None:
     breaker = StormBreaker()
-    failure = Delivery("d", "a", "b", DeliveryFailure("x", ErrorType.NOT_FOUND)).package()
+    payload = DeliveryFailure.as_payload("x", ErrorType.NOT_FOUND)
+    failure = Delivery("d", "a", "b", payload).package()
     assert _feed(breaker, failure, 3_000) == 0
 
 

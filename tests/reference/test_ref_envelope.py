@@ -23,7 +23,7 @@ def _delivery(message: Message) -> Delivery:
         (Message("Heartbeat", MessageClass.IGNORABLE), False),
         (Message("ShutdownRequest", MessageClass.LIFECYCLE), False),
         (Message("SystemPing", MessageClass.SYSTEM), True),
-        (DeliveryFailure("d0", ErrorType.NOT_FOUND), False),
+        (DeliveryFailure.as_payload("d0", ErrorType.NOT_FOUND), False),
     ],
 )
 def test_may_answer_is_the_same_before_and_after_packaging(
@@ -38,7 +38,7 @@ def test_may_answer_is_the_same_before_and_after_packaging(
 
 def test_marker_is_stamped_only_for_suppressed_payloads() -> None:
     assert ANSWER_SUPPRESSED not in _delivery(Message("Ping")).package().properties
-    failure = _delivery(DeliveryFailure("d0", ErrorType.FAILED)).package()
+    failure = _delivery(DeliveryFailure.as_payload("d0", ErrorType.FAILED)).package()
     assert ANSWER_SUPPRESSED in failure.properties
 
 
@@ -50,7 +50,7 @@ def test_marker_presence_alone_counts_whatever_its_value() -> None:
 
 def test_a_payload_type_check_is_blind_after_packaging() -> None:
     """Negative control for the guard: the pre-fix check reads RawJson and so answers."""
-    packaged = _delivery(DeliveryFailure("d0", ErrorType.NOT_FOUND)).package()
+    packaged = _delivery(DeliveryFailure.as_payload("d0", ErrorType.NOT_FOUND)).package()
     payload_type_says_answer = not isinstance(packaged.message, DeliveryFailure)
     assert payload_type_says_answer is True
     assert packaged.may_answer() is False

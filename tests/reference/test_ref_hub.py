@@ -139,7 +139,8 @@ def test_report_failure_answers_once_and_only_when_may_answer_holds() -> None:
     hub = mesh.create_hub("hub")
     mesh.create_hub("sender")
     ordinary = Delivery("r1", "sender", "gone", Message("Ping")).package()
-    failure = Delivery("r2", "sender", "gone", DeliveryFailure("x", ErrorType.FAILED)).package()
+    payload = DeliveryFailure.as_payload("x", ErrorType.FAILED)
+    failure = Delivery("r2", "sender", "gone", payload).package()
     hub.report_failure(ordinary, ErrorType.NOT_FOUND)
     hub.report_failure(ordinary, ErrorType.NOT_FOUND)
     hub.report_failure(failure, ErrorType.NOT_FOUND)
@@ -159,7 +160,8 @@ def test_negative_control_report_failure_without_guard_answers_a_failure(
     a = ReferenceAdapter()
     hub = a.mesh.create_hub("hub")
     a.mesh.create_hub("sender")
-    failure = Delivery("r2", "sender", "gone", DeliveryFailure("x", ErrorType.FAILED)).package()
+    payload = DeliveryFailure.as_payload("x", ErrorType.FAILED)
+    failure = Delivery("r2", "sender", "gone", payload).package()
     hub.report_failure(failure, ErrorType.NOT_FOUND)
     assert [e.kind for e in a.trace()].count(EventKind.FAILURE_EMITTED) == 1
 
