@@ -1,0 +1,148 @@
+"""Run a dynamic invariant against a mesh and say what happened, for programs and reports.
+
+`run_invariant(check_id, adapter_factory, profile)` runs the check's state machine under a
+named settings profile and returns an `Outcome`: passed or not, examples until the first
+failure, steps of the shrunk counterexample, the failure text (violations, step program,
+reproduce blob, Mermaid diagram) and the seconds it took. `run_program` runs one fixed
+step program (a seed scenario) the same way, without Hypothesis.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal, cast
+
+from hypothesis import settings as Settings
+from hypothesis.stateful import run_state_machine_as_test
+
+from invariants.adapter import AdapterFactory
+from invariants.checks import CheckParams, Violation
+from invariants.machines import MeshMachine, machine_class
+from invariants.profiles import profile as named_profile
+from invariants.report import InvariantViolated, failure_text
+from invariants.seed_programs import SEED_PROGRAMS, Program
+
+Verdict = Literal["pass", "violation", "error"]
+
+# Hypothesis leaves this one untyped; its contract is (machine class, settings=...) -> None.
+_run_machine = cast(Callable[..., None], run_state_machine_as_test)
+
+
+@dataclass(frozen=True)
+class Outcome:
+    check_id: str
+    verdict: Verdict  # "error": the mesh or adapter raised, no invariant verdict
+    examples: int  # examples until the first failure, or all examples run when it passed
+    shrunk_steps: int | None  # steps (rules, `init` included) of the reported counterexample
+    failure_text: str | None
+    seconds: float
+    violations: tuple[Violation, ...] = ()
+    diagram: str | None = None
+
+    @property
+    def passed(self) -> bool:
+        return self.verdict == "pass"
+
+
+def _settings(profile: str | Settings) -> Settings:
+    return named_profile(profile) if isinstance(profile, str) else profile
+
+
+def run_invariant(
+    check_id: str,
+    adapter_factory: AdapterFactory,
+    profile: str | Settings = "ci",
+    *,
+    params: CheckParams | None = None,
+    diagram_path: Path | None = None,
+) -> Outcome:
+    machine = machine_class(check_id, adapter_factory, params=params, diagram_path=diagram_path)
+    started = time.perf_counter()  # reporting only: no decision depends on it
+    verdict: Verdict = "pass"
+    text: str | None = None
+    try:
+        _run_machine(machine, settings=_settings(profile))
+    except InvariantViolated as exc:
+        verdict, text = "violation", failure_text(exc)
+    except Exception as exc:  # the mesh under test raised: reported, not a verdict
+        verdict, text = "error", failure_text(exc)
+    seconds = time.perf_counter() - started
+    stats = machine.stats
+    failed = verdict != "pass"
+    return Outcome(
+        check_id=check_id,
+        verdict=verdict,
+        examples=(stats.first_failure_example or stats.examples) if failed else stats.examples,
+        shrunk_steps=stats.failing_steps if verdict == "violation" else None,
+        failure_text=text,
+        seconds=seconds,
+        violations=stats.violations if verdict == "violation" else (),
+        diagram=stats.diagram if verdict == "violation" else None,
+    )
+
+
+def run_program(
+    check_id: str,
+    adapter_factory: AdapterFactory,
+    program: Program,
+    *,
+    params: CheckParams | None = None,
+) -> Outcome:
+    """Run a fixed step program: each step, then the safety checks; teardown at the end."""
+    machine_type = machine_class(check_id, adapter_factory, params=params)
+    machine: MeshMachine = machine_type()
+    started = time.perf_counter()
+    verdict: Verdict = "pass"
+    text: str | None = None
+    try:
+        try:
+            for name, arguments in program:
+                getattr(machine, name)(**arguments)
+                machine.safety()
+        finally:
+            machine.teardown()
+    except InvariantViolated as exc:
+        verdict, text = "violation", str(exc)
+    except Exception as exc:
+        verdict, text = "error", f"{type(exc).__name__}: {exc}"
+    stats = machine_type.stats
+    return Outcome(
+        check_id=check_id,
+        verdict=verdict,
+        examples=1,
+        shrunk_steps=len(program) if verdict == "violation" else None,
+        failure_text=text,
+        seconds=time.perf_counter() - started,
+        violations=stats.violations if verdict == "violation" else (),
+        diagram=stats.diagram if verdict == "violation" else None,
+    )
+
+
+def run_seed_programs(
+    check_id: str, adapter_factory: AdapterFactory, *, params: CheckParams | None = None
+) -> dict[str, Outcome]:
+    """Every seed scenario of `check_id`, by name."""
+    return {
+        name: run_program(check_id, adapter_factory, program, params=params)
+        for name, program in SEED_PROGRAMS[check_id].items()
+    }
+
+
+def summary_line(outcome: Outcome) -> str:
+    steps = "-" if outcome.shrunk_steps is None else str(outcome.shrunk_steps)
+    return (
+        f"{outcome.check_id}: {outcome.verdict} examples={outcome.examples} "
+        f"steps={steps} seconds={outcome.seconds:.2f}"
+    )
+
+
+__all__: Sequence[str] = [
+    "Outcome",
+    "run_invariant",
+    "run_program",
+    "run_seed_programs",
+    "summary_line",
+]

@@ -1,0 +1,141 @@
+"""The seed scenarios as fixed step programs, so the known shapes are always tried.
+
+Each program is a list of (rule name, arguments) for the machine of its check, in the
+shape of a test from the seeds; `invariants.dynamic_run.run_program` runs one without
+Hypothesis (same rules, same checks after every step, same liveness at teardown).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from invariants.adapter import Route
+
+Step = tuple[str, dict[str, Any]]
+Program = tuple[Step, ...]
+
+M, G, D = Route.MONOLITH, Route.GRAIN, Route.DIRECT
+
+
+def _init(*watermarks: int | None) -> Step:
+    padded = (*watermarks, None, None, None)[:3]
+    return ("init", {"watermarks": padded, "swarm": {}})
+
+
+def _user(to: str, route: Route = M, count: int = 1, sender: str = "client") -> Step:
+    return ("user", {"sender": sender, "to": to, "route": route, "count": count})
+
+
+SEED_PROGRAMS: Mapping[str, Mapping[str, Program]] = {
+    "INV1": {
+        # A post with no identity, repeated: logged once each, never answered (seed 004).
+        "rejection": (
+            _init(),
+            *[("anonymous", {"sender": "client", "to": "h0", "route": r, "message_class": "user"})
+              for r in (D, M, G)],
+            ("advance", {"ms": 1_000, "schedule": []}),
+        ),
+        # The DeliveryFailure/ShutdownRequest ping-pong: failures to a departed owner.
+        "failure-ping-pong": (
+            _init(),
+            ("failure", {"sender": "client", "to": "ghost", "route": M, "lifecycle": False}),
+            ("failure", {"sender": "client", "to": "h0/gone", "route": G, "lifecycle": True}),
+            ("advance", {"ms": 1_000, "schedule": []}),
+        ),
+    },
+    "INV2": {
+        # Subscribe to a path that does not exist under a live prefix (seed 004, test 3).
+        "missing-target": (
+            _init(),
+            ("subscribe", {"subscriber": "client", "to": "h0/gone"}),
+            ("advance", {"ms": 31_000, "schedule": []}),
+        ),
+    },
+    "INV3": {
+        # Watermark 25, the turn held, 200 can-be-ignored messages, a user probe (test 4).
+        "flood": (
+            _init(25),
+            ("block", {"to": "h0", "duration_ms": 1_000}),
+            ("flood", {"to": "h0", "count": 200, "route": D}),
+            _user("h0", D),
+            ("advance", {"ms": 1_000, "schedule": []}),
+        ),
+    },
+    "INV4": {
+        # A delivery whose call outlives the response timeout: 1 call, not 7 (seed 000).
+        "timeout": (
+            _init(),
+            ("timeout", {"to": "h0", "count": 7}),
+            _user("h0", G),
+        ),
+        # An invalid activation on every call: re-sent until the budget is spent.
+        "rejection-retry": (
+            _init(),
+            ("reject", {"to": "h1", "count": 7}),
+            _user("h1", G),
+            ("advance", {"ms": 30_000, "schedule": []}),
+        ),
+    },
+    "INV5": {
+        # Graceful stop with legs in flight, one answered NotFound (seed 001).
+        "stop-with-legs": (
+            _init(),
+            ("slow", {"to": "h1", "duration_ms": 5_000}),
+            ("slow", {"to": "h0/gone", "duration_ms": 6_000}),
+            _user("h1", G, count=3),
+            _user("h0/gone"),
+            ("advance", {"ms": 100, "schedule": []}),
+            ("stop", {"graceful": True}),
+        ),
+        # Legs that outlive the 30 s budget: released, residual named oldest first.
+        "stop-budget-expiry": (
+            _init(),
+            ("slow", {"to": "h2", "duration_ms": 45_000}),
+            _user("h2"),
+            ("advance", {"ms": 1, "schedule": []}),
+            _user("h2", sender="peer"),
+            ("stop", {"graceful": True}),
+        ),
+        "stop-non-graceful": (
+            _init(),
+            ("slow", {"to": "h1", "duration_ms": 5_000}),
+            _user("h1", G, count=3),
+            ("stop", {"graceful": False}),
+        ),
+    },
+    "INV6": {
+        # One sender, target and type about 5,000 payload identities in one window (#1200).
+        "fanout": (_init(), ("fanout", {"to": "h0", "extra": 2_999})),
+        # And a genuine storm on one key next to it: its drops are legitimate.
+        "storm": (_init(), ("storm", {"to": "h1"}), ("fanout", {"to": "h1", "extra": 0})),
+    },
+    "INV7": {
+        # On a stopping host: a heartbeat, a DeliveryFailure and a control message through
+        # each router; only the control message is answered (#1485).
+        "answer-once": (
+            _init(),
+            ("slow", {"to": "h1", "duration_ms": 5_000}),
+            _user("h1"),
+            ("stop", {"graceful": True}),
+            ("advance", {"ms": 1, "schedule": []}),
+            *[
+                step
+                for route in (M, G)
+                for step in (
+                    ("ignorable", {"sender": "client", "to": "h0", "route": route, "count": 1}),
+                    ("failure", {"sender": "client", "to": "h0", "route": route,
+                                 "lifecycle": False}),
+                    _user("h0", route),
+                )
+            ],
+        ),
+        # A departed owner heart-beaten: its heartbeats fail routing and are never answered.
+        "departed-owner": (
+            _init(),
+            ("ignorable", {"sender": "client", "to": "ghost", "route": M, "count": 3}),
+            ("ignorable", {"sender": "client", "to": "h0/gone", "route": G, "count": 3}),
+            _user("ghost"),
+        ),
+    },
+}
