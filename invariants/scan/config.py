@@ -26,7 +26,7 @@ OTHER_KEYS: frozenset[str] = frozenset(
 COMMAND_KEYS: frozenset[str] = frozenset({"baseline", "cache_dir"})
 
 _RULE_LIST_KEYS = frozenset({"select", "ignore"})
-_MINIMUM = {"max_file_bytes": 1}  # every other integer key may be 0
+_POSITIVE_KEYS = frozenset({"max_file_bytes"})  # every other integer key may be 0
 
 
 class ConfigError(Exception):
@@ -97,7 +97,7 @@ def settings_from_table(
         elif types[key] == "tuple[str, ...]":
             values[key] = _string_tuple(source, key, value)
         elif types[key] in ("int", "int | None"):
-            values[key] = _integer(source, key, value, minimum=_MINIMUM.get(key, 0))
+            values[key] = _integer(source, key, value, minimum=int(key in _POSITIVE_KEYS))
         elif types[key] == "bool":
             if not isinstance(value, bool):
                 raise _fail(source, key, f"expected true or false, got {value!r}")

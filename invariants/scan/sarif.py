@@ -23,15 +23,16 @@ from invariants.scan.runner import finding_order
 SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
 FINGERPRINT_NAME = "meshHarness/v1"
 
-RULE_SUMMARIES: dict[str, str] = {
-    "MESH000": "A file that cannot be read or parsed.",
-    "MESH001": "A DeliveryFailure is constructed without a dominating may_answer() guard.",
-    "MESH002": "An answer-policy exemption reads the payload's type, which packaging erases.",
-    "MESH003": "A non-idempotent call is retried on a predicate that admits timeouts.",
-    "MESH004": "A subscription or task handle is discarded.",
-    "MESH005": "Module- or class-level mutable state in production code.",
-    "MESH006": "A fixed sleep in test code: wait on the condition instead.",
-}
+# (rule, one-line summary): a tuple, since module-level state stays immutable (MESH005).
+RULE_SUMMARIES: tuple[tuple[str, str], ...] = (
+    ("MESH000", "A file that cannot be read or parsed."),
+    ("MESH001", "A DeliveryFailure is constructed without a dominating may_answer() guard."),
+    ("MESH002", "An answer-policy exemption reads the payload's type, which packaging erases."),
+    ("MESH003", "A non-idempotent call is retried on a predicate that admits timeouts."),
+    ("MESH004", "A subscription or task handle is discarded."),
+    ("MESH005", "Module- or class-level mutable state in production code."),
+    ("MESH006", "A fixed sleep in test code: wait on the condition instead."),
+)
 
 
 def _tool_version() -> str:
@@ -56,11 +57,12 @@ def fingerprints(findings: Sequence[Finding]) -> list[str]:
 
 
 def _rules() -> list[dict[str, object]]:
+    summaries = dict(RULE_SUMMARIES)
     return [
         {
             "id": rule,
             "name": slug,
-            "shortDescription": {"text": RULE_SUMMARIES.get(rule, slug)},
+            "shortDescription": {"text": summaries.get(rule, slug)},
             "defaultConfiguration": {"level": "error"},
             "properties": {"tags": ["architecture"]},
         }

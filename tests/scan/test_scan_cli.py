@@ -161,3 +161,16 @@ def test_module_entry_point_runs_in_a_fresh_interpreter(tmp_path: Path) -> None:
         cwd=tmp_path, capture_output=True, text=True, check=False,
     )
     assert fixed.returncode == 0, fixed.stdout + fixed.stderr
+
+
+def test_the_reference_mesh_scans_clean_with_default_configuration() -> None:
+    # The real engine on the project's own reference mesh, with no [tool.harness] table.
+    project = Path(__file__).resolve().parents[2]
+    completed = subprocess.run(
+        [sys.executable, "-m", "harness", "scan", "reference_impl", "--no-cache",
+         "--jobs", "2", "--format", "json"],
+        cwd=project, capture_output=True, text=True, check=False,
+    )
+    document = json.loads(completed.stdout)
+    assert (completed.returncode, document["findings"], document["errors"]) == (0, [], [])
+    assert document["stats"]["files"] == document["stats"]["parsed"] > 0

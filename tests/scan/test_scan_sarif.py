@@ -11,7 +11,7 @@ import pytest
 import scan_stand_in
 
 from harness.cli import main
-from invariants.scan.model import Finding
+from invariants.scan.model import RULES, Finding
 from invariants.scan.problems import Problem
 from invariants.scan.sarif import FINGERPRINT_NAME, fingerprints, to_sarif
 
@@ -87,3 +87,10 @@ def test_cli_sarif_to_file(
     assert result["partialFingerprints"][FINGERPRINT_NAME] == fingerprints(
         [Finding("MESH004", "m.py", 2, 5, 2, "", "f", "x.subscribe(h)  # flag:MESH004")]
     )[0]
+
+
+def test_every_rule_has_metadata(tmp_path: Path) -> None:
+    rules = json.loads(to_sarif([], [], tmp_path))["runs"][0]["tool"]["driver"]["rules"]
+    assert [rule["id"] for rule in rules] == list(RULES)
+    assert [rule["name"] for rule in rules] == list(RULES.values())
+    assert all(rule["shortDescription"]["text"] != rule["name"] for rule in rules)
