@@ -31,7 +31,7 @@ UNCOUNTED_CLASSES = frozenset(
 
 def breaker_key(delivery: Delivery) -> BreakerKey:
     """The key a delivery is counted under."""
-    identity = delivery.diagnostic_key()
+    identity = delivery.diagnostic_key
     if identity is None:
         return (delivery.sender, delivery.target, delivery.message_type)
     return (delivery.sender, delivery.target, delivery.message_type, identity)
@@ -110,4 +110,4 @@ class AggregateWatermark:
         self.shed_count = 0
 
     def should_shed(self, message_class: MessageClass, depth: int) -> bool:
-        return message_class.sheddable and depth >= self.watermark
+        return depth >= self.watermark and message_class.sheddable

@@ -20,7 +20,10 @@ DIAGNOSTIC_KEY = "diagnosticKey"
 class Delivery:
     """One message on its way from `sender` to `target`. `identity` None = no access context."""
 
-    __slots__ = ("id", "identity", "message", "properties", "sender", "subscription_id", "target")
+    __slots__ = (
+        "diagnostic_key", "id", "identity", "message", "message_class", "message_type",
+        "packaged", "properties", "sender", "subscription_id", "target",
+    )
 
     def __init__(
         self,
@@ -40,23 +43,16 @@ class Delivery:
         self.identity = identity
         self.properties: dict[str, Any] = properties if properties is not None else {}
         self.subscription_id = subscription_id
-
-    @property
-    def packaged(self) -> bool:
-        return isinstance(self.message, RawJson)
-
-    @property
-    def message_type(self) -> str:
-        return self.message.type_name
-
-    @property
-    def message_class(self) -> MessageClass:
-        return self.message.message_class
-
-    def diagnostic_key(self) -> str | None:
-        """The payload identity: from the envelope once packaged, else from the payload."""
-        stamped = self.properties.get(DIAGNOSTIC_KEY)
-        return stamped if stamped is not None else self.message.diagnostic_key
+        # Read on every intake: copied from the payload's header once (a delivery's payload
+        # is never replaced; packaging makes a new delivery).
+        self.message_type: str = message.type_name
+        self.message_class: MessageClass = message.message_class
+        self.packaged = isinstance(message, RawJson)
+        # The payload identity: from the envelope once packaged, else from the payload.
+        stamped = self.properties.get(DIAGNOSTIC_KEY) if self.properties else None
+        self.diagnostic_key: str | None = (
+            str(stamped) if stamped is not None else message.diagnostic_key
+        )
 
     def may_answer(self) -> bool:
         """False when the envelope carries the marker; otherwise the payload's own policy

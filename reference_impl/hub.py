@@ -53,37 +53,29 @@ class Hub:
         trace = mesh.trace
         depth = len(self.queue)
         message_class = delivery.message_class
-        if trace.enabled:
-            trace.emit(EventKind.POSTED, hub=self.address, delivery_id=delivery.id,
-                       sender=delivery.sender, target=delivery.target,
-                       message_type=delivery.message_type, message_class=message_class,
-                       diagnostic_key=delivery.diagnostic_key(), packaged=delivery.packaged,
-                       subscription_id=delivery.subscription_id)
+        trace.posted(self.address, delivery)
         if self.gated:
-            trace.emit(EventKind.GATED, hub=self.address, delivery_id=delivery.id)
+            trace.refused(EventKind.GATED, self.address, delivery.id, depth)
             return Intake.GATED
         if delivery.identity is None and message_class is not MessageClass.SYSTEM:
-            trace.emit(EventKind.REJECTED, hub=self.address, delivery_id=delivery.id)
+            trace.refused(EventKind.REJECTED, self.address, delivery.id, depth)
             return Intake.REJECTED
         admitted, tripped = self.breaker.admit(delivery, mesh.scheduler.now)
         if tripped:
             trace.emit(EventKind.BREAKER_TRIPPED, hub=self.address, delivery_id=delivery.id,
-                       diagnostic_key=delivery.diagnostic_key(),
+                       diagnostic_key=delivery.diagnostic_key,
                        message_type=delivery.message_type, sender=delivery.sender,
                        target=delivery.target)
         if not admitted:
-            trace.emit(EventKind.DROPPED, hub=self.address, delivery_id=delivery.id,
-                       depth=depth, error=ErrorType.IGNORED.value)
+            trace.refused(EventKind.DROPPED, self.address, delivery.id, depth)
             return Intake.DROPPED
         if self.watermark.should_shed(message_class, depth):
             self.watermark.shed_count += 1
-            trace.emit(EventKind.SHED, hub=self.address, delivery_id=delivery.id,
-                       depth=depth, error=ErrorType.IGNORED.value,
-                       watermark=self.watermark.watermark)
+            trace.refused(EventKind.SHED, self.address, delivery.id, depth,
+                          self.watermark.watermark)
             return Intake.SHED
         self.queue.append(delivery)
-        trace.emit(EventKind.ENQUEUED, hub=self.address, delivery_id=delivery.id,
-                   depth=depth + 1)
+        trace.enqueued(self.address, delivery.id, depth + 1)
         if not self._pump_pending and not self.blocked:
             self._pump_pending = True
             mesh.scheduler.at(mesh.scheduler.now, self._turn)
@@ -97,8 +89,7 @@ class Hub:
         delivery = self.queue.popleft()
         self.handled_count += 1
         mesh = self.mesh
-        mesh.trace.emit(EventKind.HANDLED, hub=self.address, delivery_id=delivery.id,
-                        message_type=delivery.message_type)
+        mesh.trace.handled(self.address, delivery.id, delivery.message_type)
         try:
             mesh.handle(self, delivery)
         except Exception as exc:  # a faulting handler is logged; the pump goes on

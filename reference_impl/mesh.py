@@ -49,8 +49,7 @@ class Mesh:
         roundtrip_envelopes: bool = False,
     ) -> None:
         self.scheduler = Scheduler(chooser)
-        scheduler = self.scheduler
-        self.trace = TraceRecorder(lambda: scheduler.now, enabled=record_trace)
+        self.trace = TraceRecorder(self.scheduler, enabled=record_trace)
         self.default_watermark = default_watermark
         self.roundtrip_envelopes = roundtrip_envelopes
         self.hubs: dict[str, Hub] = {}

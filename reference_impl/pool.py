@@ -57,6 +57,7 @@ class LegHandle:
         self.ended = True
         for timer in self.timers:
             timer.cancel()
+        self.timers.clear()  # timers hold the leg: break the cycle so refcounting frees it
         if self.pool is not None:
             self.pool.leg_ended(self, reason)
 

@@ -39,7 +39,7 @@ class Router:
                             sender=delivery.sender, target=delivery.target,
                             message_type=delivery.message_type,
                             message_class=delivery.message_class,
-                            diagnostic_key=delivery.diagnostic_key(), packaged=True,
+                            diagnostic_key=delivery.diagnostic_key, packaged=True,
                             error=ErrorType.SHUTTING_DOWN.value)
             if not mesh.silo.stopped:
                 self.answer_failure(delivery, ErrorType.SHUTTING_DOWN, local=True)

@@ -60,7 +60,7 @@ def test_diagnostic_key_travels_on_the_envelope() -> None:
     packaged = _delivery(Message("Update", diagnostic_key="stream/7")).package()
     assert packaged.properties[DIAGNOSTIC_KEY] == "stream/7"
     assert packaged.message.diagnostic_key is None
-    assert packaged.diagnostic_key() == "stream/7"
+    assert packaged.diagnostic_key == "stream/7"
 
 
 def test_json_round_trip_of_the_whole_envelope_keeps_the_policy_and_the_payload() -> None:
