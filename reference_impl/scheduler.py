@@ -46,8 +46,9 @@ class Scheduler:
         if due_ms < self.now:
             raise ValueError(f"cannot schedule in the past: {due_ms} < {self.now}")
         timer = Timer(due_ms, callback, args)
-        if due_ms == self.now and self._ready_head < len(self._ready):
-            self._ready.append(timer)  # joins the batch that is running now
+        if due_ms == self.now:
+            # The queue only ever holds later events, so this joins the batch due now.
+            self._ready.append(timer)
         else:
             self._seq += 1
             heapq.heappush(self._heap, (due_ms, self._seq, timer))
@@ -58,7 +59,11 @@ class Scheduler:
 
     def next_due(self) -> int | None:
         """When the next live event is due, or None when nothing is scheduled."""
-        if self._ready_head < len(self._ready):
+        ready, head = self._ready, self._ready_head
+        while head < len(ready) and ready[head].cancelled:
+            head += 1  # a cancelled event at the head is dead: skip it for good
+        self._ready_head = head
+        if head < len(ready):
             return self.now
         heap = self._heap
         while heap and heap[0][2].cancelled:
@@ -86,22 +91,22 @@ class Scheduler:
     def step(self) -> bool:
         """Run one event; False when nothing is scheduled."""
         while True:
-            if self._ready_head >= len(self._ready) and not self._fill_ready():
-                return False
-            timer = self._take()
+            ready, head = self._ready, self._ready_head
+            count = len(ready) - head
+            if count <= 0:
+                if not self._fill_ready():
+                    return False
+                continue
+            pick = 0 if self._fifo or count == 1 else self.chooser.choose(count, "next-event")
+            if pick:
+                timer = ready.pop(head + pick)  # the others keep their relative order
+            else:
+                timer = ready[head]
+                self._ready_head = head + 1
             if not timer.cancelled:
                 self.events_run += 1
                 timer.callback(*timer.args)
                 return True
-
-    def _take(self) -> Timer:
-        ready, head = self._ready, self._ready_head
-        count = len(ready) - head
-        pick = 0 if self._fifo or count == 1 else self.chooser.choose(count, "next-event")
-        if pick:
-            return ready.pop(head + pick)  # the others keep their relative order
-        self._ready_head = head + 1
-        return ready[head]
 
     def run_until(self, limit_ms: int) -> None:
         """Run every event due at or before `limit_ms`, then set the clock to `limit_ms`."""

@@ -100,3 +100,16 @@ def test_same_seed_gives_the_same_interleaving(seed: int) -> None:
     first = run()
     assert first == run()
     assert sorted(first) == list(range(20))
+
+
+def test_cancelled_ready_events_do_not_let_a_bounded_run_overshoot() -> None:
+    scheduler = Scheduler()
+    log: list[str] = []
+    scheduler.at(0, log.append, "now")  # due now, then cancelled
+    scheduler.at(0, log.append, "now too")
+    scheduler.at(1_000, log.append, "later")
+    for timer in list(scheduler._ready):
+        timer.cancel()
+    scheduler.run_until(500)
+    assert log == [] and scheduler.now == 500
+    assert scheduler.next_due() == 1_000
