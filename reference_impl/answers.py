@@ -12,7 +12,8 @@ from typing import TYPE_CHECKING
 from invariants.trace import EventKind
 from reference_impl.constants import HOP_MS
 from reference_impl.envelope import Delivery
-from reference_impl.messages import DeliveryFailure
+from reference_impl.hub import report_failure
+from reference_impl.messages import DeliveryFailure, ErrorType
 from reference_impl.pool import NACK, LegHandle, LegOperation
 
 if TYPE_CHECKING:
@@ -35,9 +36,13 @@ class NackOperation(LegOperation):
         leg.schedule(HOP_MS, self._land, leg)
 
     def _land(self, leg: LegHandle) -> None:
-        hub = self.mesh.hubs.get(self.nack.target)
+        mesh, nack = self.mesh, self.nack
+        hub = mesh.hubs.get(nack.target)
         if hub is not None:
-            hub.offer(self.nack)
+            hub.offer(nack)
+        else:  # the sender has gone: a failure to deliver a failure, never answered
+            report_failure(mesh, mesh.nearest_live_ancestor(nack.target), nack,
+                           ErrorType.NOT_FOUND)
         leg.end()
 
 

@@ -113,13 +113,20 @@ class Hub:
             self.mesh.scheduler.at(self.mesh.scheduler.now, self._turn)
 
     def report_failure(self, delivery: Delivery, error: ErrorType) -> None:
-        """Answer a delivery this hub could not get through: only when `may_answer()` holds,
-        at most once per request id (the ledger refuses a second answer)."""
-        if not delivery.may_answer():
-            self.mesh.trace.emit(EventKind.ANSWER_SUPPRESSED, hub=self.address,
-                                 delivery_id=delivery.id, reason="may_answer_false",
-                                 message_class=delivery.message_class,
-                                 packaged=delivery.packaged)
-            return
-        failure = DeliveryFailure(delivery.id, error)
-        self.mesh.answers.send(delivery, failure, hub=self.address, local=True)
+        report_failure(self.mesh, self.address, delivery, error)
+
+
+def report_failure(mesh: Mesh, at: str, delivery: Delivery, error: ErrorType) -> None:
+    """The reporting tail: answer a delivery that `at` could not get through, locally to its
+    sender; only when `may_answer()` holds and only once per request id."""
+    if not delivery.may_answer():
+        mesh.trace.emit(EventKind.ANSWER_SUPPRESSED, hub=at, delivery_id=delivery.id,
+                        reason="may_answer_false", message_class=delivery.message_class,
+                        packaged=delivery.packaged)
+        return
+    if mesh.answers.answered(delivery.id):
+        mesh.trace.emit(EventKind.ANSWER_SUPPRESSED, hub=at, delivery_id=delivery.id,
+                        reason="already_answered")
+        return
+    failure = DeliveryFailure(delivery.id, error)
+    mesh.answers.send(delivery, failure, hub=at, local=True)

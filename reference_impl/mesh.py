@@ -13,7 +13,7 @@ from reference_impl.constants import DEFAULT_AGGREGATE_WATERMARK, DELIVERY_RETRI
 from reference_impl.envelope import Delivery
 from reference_impl.faults import FaultBook
 from reference_impl.grain import Activations, GrainRouter
-from reference_impl.hub import Hub
+from reference_impl.hub import Hub, report_failure
 from reference_impl.lifecycle import Silo
 from reference_impl.messages import (
     DELIVERY_FAILURE,
@@ -108,7 +108,7 @@ class Mesh:
         """Straight onto the target hub's intake (no router, not packaged)."""
         hub = self.hubs.get(delivery.target)
         if hub is None:
-            self.ensure_hub(delivery.sender).report_failure(delivery, ErrorType.NOT_FOUND)
+            report_failure(self, delivery.sender, delivery, ErrorType.NOT_FOUND)
             return
         hub.offer(delivery)
 

@@ -182,3 +182,32 @@ def test_gated_intake_returns_gated() -> None:
     hub = a.mesh.create_hub("hub")
     hub.gated = True
     assert hub.offer(Delivery("d1", "s", "hub", Message("Ping"))) is Intake.GATED
+
+
+def _nack_to_a_departed_sender() -> ReferenceAdapter:
+    a = ReferenceAdapter()
+    a.create_hub("owner")
+    a.post("owner", "gone", MessageSpec("Ping"))
+    a.advance(1)  # the route leg answered NotFound; its NACK is on the way
+    a.inject(Fault(FaultKind.REMOVE_TARGET, "owner"))
+    a.run_until_idle(60_000)
+    return a
+
+
+def test_a_nack_to_a_departed_sender_is_never_answered() -> None:
+    """Seed 001 Invariant 1: a failure to deliver a DeliveryFailure makes no new one."""
+    a = _nack_to_a_departed_sender()
+    emitted = [e for e in a.trace() if e.kind is EventKind.FAILURE_EMITTED]
+    assert len(emitted) == 1
+    suppressed = [e for e in a.trace() if e.kind is EventKind.ANSWER_SUPPRESSED]
+    assert [(e.delivery_id, e.reason) for e in suppressed] == [
+        (emitted[0].delivery_id, "may_answer_false")]
+
+
+def test_negative_control_an_unguarded_tail_answers_the_nack(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(hub_module.Delivery, "may_answer", lambda self: True)
+    a = _nack_to_a_departed_sender()
+    emitted = [e for e in a.trace() if e.kind is EventKind.FAILURE_EMITTED]
+    assert len(emitted) == 2 and emitted[1].answers == emitted[0].delivery_id
