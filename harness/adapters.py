@@ -1,0 +1,61 @@
+"""Resolve an adapter spec `module:factory` to the `AdapterFactory` it names.
+
+A spec names an importable module and a callable in it (dotted attributes allowed) that
+takes a `Chooser` and returns a `MeshAdapter`. Every problem is one line naming where the
+spec came from (`--harness-adapter`, `[tool.harness] adapter`, ...), so a typo is obvious.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import cast
+
+from invariants.adapter import AdapterFactory
+
+REFERENCE_ADAPTER = "reference_impl.adapter:make_adapter"
+
+
+class AdapterSpecError(Exception):
+    """An adapter spec that cannot be used; the message is one line."""
+
+
+def split_spec(spec: str, origin: str) -> tuple[str, str]:
+    """(`module`, `attribute path`) of a well-formed `module:factory` spec."""
+    module, sep, attribute = spec.partition(":")
+    if not sep or not module.strip() or not attribute.strip() or ":" in attribute:
+        raise AdapterSpecError(
+            f"{origin}: expected 'module:factory' (for example {REFERENCE_ADAPTER!r}), "
+            f"got {spec!r}"
+        )
+    return module.strip(), attribute.strip()
+
+
+def load_factory(spec: str, origin: str) -> AdapterFactory:
+    """Import the module of `spec` and return its factory callable."""
+    module_name, attribute = split_spec(spec, origin)
+    try:
+        module = importlib.import_module(module_name)
+    except ModuleNotFoundError as exc:
+        raise AdapterSpecError(
+            f"{origin}: cannot import module {module_name!r} of {spec!r}: {exc} "
+            "(is it installed, or on pytest's `pythonpath`?)"
+        ) from exc
+    except Exception as exc:  # the user's module raised while importing: say so, one line
+        first = str(exc).splitlines()[0] if str(exc) else ""
+        raise AdapterSpecError(
+            f"{origin}: importing {module_name!r} raised {type(exc).__name__}: {first}"
+        ) from exc
+    target: object = module
+    for part in attribute.split("."):
+        try:
+            target = getattr(target, part)
+        except AttributeError:
+            raise AdapterSpecError(
+                f"{origin}: module {module_name!r} has no attribute {attribute!r}"
+            ) from None
+    if not callable(target):
+        raise AdapterSpecError(
+            f"{origin}: {spec!r} is a {type(target).__name__}, not a callable factory"
+        )
+    return cast(AdapterFactory, target)
+

@@ -1,0 +1,55 @@
+"""The harness collector of a session: scan files, the scan tree, invariants, mutants.
+
+Its items are a pure function of the settings and the files on disk, in a fixed order, so
+every pytest-xdist worker collects exactly the same items.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from harness.invariant_items import InvariantItem, invariant_nodeid
+from harness.item_base import HarnessItem
+from harness.run_key import RUN_KEY
+from harness.run_state import HarnessRun
+from harness.scan_items import TREE_NODEID, ScanFileItem, ScanTreeItem, scan_nodeid
+
+
+class HarnessCollector(pytest.Collector):
+    """The parent of every harness item; collected through pytest's own protocol so
+    reports, counts and `pytest_itemcollected` see the items like any other."""
+
+    def collect(self) -> list[HarnessItem]:
+        return build_items(self, self.config.stash[RUN_KEY])
+
+
+def harness_items(session: pytest.Session) -> list[pytest.Item]:
+    collector = HarnessCollector.from_parent(
+        session, name="harness", nodeid="harness", path=session.config.rootpath
+    )
+    return list(session.genitems(collector))
+
+
+def build_items(parent: pytest.Collector, run: HarnessRun) -> list[HarnessItem]:
+    rootdir = parent.config.rootpath
+    session = parent
+    items: list[HarnessItem] = []
+    for file in run.discovery().files:
+        location = Path(file.location)
+        items.append(ScanFileItem.from_parent(
+            session, name=f"{file.path}::scan", nodeid=scan_nodeid(location, rootdir, file.path),
+            path=location, label=f"scan {file.path}", scan_path=file.path,
+        ))
+    items.append(ScanTreeItem.from_parent(
+        session, name="scan", nodeid=TREE_NODEID, path=run.settings.root, label="scan (tree)",
+    ))
+    for adapter in run.settings.adapters:
+        for check_id in run.settings.invariants:
+            items.append(InvariantItem.from_parent(
+                session, name=f"{check_id}[{adapter}]", nodeid=invariant_nodeid(check_id, adapter),
+                path=run.settings.root, label=f"{check_id} on {adapter}",
+                check_id=check_id, adapter=adapter,
+            ))
+    return items

@@ -1,0 +1,73 @@
+"""Everything a harness run needs, checked once before any item runs.
+
+`prepare` resolves the adapters, the Hypothesis profile and the baseline up front, so a bad
+value is one error line at start-up rather than a failure in every item. The scan is run
+at most once per process (`verdict`), on first use: collection only lists the files.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+
+from hypothesis import settings as Settings
+from hypothesis.errors import InvalidArgument
+
+from harness.adapters import load_factory
+from harness.scan_verdict import ScanVerdict, load_baseline, run_scan
+from harness.settings import HarnessSettings
+from invariants.adapter import AdapterFactory
+from invariants.profiles import PROFILES
+from invariants.scan.config import ConfigError
+from invariants.scan.files import Discovery, discover
+
+
+def hypothesis_profile(name: str) -> Settings:
+    """A profile of `invariants.profiles`, or one registered with Hypothesis by the user."""
+    if name in PROFILES:
+        return PROFILES[name]
+    try:
+        return Settings.get_profile(name)
+    except InvalidArgument:
+        known = ", ".join(sorted(PROFILES))
+        raise ConfigError(
+            f"Hypothesis profile {name!r} is unknown (known: {known}, or one registered "
+            "with hypothesis.settings.register_profile in a conftest.py)"
+        ) from None
+
+
+@dataclass
+class HarnessRun:
+    settings: HarnessSettings
+    factories: dict[str, AdapterFactory]  # by spec, in the configured order
+    profile: Settings
+    baseline: Counter[tuple[str, str, str, str]] | None
+    _verdict: ScanVerdict | None = field(default=None, repr=False)
+
+    def discovery(self) -> Discovery:
+        """The files the scan will read, without analysing them (for collection)."""
+        return discover(self.settings.paths, self.settings.scan, self.settings.root)
+
+    def verdict(self) -> ScanVerdict:
+        if self._verdict is None:
+            self._verdict = run_scan(
+                self.settings.paths,
+                self.settings.scan,
+                self.settings.root,
+                cache_dir=self.settings.cache_dir,
+                baseline=self.baseline,
+            )
+        return self._verdict
+
+
+def prepare(settings: HarnessSettings) -> HarnessRun:
+    """Raises `ConfigError`, `AdapterSpecError` or `BaselineError`, each one line."""
+    factories = {
+        spec: load_factory(spec, settings.adapter_origin) for spec in settings.adapters
+    }
+    return HarnessRun(
+        settings=settings,
+        factories=factories,
+        profile=hypothesis_profile(settings.profile),
+        baseline=load_baseline(settings.baseline),
+    )

@@ -1,0 +1,203 @@
+"""What a harness run is asked to do, merged from three places.
+
+Precedence, highest first: command-line options (`--harness-*`), pytest ini keys
+(`harness_*` in `[tool.pytest.ini_options]`), then `[tool.harness]` in the repo's
+pyproject.toml, then the defaults (scan the whole repo, the reference mesh's adapter, the
+`ci` profile, every invariant, no prove).
+
+The scanner owns most of `[tool.harness]` (see `invariants.scan.config`); the keys read
+here are the plugin's own: `adapter`, `profile`, `invariants`, `prove`, `sarif`. Every
+problem is a `ConfigError` of one line naming the file and the key.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import tomllib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from harness.adapters import REFERENCE_ADAPTER, AdapterSpecError, split_spec
+from invariants.checks import CHECK_IDS
+from invariants.scan.cache import DEFAULT_DIR
+from invariants.scan.config import ConfigError, load_settings
+from invariants.scan.model import RULES, ScanConfig
+
+DEFAULT_PROFILE = "ci"
+
+# Keys of [tool.harness] this module reads; the scanner skips them (its OTHER_KEYS, plus
+# `invariants`, passed as `other_keys`). `hypothesis_profile` and `sarif_output` are
+# accepted spellings of `profile` and `sarif`.
+PLUGIN_KEYS: frozenset[str] = frozenset(
+    {"adapter", "profile", "hypothesis_profile", "invariants", "prove", "sarif", "sarif_output"}
+)
+_SYNONYMS = {"hypothesis_profile": "profile", "sarif_output": "sarif"}
+
+
+@dataclass(frozen=True)
+class Overrides:
+    """Settings given on the command line or in ini keys; None = not given.
+
+    Paths are absolute already (relative ones are resolved against the invocation directory
+    by whoever builds this).
+    """
+
+    paths: tuple[str, ...] | None = None
+    select: tuple[str, ...] | None = None
+    ignore: tuple[str, ...] | None = None
+    baseline: Path | None = None
+    sarif: Path | None = None
+    adapters: tuple[str, ...] | None = None
+    adapter_origin: str = "--harness-adapter"  # where `adapters` came from, for errors
+    profile: str | None = None
+    invariants: tuple[str, ...] | None = None
+    prove: bool | None = None
+
+
+@dataclass(frozen=True)
+class HarnessSettings:
+    root: Path  # the scan root: the pyproject's directory, or the rootdir without one
+    pyproject: Path | None
+    scan: ScanConfig
+    paths: tuple[str, ...]  # relative to `root`, or absolute
+    baseline: Path | None
+    cache_dir: Path
+    sarif: Path | None
+    adapters: tuple[str, ...]
+    adapter_origin: str  # the option or key the adapters came from, for error lines
+    profile: str
+    invariants: tuple[str, ...]
+    prove: bool
+
+
+@dataclass(frozen=True)
+class _PluginTable:
+    adapters: tuple[str, ...] | None = None
+    adapter_key: str = "adapter"
+    profile: str | None = None
+    invariants: tuple[str, ...] | None = None
+    prove: bool | None = None
+    sarif: str | None = None
+
+
+def _fail(source: Path, key: str, problem: str) -> ConfigError:
+    return ConfigError(f"{source}: [tool.harness] {key}: {problem}")
+
+
+def rule_ids(origin: str, values: Sequence[str]) -> tuple[str, ...]:
+    """Rule ids, upper-cased; an unknown one is a `ConfigError` naming `origin`."""
+    ids = tuple(value.strip().upper() for value in values if value.strip())
+    unknown = [rule for rule in ids if rule not in RULES]
+    if unknown:
+        raise ConfigError(f"{origin}: unknown rule id {unknown[0]!r} (known: {', '.join(RULES)})")
+    return ids
+
+
+def invariant_ids(origin: str, values: Sequence[str]) -> tuple[str, ...]:
+    """Invariant ids in the given order; `none` alone selects no invariant."""
+    ids = tuple(value.strip().upper() for value in values if value.strip())
+    if ids == ("NONE",):
+        return ()
+    unknown = [check for check in ids if check not in CHECK_IDS]
+    if unknown:
+        raise ConfigError(
+            f"{origin}: unknown invariant {unknown[0]!r} (known: {', '.join(CHECK_IDS)}, none)"
+        )
+    return tuple(dict.fromkeys(ids))
+
+
+def _strings(source: Path, key: str, value: object) -> tuple[str, ...]:
+    if isinstance(value, str):
+        return (value,)
+    if isinstance(value, list) and all(isinstance(item, str) for item in value):
+        return tuple(value)
+    raise _fail(source, key, f"expected a string or an array of strings, got {value!r}")
+
+
+def _string(source: Path, key: str, value: object) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise _fail(source, key, f"expected a non-empty string, got {value!r}")
+    return value.strip()
+
+
+def _plugin_table(table: Mapping[str, object], source: Path) -> _PluginTable:
+    seen: dict[str, str] = {}
+    values: dict[str, object] = {}
+    for key, value in table.items():
+        if key not in PLUGIN_KEYS:
+            continue
+        name = _SYNONYMS.get(key, key)
+        if name in seen:
+            raise _fail(source, key, f"given twice (also as {seen[name]!r})")
+        seen[name] = key
+        if name == "adapter":
+            specs = _strings(source, key, value)
+            if not specs:
+                raise _fail(source, key, "expected at least one 'module:factory'")
+            for spec in specs:
+                try:
+                    split_spec(spec, f"{source}: [tool.harness] {key}")
+                except AdapterSpecError as exc:
+                    raise ConfigError(str(exc)) from None
+            values["adapters"] = tuple(spec.strip() for spec in specs)
+            values["adapter_key"] = key
+        elif name == "invariants":
+            values["invariants"] = invariant_ids(
+                f"{source}: [tool.harness] {key}", _strings(source, key, value)
+            )
+        elif name == "prove":
+            if not isinstance(value, bool):
+                raise _fail(source, key, f"expected true or false, got {value!r}")
+            values["prove"] = value
+        else:
+            values[name] = _string(source, key, value)
+    return _PluginTable(**values)  # type: ignore[arg-type]  # validated per key above
+
+
+def _read_table(pyproject: Path) -> Mapping[str, object]:
+    # load_settings has already read and validated the file; this cannot fail differently.
+    data = tomllib.loads(pyproject.read_text(encoding="utf-8"))
+    tool = data.get("tool", {})
+    table = tool.get("harness", {}) if isinstance(tool, dict) else {}
+    return table if isinstance(table, dict) else {}
+
+
+def resolve(pyproject: Path | None, rootdir: Path, overrides: Overrides) -> HarnessSettings:
+    """The settings of a run; raises `ConfigError` (one line) on any bad key or value."""
+    scan_settings = load_settings(pyproject, other_keys=PLUGIN_KEYS)
+    table = _plugin_table(_read_table(pyproject), pyproject) if pyproject else _PluginTable()
+    root = pyproject.parent.absolute() if pyproject is not None else rootdir.absolute()
+    config = scan_settings.config
+    if overrides.select is not None:
+        config = dataclasses.replace(config, select=overrides.select)
+    if overrides.ignore is not None:
+        config = dataclasses.replace(config, ignore=overrides.ignore)
+    baseline = overrides.baseline
+    if baseline is None and scan_settings.baseline is not None:
+        baseline = root / scan_settings.baseline
+    sarif = overrides.sarif
+    if sarif is None and table.sarif is not None:
+        sarif = root / table.sarif
+    return HarnessSettings(
+        root=root,
+        pyproject=pyproject,
+        scan=config,
+        paths=overrides.paths if overrides.paths is not None else config.paths,
+        baseline=baseline,
+        cache_dir=root / (scan_settings.cache_dir or DEFAULT_DIR),
+        sarif=sarif,
+        adapters=overrides.adapters or table.adapters or (REFERENCE_ADAPTER,),
+        adapter_origin=(
+            overrides.adapter_origin if overrides.adapters
+            else f"{pyproject}: [tool.harness] {table.adapter_key}" if table.adapters
+            else "the default adapter"
+        ),
+        profile=overrides.profile or table.profile or DEFAULT_PROFILE,
+        invariants=(
+            overrides.invariants if overrides.invariants is not None
+            else table.invariants if table.invariants is not None
+            else CHECK_IDS
+        ),
+        prove=overrides.prove if overrides.prove is not None else bool(table.prove),
+    )
