@@ -81,7 +81,7 @@ class AnswerLedger:
             self.send_nack(NackOperation(mesh, nack.package()))
         return True
 
-    def send_nack(self, nack: NackOperation) -> LegHandle:
+    def send_nack(self, nack: NackOperation) -> LegHandle | None:
         """The NACK runs inside the routing pool as a counted leg; its handle is kept."""
         handle = self.mesh.pool.subscribe(nack)
         return handle

@@ -48,34 +48,28 @@ class Hub:
         self._pump_pending = False
 
     def offer(self, delivery: Delivery) -> Intake:
-        """One intake: POSTED, then exactly one outcome event."""
+        """One intake; the trace reads it back as POSTED, then exactly one outcome event."""
         mesh = self.mesh
         trace = mesh.trace
+        address = self.address
         depth = len(self.queue)
         message_class = delivery.message_class
-        trace.posted(self.address, delivery)
         if self.gated:
-            trace.refused(EventKind.GATED, self.address, delivery.id, depth)
+            trace.intake(address, delivery, EventKind.GATED, depth)
             return Intake.GATED
         if delivery.identity is None and message_class is not MessageClass.SYSTEM:
-            trace.refused(EventKind.REJECTED, self.address, delivery.id, depth)
+            trace.intake(address, delivery, EventKind.REJECTED, depth)
             return Intake.REJECTED
         admitted, tripped = self.breaker.admit(delivery, mesh.scheduler.now)
-        if tripped:
-            trace.emit(EventKind.BREAKER_TRIPPED, hub=self.address, delivery_id=delivery.id,
-                       diagnostic_key=delivery.diagnostic_key,
-                       message_type=delivery.message_type, sender=delivery.sender,
-                       target=delivery.target)
         if not admitted:
-            trace.refused(EventKind.DROPPED, self.address, delivery.id, depth)
+            trace.intake(address, delivery, EventKind.DROPPED, depth, tripped=tripped)
             return Intake.DROPPED
         if self.watermark.should_shed(message_class, depth):
             self.watermark.shed_count += 1
-            trace.refused(EventKind.SHED, self.address, delivery.id, depth,
-                          self.watermark.watermark)
+            trace.intake(address, delivery, EventKind.SHED, depth, self.watermark.watermark)
             return Intake.SHED
         self.queue.append(delivery)
-        trace.enqueued(self.address, delivery.id, depth + 1)
+        trace.intake(address, delivery, EventKind.ENQUEUED, depth)
         if not self._pump_pending and not self.blocked:
             self._pump_pending = True
             mesh.scheduler.at(mesh.scheduler.now, self._turn)

@@ -1,9 +1,10 @@
 """Trace recording: every step of the mesh as an `invariants.trace.TraceEvent`.
 
-Events are recorded as cheap tuples and turned into `TraceEvent`s only when read, so a
-flood costs little; recording can be switched off entirely (the benchmark measures both).
-The hot intake and turn events are recorded as tuples of plain strings and ints: the
-cyclic garbage collector stops tracking those, so a long trace costs it nothing.
+Steps are recorded as cheap tuples and turned into `TraceEvent`s only when the trace is
+read, so a flood costs little; recording can be switched off entirely (the benchmark
+measures both). The hot records are tuples of plain strings and ints, which the cyclic
+garbage collector stops tracking, and one intake is one record: it reads back as POSTED,
+the breaker trip if there was one, and the intake's outcome.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from reference_impl.messages import ErrorType
 
 KINDS = MappingProxyType({kind.value: kind for kind in EventKind})
 _IGNORED = ErrorType.IGNORED.value
-_POSTED, _ENQUEUED, _HANDLED = "posted", "enqueued", "handled"
+_INTAKE, _HANDLED = "intake", "handled"
 
 
 class Clock(Protocol):
@@ -32,62 +33,70 @@ class TraceRecorder:
         self._clock = clock
         self.enabled = enabled
         self._raw: list[tuple[Any, ...]] = []
+        self._read = 0  # records already turned into events
         self._events: list[TraceEvent] = []
 
     def emit(self, kind: EventKind, **fields: Any) -> None:
         if self.enabled:
             self._raw.append((self._clock.now, kind, fields))
 
-    def posted(self, hub: str, d: Delivery) -> None:
+    def intake(self, hub: str, d: Delivery, outcome: EventKind, depth: int,
+               watermark: int | None = None, tripped: bool = False) -> None:
+        """One offer to a hub's intake and its outcome. `depth` is the queue depth at
+        intake; ENQUEUED reads back with the depth after it."""
         if self.enabled:
-            message = d.message
             self._raw.append((
-                self._clock.now, _POSTED, hub, d.id, d.sender, d.target, message.type_name,
-                message.message_class._value_, d.diagnostic_key, d.packaged,
-                d.subscription_id,
+                self._clock.now, _INTAKE, hub, d.id, d.sender, d.target, d.message_type,
+                d.message_class._value_, d.diagnostic_key, d.packaged, d.subscription_id,
+                outcome._value_, depth, watermark, tripped,
             ))
-
-    def enqueued(self, hub: str, delivery_id: str, depth: int) -> None:
-        if self.enabled:
-            self._raw.append((self._clock.now, _ENQUEUED, hub, delivery_id, depth))
 
     def handled(self, hub: str, delivery_id: str, message_type: str) -> None:
         if self.enabled:
             self._raw.append((self._clock.now, _HANDLED, hub, delivery_id, message_type))
 
-    def refused(self, kind: EventKind, hub: str, delivery_id: str, depth: int,
-                watermark: int | None = None) -> None:
-        """An intake outcome other than ENQUEUED (REJECTED, GATED, DROPPED, SHED)."""
-        if self.enabled:
-            self._raw.append((self._clock.now, kind.value, hub, delivery_id, depth, watermark))
-
     def events(self) -> Sequence[TraceEvent]:
         """Every event so far, in order (materialised incrementally)."""
-        events, raw = self._events, self._raw
-        for seq in range(len(events), len(raw)):
-            events.append(_materialise(seq, raw[seq]))
+        raw, events = self._raw, self._events
+        for index in range(self._read, len(raw)):
+            _expand(raw[index], events)
+        self._read = len(raw)
         return events
 
-    def __len__(self) -> int:
-        return len(self._raw)
 
-
-def _materialise(seq: int, r: tuple[Any, ...]) -> TraceEvent:
+def _expand(r: tuple[Any, ...], events: list[TraceEvent]) -> None:
+    """Append the event(s) one record stands for, numbered by their position."""
     time_ms, tag = r[0], r[1]
     if len(r) == 3:
-        return TraceEvent(seq, time_ms, tag, **r[2])
-    kind = KINDS[tag]
-    if kind is EventKind.POSTED:
-        return TraceEvent(
-            seq, time_ms, kind, hub=r[2], delivery_id=r[3], sender=r[4], target=r[5],
-            message_type=r[6], message_class=MessageClass(r[7]), diagnostic_key=r[8],
-            packaged=r[9], subscription_id=r[10],
-        )
-    if kind is EventKind.ENQUEUED:
-        return TraceEvent(seq, time_ms, kind, hub=r[2], delivery_id=r[3], depth=r[4])
-    if kind is EventKind.HANDLED:
-        return TraceEvent(seq, time_ms, kind, hub=r[2], delivery_id=r[3], message_type=r[4])
-    if kind in (EventKind.DROPPED, EventKind.SHED):
-        return TraceEvent(seq, time_ms, kind, hub=r[2], delivery_id=r[3], depth=r[4],
-                          watermark=r[5], error=_IGNORED)
-    return TraceEvent(seq, time_ms, kind, hub=r[2], delivery_id=r[3])
+        events.append(TraceEvent(len(events), time_ms, tag, **r[2]))
+    elif tag == _HANDLED:
+        events.append(TraceEvent(len(events), time_ms, EventKind.HANDLED, hub=r[2],
+                                 delivery_id=r[3], message_type=r[4]))
+    else:
+        _expand_intake(r, events)
+
+
+def _expand_intake(r: tuple[Any, ...], events: list[TraceEvent]) -> None:
+    (time_ms, _, hub, delivery_id, sender, target, message_type, class_value, key, packaged,
+     subscription_id, outcome_value, depth, watermark, tripped) = r
+    message_class = MessageClass(class_value)
+    events.append(TraceEvent(
+        len(events), time_ms, EventKind.POSTED, hub=hub, delivery_id=delivery_id,
+        sender=sender, target=target, message_type=message_type, message_class=message_class,
+        diagnostic_key=key, packaged=packaged, subscription_id=subscription_id,
+    ))
+    if tripped:
+        events.append(TraceEvent(
+            len(events), time_ms, EventKind.BREAKER_TRIPPED, hub=hub, delivery_id=delivery_id,
+            diagnostic_key=key, message_type=message_type, sender=sender, target=target,
+        ))
+    outcome = KINDS[outcome_value]
+    if outcome is EventKind.ENQUEUED:
+        event = TraceEvent(len(events), time_ms, outcome, hub=hub, delivery_id=delivery_id,
+                           depth=depth + 1)
+    elif outcome in (EventKind.DROPPED, EventKind.SHED):
+        event = TraceEvent(len(events), time_ms, outcome, hub=hub, delivery_id=delivery_id,
+                           depth=depth, watermark=watermark, error=_IGNORED)
+    else:
+        event = TraceEvent(len(events), time_ms, outcome, hub=hub, delivery_id=delivery_id)
+    events.append(event)
