@@ -129,6 +129,7 @@ class MeshMachine(RuleBasedStateMachine):
         self.fed = 0
         self.steps = 0
         self.stopped = False
+        self.failed = False  # a violation was raised: teardown only cleans up
         self.flood_keys = 0
         self.max_depth = 0
         self.max_in_flight = 0
@@ -222,6 +223,7 @@ class MeshMachine(RuleBasedStateMachine):
             self._fail(found)
 
     def _fail(self, violations: list[Violation]) -> None:
+        self.failed = True
         stats = self.stats
         if stats.first_failure_example is None:
             stats.first_failure_example = stats.examples
@@ -244,7 +246,7 @@ class MeshMachine(RuleBasedStateMachine):
         self._verify(final=False)
 
     def teardown(self) -> None:
-        if self.adapter is None:
+        if self.adapter is None or self.failed:
             return
         quiescent = self.mesh.run_until_idle(LIVENESS_LIMIT_MS)
         self._feed()

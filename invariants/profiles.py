@@ -27,7 +27,9 @@ PROFILES: dict[str, settings] = {
         deadline=None,
         print_blob=True,
         suppress_health_check=_SUPPRESSED,
-        phases=(Phase.explicit, Phase.generate, Phase.shrink, Phase.explain),
+        # No explain phase: it replays hundreds of variants of a shrunk example, which costs
+        # more than finding it; `dev` and `fuzz` keep it.
+        phases=(Phase.explicit, Phase.generate, Phase.target, Phase.shrink),
         report_multiple_bugs=False,
     ),
     DEV: settings(
