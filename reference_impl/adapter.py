@@ -89,14 +89,10 @@ class ReferenceAdapter:
     def run_until_idle(self, limit_ms: int) -> bool:
         scheduler = self.mesh.scheduler
         deadline = scheduler.now + limit_ms
-        while True:
-            due = scheduler.next_due()
-            if due is None:
-                return True
-            if due > deadline:
-                scheduler.run_until(deadline)
-                return False
-            scheduler.step()
+        if scheduler.run(deadline):
+            return True
+        scheduler.now = max(scheduler.now, deadline)
+        return False
 
     def stop(self, *, graceful: bool = True) -> None:
         self.mesh.silo.stop(graceful=graceful)

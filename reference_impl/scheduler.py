@@ -108,11 +108,33 @@ class Scheduler:
                 timer.callback(*timer.args)
                 return True
 
+    def run(self, limit_ms: int) -> bool:
+        """Run every event due at or before `limit_ms`; True when nothing is left scheduled.
+        The clock stops at the last event run."""
+        heap = self._heap
+        while True:
+            ready, head = self._ready, self._ready_head
+            count = len(ready) - head
+            if count <= 0:
+                while heap and heap[0][2].cancelled:
+                    heapq.heappop(heap)
+                if not heap:
+                    return True
+                if heap[0][0] > limit_ms:
+                    return False
+                self._fill_ready()
+                continue
+            pick = 0 if self._fifo or count == 1 else self.chooser.choose(count, "next-event")
+            if pick:
+                timer = ready.pop(head + pick)  # the others keep their relative order
+            else:
+                timer = ready[head]
+                self._ready_head = head + 1
+            if not timer.cancelled:
+                self.events_run += 1
+                timer.callback(*timer.args)
+
     def run_until(self, limit_ms: int) -> None:
         """Run every event due at or before `limit_ms`, then set the clock to `limit_ms`."""
-        while True:
-            due = self.next_due()
-            if due is None or due > limit_ms:
-                break
-            self.step()
+        self.run(limit_ms)
         self.now = max(self.now, limit_ms)
