@@ -12,7 +12,7 @@ import importlib
 import sys
 from collections.abc import Sequence
 
-COMMAND_MODULES: tuple[str, ...] = ("harness.scan_command",)
+COMMAND_MODULES: tuple[str, ...] = ("harness.scan_command", "harness.fuzz_command")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -1,0 +1,127 @@
+"""`python -m harness fuzz`: a time-boxed HypoFuzz session over the invariant state machines.
+
+Runs each selected invariant's state machine as a HypoFuzz fuzz target in K worker
+processes for at most N minutes, sharing one Hypothesis example database (a directory,
+or a Redis URL for workers on many machines), then prints what was run, which behaviours
+were reached and every saved failure with its shrunk step program and diagram.
+
+Exit codes: 0 nothing found; 1 a failure was found (saved in the database, so the `ci`
+profile replays it); 2 usage or configuration error, or HypoFuzz could not run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+PROG = "mesh-harness fuzz"
+
+
+def _positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"must be positive: {text!r}")
+    return value
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1: {text!r}")
+    return value
+
+
+def add_parser(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "fuzz",
+        help="time-boxed HypoFuzz session over the invariant state machines",
+        description="Fuzz the invariant state machines with HypoFuzz workers sharing a "
+        "Hypothesis example database. Exit 0 nothing found, 1 failure found, 2 usage, "
+        "configuration or HypoFuzz error.",
+    )
+    parser.add_argument("--minutes", type=_positive_float, default=10.0, metavar="N",
+                        help="time box in minutes, fractions allowed (default 10)")
+    parser.add_argument("--workers", type=_positive_int, default=2, metavar="K",
+                        help="HypoFuzz worker processes (default 2)")
+    parser.add_argument("--database", metavar="SPEC",
+                        help="a directory or redis://host:port/db "
+                        "(default: .hypothesis/examples)")
+    parser.add_argument("--adapter", metavar="MODULE:FACTORY",
+                        help="the mesh under test (default: the reference mesh)")
+    parser.add_argument("--mutant", metavar="NAME",
+                        help="fuzz a pre-fix mutant of the reference mesh (M1..M8)")
+    parser.add_argument("--invariant", action="extend", nargs="+", metavar="ID",
+                        help="invariants to fuzz (default: all)")
+    parser.add_argument("--stop-on-failure", action="store_true",
+                        help="end the session as soon as a new failure is saved")
+    parser.add_argument("--json", metavar="FILE", help="also write the summary as JSON")
+    parser.add_argument("--session-dir", metavar="DIR",
+                        help="keep the HypoFuzz log and observations here "
+                        "(default: a temporary directory, removed afterwards)")
+    parser.set_defaults(func=run)
+
+
+def _error(message: str) -> int:
+    print(f"{PROG}: error: {message}", file=sys.stderr)
+    return 2
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        import hypofuzz  # noqa: F401  (only checks that the fuzz extra is installed)
+    except ImportError:
+        return _error("HypoFuzz is not installed (pip install 'mesh-harness[fuzz]')")
+    from invariants.fuzzing.config import (
+        DEFAULT_ADAPTER,
+        FuzzConfig,
+        FuzzConfigError,
+        normalise_invariants,
+    )
+    from invariants.fuzzing.database import DatabaseSpecError, normalise_spec
+    from invariants.fuzzing.run import run_fuzz
+    from invariants.fuzzing.session import SessionPlan
+    from invariants.fuzzing.summary import render_text, report_json
+
+    if args.adapter and args.mutant:
+        return _error("--adapter and --mutant exclude each other")
+    try:
+        config = FuzzConfig(
+            adapter=args.adapter or DEFAULT_ADAPTER,
+            mutant=args.mutant,
+            invariants=normalise_invariants(args.invariant),
+            database=normalise_spec(args.database),
+        )
+        plan = SessionPlan(
+            config=config,
+            workers=args.workers,
+            seconds=args.minutes * 60.0,
+            stop_on_failure=args.stop_on_failure,
+        )
+        keep = args.session_dir is not None
+        session_dir = Path(args.session_dir or tempfile.mkdtemp(prefix="mesh-fuzz-"))
+        try:
+            report = run_fuzz(plan, session_dir.resolve())
+            text = render_text(report)  # before the session directory (and log) goes
+        finally:
+            if not keep:
+                shutil.rmtree(session_dir, ignore_errors=True)
+    except (FuzzConfigError, DatabaseSpecError) as exc:
+        return _error(str(exc))
+    print(text)
+    if args.json:
+        Path(args.json).write_text(json.dumps(report_json(report), indent=2) + "\n",
+                                   encoding="utf-8")
+    if report.run.ended_by == "hypofuzz exited" and not report.failed:
+        return 2
+    return 1 if report.failed else 0

@@ -1,0 +1,83 @@
+"""Open a database SPEC as a Hypothesis example database.
+
+A SPEC is either a `redis://host:port/db` (or `rediss://`) URL, opened as Hypothesis'
+`RedisExampleDatabase` so workers on many machines share one corpus, or a directory path,
+opened as a `DirectoryBasedExampleDatabase`. The default directory is the project's local
+Hypothesis database, `.hypothesis/examples`, so a plain `pytest` run replays what a session
+found on the same machine.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from urllib.parse import urlsplit
+
+from hypothesis.database import DirectoryBasedExampleDatabase, ExampleDatabase
+
+DEFAULT_DIRECTORY = Path(".hypothesis") / "examples"
+REDIS_SCHEMES = ("redis", "rediss", "unix")
+
+
+class DatabaseSpecError(ValueError):
+    """A database SPEC that cannot be opened; the message names the SPEC."""
+
+
+def is_redis_url(spec: str) -> bool:
+    return urlsplit(spec).scheme in REDIS_SCHEMES
+
+
+def open_database(spec: str | None = None) -> ExampleDatabase:
+    """The example database a SPEC names (the default directory when `spec` is empty)."""
+    if not spec:
+        return DirectoryBasedExampleDatabase(DEFAULT_DIRECTORY.resolve())
+    if is_redis_url(spec):
+        return _open_redis(spec)
+    if "://" in spec:
+        raise DatabaseSpecError(
+            f"database {spec!r}: unsupported URL scheme (use redis://host:port/db or a directory)"
+        )
+    path = Path(spec).expanduser()
+    if path.exists() and not path.is_dir():
+        raise DatabaseSpecError(f"database {spec!r}: exists and is not a directory")
+    return DirectoryBasedExampleDatabase(path.resolve())
+
+
+def normalise_spec(spec: str | None) -> str:
+    """The SPEC as every worker must see it: a directory made absolute (workers run in the
+    session directory), a URL unchanged."""
+    if spec and "://" in spec:
+        return spec
+    return str((Path(spec).expanduser() if spec else DEFAULT_DIRECTORY).resolve())
+
+
+def _open_redis(url: str) -> ExampleDatabase:
+    try:
+        import redis
+        from hypothesis.extra.redis import RedisExampleDatabase
+    except ImportError:
+        raise DatabaseSpecError(
+            f"database {url!r}: the redis client is not installed "
+            "(pip install 'mesh-harness[fuzz]')"
+        ) from None
+    try:
+        client = redis.Redis.from_url(url)
+    except ValueError as exc:
+        raise DatabaseSpecError(f"database {url!r}: {exc}") from None
+    return RedisExampleDatabase(client)
+
+
+def check_reachable(database: ExampleDatabase, spec: str) -> None:
+    """Fail early, with the SPEC named, when a Redis server does not answer."""
+    client = getattr(database, "redis", None)
+    if client is None:
+        return
+    try:
+        client.ping()
+    except Exception as exc:  # the client raises several connection error types
+        raise DatabaseSpecError(f"database {spec!r}: cannot reach the server ({exc})") from None
+
+
+def describe(spec: str | None) -> str:
+    if not spec:
+        return f"{DEFAULT_DIRECTORY} (default)"
+    return spec

@@ -1,0 +1,125 @@
+"""Failures a session saved: watch for new ones, and replay each to show it.
+
+HypoFuzz saves a shrunk failure under the test's own database key, the key Hypothesis
+replays first. `FailureWatcher` notices a key gaining an entry during the session. After
+the session, `replay_saved` re-runs each test's saved examples in this process under
+Hypothesis (reuse phase only, the database read-only): a failure that still reproduces
+comes back with its violations, the shrunk step program, the reproduce blob and the
+Mermaid trace diagram; an entry that no longer fails is reported as stale, not as a
+failure.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, cast
+
+from hypofuzz.database import FailureState
+from hypofuzz.database.database import failure_observation_key
+from hypothesis import HealthCheck, Phase, settings
+from hypothesis.database import ExampleDatabase, ReadOnlyDatabase
+from hypothesis.stateful import run_state_machine_as_test
+
+from invariants.machines import MeshMachine
+from invariants.report import InvariantViolated, failure_text
+
+_run_machine = cast(Callable[..., None], run_state_machine_as_test)
+
+
+@dataclass(frozen=True)
+class SavedFailure:
+    check_id: str
+    entries: int  # examples saved under the test's key
+    new_entries: int  # of which saved during this session
+    reproduces: bool
+    violation: bool  # an invariant failed (not an error raised by the mesh)
+    text: str | None  # violations, step program, diagram, reproduce blob
+
+
+class FailureWatcher:
+    """Remembers each key's saved examples at the start, and reports keys that gained one."""
+
+    def __init__(self, database: ExampleDatabase, keys: Mapping[str, bytes]) -> None:
+        self.database = database
+        self.keys = dict(keys)
+        self.baseline = {check: self._saved(key) for check, key in self.keys.items()}
+
+    def _saved(self, key: bytes) -> frozenset[bytes]:
+        return frozenset(self.database.fetch(key))
+
+    def saved(self, check_id: str) -> frozenset[bytes]:
+        return self._saved(self.keys[check_id])
+
+    def new_entries(self, check_id: str) -> frozenset[bytes]:
+        return self.saved(check_id) - self.baseline[check_id]
+
+    def shrunk(self, check_id: str, entry: bytes) -> bool:
+        """HypoFuzz writes a failure's observation only once it has finished shrinking it
+        (the bare entry appears earlier, and changes while the shrinker works)."""
+        key = failure_observation_key(self.keys[check_id], entry, state=FailureState.SHRUNK)
+        return any(True for _ in self.database.fetch(key))
+
+    def checks_with_new_failures(self) -> list[str]:
+        """Checks with a failure found and fully shrunk since the watcher started."""
+        return [
+            check
+            for check in self.keys
+            if any(self.shrunk(check, entry) for entry in self.new_entries(check))
+        ]
+
+
+def replay_settings(database: ExampleDatabase) -> settings:
+    """Replay saved examples only: no generation, no shrinking, no writes."""
+    return settings(
+        database=ReadOnlyDatabase(database),
+        phases=(Phase.reuse,),
+        deadline=None,
+        print_blob=True,
+        report_multiple_bugs=False,
+        suppress_health_check=list(HealthCheck),
+    )
+
+
+def replay(machine: type[MeshMachine], database: ExampleDatabase) -> tuple[bool, bool, str | None]:
+    """(reproduces, is a violation, failure text) for the machine's saved examples."""
+    try:
+        _run_machine(machine, settings=replay_settings(database))
+    except InvariantViolated as exc:
+        return True, True, failure_text(exc)
+    except Exception as exc:  # the mesh or adapter raised: still a saved failure
+        return True, False, failure_text(exc)
+    return False, False, None
+
+
+def collect_failures(
+    watcher: FailureWatcher, machines: Mapping[str, type[MeshMachine]]
+) -> list[SavedFailure]:
+    found: list[SavedFailure] = []
+    for check_id, machine in machines.items():
+        saved = watcher.saved(check_id)
+        if not saved:
+            continue
+        reproduces, violation, text = replay(machine, watcher.database)
+        found.append(
+            SavedFailure(
+                check_id=check_id,
+                entries=len(saved),
+                new_entries=len(saved - watcher.baseline[check_id]),
+                reproduces=reproduces,
+                violation=violation,
+                text=text,
+            )
+        )
+    return found
+
+
+def as_json(failure: SavedFailure) -> dict[str, Any]:
+    return {
+        "check": failure.check_id,
+        "entries": failure.entries,
+        "new_entries": failure.new_entries,
+        "reproduces": failure.reproduces,
+        "violation": failure.violation,
+        "text": failure.text,
+    }

@@ -1,0 +1,104 @@
+"""Read what the workers ran from Hypothesis' observability output.
+
+A session runs with `HYPOTHESIS_EXPERIMENTAL_OBSERVABILITY` set, so every test case a
+worker executes is appended as one JSON line to `.hypothesis/observed/*_testcases.jsonl`
+under the session directory: its test (node id), status, phase, worker pid and the
+`event()` labels it reached. A line cut short by the shutdown is skipped and counted.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from invariants.fuzzing.goals import TEARDOWN_LABELS, goal_labels
+
+OBSERVED_GLOB = "*_testcases.jsonl"
+
+
+@dataclass
+class TestObservations:
+    """One fuzz target's test cases."""
+
+    examples: int = 0  # generated or mutated inputs (shrinking excluded)
+    shrink_runs: int = 0  # executions spent shrinking a failure
+    failed: int = 0
+    invalid: int = 0  # gave up (a precondition or filter rejected the input)
+    goals: Counter[str] = field(default_factory=Counter)
+    teardown: Counter[str] = field(default_factory=Counter)
+    first_failure_at: float | None = None  # epoch seconds of the first failing test case
+
+
+@dataclass
+class Observed:
+    tests: dict[str, TestObservations] = field(default_factory=dict)
+    examples_per_worker: Counter[int] = field(default_factory=Counter)  # pid -> examples
+    skipped_lines: int = 0
+
+    def goal_counts(self) -> Counter[str]:
+        total: Counter[str] = Counter()
+        for test in self.tests.values():
+            total.update(test.goals)
+        return total
+
+
+def observed_directory(session_dir: Path) -> Path:
+    return session_dir / ".hypothesis" / "observed"
+
+
+def read_observed(session_dir: Path) -> Observed:
+    observed = Observed()
+    directory = observed_directory(session_dir)
+    if not directory.is_dir():
+        return observed
+    for path in sorted(directory.glob(OBSERVED_GLOB)):
+        with path.open(encoding="utf-8", errors="replace") as lines:
+            for line in lines:
+                record = _parse(line)
+                if record is None:
+                    observed.skipped_lines += 1
+                else:
+                    _add(observed, record)
+    return observed
+
+
+def _parse(line: str) -> dict[str, Any] | None:
+    try:
+        record = json.loads(line)
+    except ValueError:
+        return None
+    if not isinstance(record, dict) or record.get("type") != "test_case":
+        return None
+    return record
+
+
+def _is_shrinking(record: dict[str, Any]) -> bool:
+    metadata = record.get("metadata") or {}
+    return metadata.get("phase") == "shrink" or "shrink" in str(record.get("how_generated", ""))
+
+
+def _add(observed: Observed, record: dict[str, Any]) -> None:
+    test = observed.tests.setdefault(str(record.get("property", "?")), TestObservations())
+    status = record.get("status")
+    if status == "failed":
+        test.failed += 1
+        started = record.get("run_start")
+        if isinstance(started, int | float) and (
+            test.first_failure_at is None or started < test.first_failure_at
+        ):
+            test.first_failure_at = float(started)
+    elif status == "gave_up":
+        test.invalid += 1
+    if _is_shrinking(record):
+        test.shrink_runs += 1
+        return
+    test.examples += 1
+    pid = (record.get("metadata") or {}).get("os.getpid()")
+    if isinstance(pid, int):
+        observed.examples_per_worker[pid] += 1
+    features = record.get("features") or {}
+    test.goals.update(goal_labels(features))
+    test.teardown.update(label for label in features if label in TEARDOWN_LABELS)

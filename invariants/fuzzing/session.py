@@ -1,0 +1,181 @@
+"""Run HypoFuzz for at most N minutes in its own process group, then stop it cleanly.
+
+HypoFuzz runs until it is stopped (or every test has failed). The harness owns the time
+box: it starts `hypothesis fuzz -n K --no-dashboard -- <targets>` as a new session (so the
+hub, its manager and its workers share one process group), waits on it, polls the
+database for new failures, and at the deadline sends SIGTERM to the group, then SIGKILL
+to whatever is left after a grace period. Nothing is left running when `run_session`
+returns, also when it is interrupted.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+import invariants.fuzzing.targets_path as targets_path
+from invariants.fuzzing.config import FuzzConfig
+
+POLL_SECONDS = 1.0
+GRACE_SECONDS = 10.0
+LOG_NAME = "hypofuzz.log"
+INI_NAME = "pytest.ini"
+
+# pytest options for the collection HypoFuzz runs in the hub and in each worker: only the
+# target module, with the session's own (empty) ini, and none of the project's conftest
+# files or plugins that would add work or output to every worker.
+_PYTEST_ISOLATION = ("--noconftest", "-p", "no:cacheprovider", "-p", "no:harness")
+
+
+@dataclass(frozen=True)
+class SessionPlan:
+    config: FuzzConfig
+    workers: int
+    seconds: float
+    stop_on_failure: bool = False
+    grace_seconds: float = GRACE_SECONDS
+
+
+@dataclass(frozen=True)
+class SessionRun:
+    elapsed: float  # seconds from start to the end of the shutdown
+    started_at: float  # epoch seconds, to relate observed test cases to the session
+    ended_by: str  # "time box", "failure found", "hypofuzz exited", "interrupted"
+    exit_code: int | None  # HypoFuzz's own exit code when it exited by itself
+    first_failure_seconds: float | None  # when the database first held a new failure
+    log_path: Path
+
+    def log_tail(self, lines: int = 30) -> str:
+        try:
+            text = self.log_path.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            return ""
+        return "\n".join(text.splitlines()[-lines:])
+
+
+def hypofuzz_command(plan: SessionPlan, session_dir: Path) -> list[str]:
+    module = targets_path.targets_file()
+    return [
+        sys.executable,
+        "-m",
+        "invariants.fuzzing.hypofuzz_main",
+        "-n",
+        str(plan.workers),
+        "--no-dashboard",
+        "--",
+        str(module),
+        "-c",
+        str(session_dir / INI_NAME),
+        "--rootdir",
+        str(module.parent),
+        *_PYTEST_ISOLATION,
+    ]
+
+
+def session_environ(config: FuzzConfig, base: Mapping[str, str], cwd: Path) -> dict[str, str]:
+    env = dict(base)
+    env.update(config.to_environ())
+    # Every test case a worker runs is written to the session's observed/ directory.
+    env["HYPOTHESIS_EXPERIMENTAL_OBSERVABILITY"] = "1"
+    env["HYPOTHESIS_EXPERIMENTAL_OBSERVABILITY_NOCOVER"] = "1"
+    # The session runs in its own directory; the caller's modules (its adapter) stay
+    # importable as they were from where the harness was started.
+    paths = [str(cwd), *filter(None, env.get("PYTHONPATH", "").split(os.pathsep))]
+    env["PYTHONPATH"] = os.pathsep.join(dict.fromkeys(paths))
+    return env
+
+
+def prepare(session_dir: Path) -> None:
+    session_dir.mkdir(parents=True, exist_ok=True)
+    (session_dir / INI_NAME).write_text("[pytest]\n", encoding="utf-8")
+
+
+def run_session(
+    plan: SessionPlan,
+    session_dir: Path,
+    *,
+    new_failure: Callable[[], bool],
+    environ: Mapping[str, str] | None = None,
+) -> SessionRun:
+    """Run one time-boxed session; `new_failure()` is polled about once a second."""
+    prepare(session_dir)
+    log_path = session_dir / LOG_NAME
+    env = session_environ(plan.config, os.environ if environ is None else environ, Path.cwd())
+    started_at = time.time()  # reported beside observed test cases, never decides anything
+    start = time.monotonic()
+    deadline = start + plan.seconds
+    first_failure: float | None = None
+    exit_code: int | None = None
+    ended_by = "time box"
+    with log_path.open("wb") as log:
+        process = subprocess.Popen(
+            hypofuzz_command(plan, session_dir),
+            cwd=session_dir,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+        try:
+            while True:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    break
+                try:
+                    exit_code = process.wait(timeout=min(POLL_SECONDS, remaining))
+                except subprocess.TimeoutExpired:
+                    pass
+                else:
+                    ended_by = "hypofuzz exited"
+                    break
+                if first_failure is None and new_failure():
+                    first_failure = time.monotonic() - start
+                    if plan.stop_on_failure:
+                        ended_by = "failure found"
+                        break
+        except KeyboardInterrupt:
+            ended_by = "interrupted"
+        finally:
+            stop_group(process, plan.grace_seconds)
+    if first_failure is None and new_failure():
+        first_failure = time.monotonic() - start
+    return SessionRun(
+        elapsed=time.monotonic() - start,
+        started_at=started_at,
+        ended_by=ended_by,
+        exit_code=exit_code,
+        first_failure_seconds=first_failure,
+        log_path=log_path,
+    )
+
+
+def stop_group(process: subprocess.Popen[bytes], grace_seconds: float) -> None:
+    """SIGTERM the session's process group, then SIGKILL what is left after the grace."""
+    group = process.pid  # start_new_session: the hub leads its own group
+    _signal_group(group, signal.SIGTERM)
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        process.wait(timeout=grace_seconds)
+    # Workers and the manager may outlive the hub; nothing of the group may survive.
+    _signal_group(group, signal.SIGKILL)
+    process.wait()
+
+
+def _signal_group(group: int, signum: signal.Signals) -> None:
+    with contextlib.suppress(ProcessLookupError):  # the whole group has already exited
+        os.killpg(group, signum)
+
+
+def group_alive(group: int) -> bool:
+    try:
+        os.killpg(group, 0)
+    except ProcessLookupError:
+        return False
+    return True

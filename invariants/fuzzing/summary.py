@@ -1,0 +1,97 @@
+"""The text and JSON summary of a fuzzing session."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from invariants.fuzzing.failures import as_json as failure_json
+from invariants.fuzzing.goals import GOALS
+from invariants.fuzzing.run import FuzzReport
+
+
+def _rate(count: int, seconds: float) -> float:
+    return count / seconds if seconds > 0 else 0.0
+
+
+def render_text(report: FuzzReport) -> str:
+    plan, run = report.plan, report.run
+    lines = [
+        f"fuzz session: {plan.config.subject}, invariants {', '.join(plan.config.invariants)}",
+        f"  database {plan.config.database}, {plan.workers} worker(s), "
+        f"time box {plan.seconds:.0f} s, ran {run.elapsed:.1f} s, ended by {run.ended_by}",
+    ]
+    if run.first_failure_seconds is not None:
+        lines.append(f"  first new failure saved after {run.first_failure_seconds:.1f} s")
+    lines += ["", "per test:"]
+    header = f"  {'test':<6} {'examples':>9} {'ex/s':>7} {'shrink':>7} {'invalid':>8} "
+    lines.append(header + f"{'behaviours':>11} {'fingerprints':>13}")
+    for check, seen in report.tests.items():
+        coverage = report.coverage.get(check)
+        lines.append(
+            f"  {check:<6} {seen.examples:>9} {_rate(seen.examples, run.elapsed):>7.1f} "
+            f"{seen.shrink_runs:>7} {seen.invalid:>8} "
+            f"{coverage.behaviours if coverage else 0:>11} "
+            f"{coverage.fingerprints if coverage else 0:>13}"
+        )
+    lines += ["", "per worker (examples, examples/s):"]
+    for index, (_pid, count) in enumerate(sorted(report.examples_per_worker.items()), 1):
+        lines.append(f"  worker {index}: {count} ({_rate(count, run.elapsed):.1f}/s)")
+    if not report.examples_per_worker:
+        lines.append("  no test case was observed")
+    lines += ["", "goals (examples that reached each behaviour):"]
+    for goal in GOALS:
+        count = report.goals.get(goal, 0)
+        lines.append(f"  {goal:<30} {count:>7}" + ("   NEVER REACHED" if count == 0 else ""))
+    missing = report.never_reached
+    lines.append(
+        f"  never reached: {', '.join(missing)}" if missing else "  every goal was reached"
+    )
+    if report.skipped_lines:
+        lines.append(f"  ({report.skipped_lines} unreadable observation line(s) skipped)")
+    lines += ["", "failures:"]
+    found = [f for f in report.failures if f.reproduces]
+    stale = [f for f in report.failures if not f.reproduces]
+    for failure in found:
+        origin = "new in this session" if failure.new_entries else "saved earlier"
+        lines.append(f"- {failure.check_id} ({origin}, {failure.entries} saved example(s)):")
+        lines += ["    " + line for line in (failure.text or "").splitlines()]
+    for failure in stale:
+        lines.append(f"- {failure.check_id}: {failure.entries} saved example(s) no longer fail")
+    if not found:
+        lines.append("  none found")
+    if run.ended_by == "hypofuzz exited" and not found:
+        lines += ["", f"HypoFuzz exited with code {run.exit_code}; its log ends with:"]
+        lines += ["    " + line for line in run.log_tail().splitlines()]
+    return "\n".join(lines)
+
+
+def report_json(report: FuzzReport) -> dict[str, Any]:
+    plan, run = report.plan, report.run
+    return {
+        "subject": plan.config.subject,
+        "invariants": list(plan.config.invariants),
+        "database": plan.config.database,
+        "workers": plan.workers,
+        "time_box_seconds": plan.seconds,
+        "elapsed_seconds": run.elapsed,
+        "ended_by": run.ended_by,
+        "first_failure_seconds": run.first_failure_seconds,
+        "tests": {
+            check: {
+                "examples": seen.examples,
+                "shrink_runs": seen.shrink_runs,
+                "invalid": seen.invalid,
+                "failed_runs": seen.failed,
+                "goals": dict(seen.goals),
+                "behaviours": report.coverage[check].behaviours,
+                "fingerprints": report.coverage[check].fingerprints,
+            }
+            for check, seen in report.tests.items()
+        },
+        "examples_per_worker": [n for _pid, n in sorted(report.examples_per_worker.items())],
+        "goals": {goal: report.goals.get(goal, 0) for goal in GOALS},
+        "never_reached": report.never_reached,
+        "failures": [failure_json(f) for f in report.failures],
+        "failed": report.failed,
+    }
+
