@@ -19,17 +19,23 @@ ALL_DIGESTS = (
 )
 
 
-def _digests_in_subprocess(hash_seed: str) -> dict[str, str]:
-    env = {**os.environ, "PYTHONHASHSEED": hash_seed}
-    out = subprocess.run([sys.executable, "-c", ALL_DIGESTS], env=env, check=True,
-                         capture_output=True, text=True).stdout
-    result: dict[str, str] = json.loads(out)
-    return result
+def _digests_in_subprocesses(*hash_seeds: str) -> list[dict[str, str]]:
+    """Run the processes side by side; each prints every scenario's digest."""
+    processes = [
+        subprocess.Popen([sys.executable, "-c", ALL_DIGESTS], stdout=subprocess.PIPE,
+                         text=True, env={**os.environ, "PYTHONHASHSEED": hash_seed})
+        for hash_seed in hash_seeds
+    ]
+    results = []
+    for process in processes:
+        out, _ = process.communicate()
+        assert process.returncode == 0
+        results.append(json.loads(out))
+    return results
 
 
 def test_every_scenario_has_the_same_digest_under_different_hash_seeds() -> None:
-    first = _digests_in_subprocess("1")
-    second = _digests_in_subprocess("4242")
+    first, second = _digests_in_subprocesses("1", "4242")
     assert sorted(first) == sorted(SCENARIOS)
     assert first == second
     assert first["timeout"] == digest(run_scenario("timeout", SEED).trace)
