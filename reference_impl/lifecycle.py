@@ -43,8 +43,12 @@ class Silo:
         }
 
     def stop(self, *, graceful: bool = True) -> None:
+        """Begin the stop. Once begun, a further graceful stop changes nothing and a
+        non-graceful one cancels an Active-stage hold (the host gave up waiting)."""
         if self.refusing:
-            raise RuntimeError("the silo stop has already begun")
+            if not graceful:
+                self.quiescence.cancel()
+            return
         self.graceful = graceful
         self.refusing = True
         self.mesh.trace.emit(EventKind.STOP_REQUESTED, hub="silo", graceful=graceful,

@@ -135,8 +135,17 @@ def test_after_the_stop_posts_are_refused_and_never_answered() -> None:
     assert after == [EventKind.DISPATCH_REFUSED]
 
 
-def test_a_second_stop_is_an_error() -> None:
+def test_a_second_stop_changes_nothing_unless_it_cancels_the_hold() -> None:
     a = ReferenceAdapter()
+    a.create_hub("cache")
+    a.inject(Fault(FaultKind.SLOW_DESTINATION, "cache", duration_ms=20_000))
+    a.post("portal", "cache", MessageSpec("Update"))
     a.stop()
-    with pytest.raises(RuntimeError, match="already"):
-        a.stop()
+    a.advance(10)
+    a.stop()
+    assert [e.kind for e in a.trace()].count(EventKind.STOP_REQUESTED) == 1
+    assert not [e for e in a.trace() if e.kind is EventKind.STOP_HOLD_RELEASED]
+    a.stop(graceful=False)
+    a.run_until_idle(60_000)
+    released = [(e.reason, e.time_ms) for e in a.trace() if e.kind is EventKind.STOP_HOLD_RELEASED]
+    assert released == [("cancelled", 10)]
