@@ -8,7 +8,6 @@ the pump goes on.
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable
 from enum import StrEnum
 from typing import TYPE_CHECKING
 
@@ -24,12 +23,9 @@ if TYPE_CHECKING:
 class Intake(StrEnum):
     ENQUEUED = "enqueued"
     REJECTED = "rejected"  # terminal: never answered
-    GATED = "gated"  # answered ShuttingDown by whoever offered it
+    GATED = "gated"  # a route leg answers it ShuttingDown; a direct post is not answered
     DROPPED = "dropped"  # answer Ignored: never NACKed
     SHED = "shed"  # answer Ignored: never NACKed
-
-
-Handler = Callable[["Hub", Delivery], None]
 
 
 class Hub:
