@@ -1,9 +1,11 @@
-"""The per-file step: read, look up the cache, analyse, collect suppressions, store.
-
-It runs in the scanning process or in a worker process alike, and never raises for a bad file.
+"""The per-file steps. `prepare` runs in the scanning process: read the file and look it up in
+the cache. `analyze` runs in a worker process: parse and run the rules, collect suppressions,
+store the result. Neither raises for a bad file.
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 from invariants.scan import suppress
 from invariants.scan.cache import ResultCache, entry_key
@@ -13,24 +15,49 @@ from invariants.scan.model import FileReport, Finding, ScanConfig
 from invariants.scan.outcome import FileOutcome
 
 
-def analyze_file(file: SourceFile, config: ScanConfig, cache: ResultCache | None) -> FileOutcome:
+@dataclass(frozen=True, slots=True)
+class Pending:
+    """A readable file the cache did not answer: work for a worker."""
+
+    file: SourceFile
+    source: bytes
+    key: str  # its cache key, "" when the cache is off
+
+
+def _unusable(file: SourceFile, finding: Finding) -> FileOutcome:
+    return FileOutcome(FileReport(file.path, findings=[finding], parsed=False))
+
+
+def prepare(
+    file: SourceFile, config: ScanConfig, cache: ResultCache | None
+) -> FileOutcome | Pending:
+    """The finished outcome when the file is unusable or cached, else the work left to do."""
     read = read_source(file, config)
     if read.source is None:
-        unusable = [read.problem] if read.problem is not None else []
-        return FileOutcome(FileReport(file.path, findings=unusable, parsed=False))
-    key = entry_key(file.path, file.is_test, read.source, config) if cache else ""
-    if cache is not None:
-        hit = cache.get(key)
-        if hit is not None:
-            return hit
+        problem = read.problem or Finding("MESH000", file.path, 1, 1, 1, "cannot read", "", "")
+        return _unusable(file, problem)
+    if cache is None:
+        return Pending(file, read.source, "")
+    key = entry_key(file.path, file.is_test, read.source, config)
+    return cache.get(key) or Pending(file, read.source, key)
+
+
+def analyze(work: Pending, config: ScanConfig, cache: ResultCache | None) -> FileOutcome:
+    path = work.file.path
     try:
-        report = analyze_source(file.path, read.source, config, is_test=file.is_test)
+        report = analyze_source(path, work.source, config, is_test=work.file.is_test)
     except Exception as exc:  # a scanner bug must cost one file, not the run; never cached
         reason = f"scanner error: {type(exc).__name__}: {exc}".splitlines()[0]
-        failed = Finding("MESH000", file.path, 1, 1, 1, reason, "", "")
-        return FileOutcome(FileReport(file.path, findings=[failed], parsed=False))
-    suppressions, problems = suppress.extract(file.path, read.source)
+        return _unusable(work.file, Finding("MESH000", path, 1, 1, 1, reason, "", ""))
+    suppressions, problems = suppress.extract(path, work.source)
     outcome = FileOutcome(report, suppressions, problems)
-    if cache is not None:
-        cache.put(key, outcome)
+    if cache is not None and work.key:
+        cache.put(work.key, outcome)
     return outcome
+
+
+def crashed(work: Pending) -> FileOutcome:
+    """The outcome of a file whose analysis killed its worker process (a native parser crash,
+    e.g. a stack overflow on pathologically deep nesting)."""
+    message = "cannot parse: the parser crashed on this file (its worker process died)"
+    return _unusable(work.file, Finding("MESH000", work.file.path, 1, 1, 1, message, "", ""))

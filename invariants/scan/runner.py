@@ -4,15 +4,16 @@ tree-level pass, suppressions and the emit-site canary. The library entry point 
 from __future__ import annotations
 
 import dataclasses
-import os
+import faulthandler
 import time
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from invariants.scan import suppress
-from invariants.scan.analysis import analyze_file
+from invariants.scan.analysis import Pending, analyze, crashed, prepare
 from invariants.scan.cache import ResultCache
 from invariants.scan.engine import resolve_tree
 from invariants.scan.files import SourceFile, discover
@@ -47,20 +48,15 @@ def finding_order(finding: Finding) -> tuple[str, int, int, str, str]:
     return (finding.path, finding.line, finding.column, finding.rule, finding.message)
 
 
-def _chunks(files: Sequence[SourceFile], count: int) -> list[list[SourceFile]]:
-    """Split into `count` chunks of similar total size (largest file first, to the lightest)."""
-    def size(file: SourceFile) -> int:
-        try:
-            return os.stat(file.location).st_size
-        except OSError:
-            return 0
-
-    bins: list[list[SourceFile]] = [[] for _ in range(count)]
-    loads = [0] * count
-    for file in sorted(files, key=lambda f: (-size(f), f.path)):
+def _chunks(work: Sequence[Pending], count: int) -> list[list[Pending]]:
+    """Split into at most `count` chunks of similar total size (largest file first, to the
+    lightest chunk), so no worker is left with the long tail."""
+    bins: list[list[Pending]] = [[] for _ in range(max(1, count))]
+    loads = [0] * len(bins)
+    for item in sorted(work, key=lambda w: (-len(w.source), w.file.path)):
         lightest = loads.index(min(loads))
-        bins[lightest].append(file)
-        loads[lightest] += size(file) + 1
+        bins[lightest].append(item)
+        loads[lightest] += len(item.source) + 1
     return [chunk for chunk in bins if chunk]
 
 
@@ -71,26 +67,60 @@ _worker_cache: ResultCache | None = None
 
 def _init_worker(config: ScanConfig, cache_dir: Path | None) -> None:
     global _worker_config, _worker_cache
+    # A worker that dies is reported as a MESH000 finding; a fatal-error dump inherited from
+    # the parent (pytest enables faulthandler) would only be noise on the terminal.
+    faulthandler.disable()
     _worker_config = config
     _worker_cache = ResultCache(cache_dir) if cache_dir is not None else None
 
 
-def _analyze_chunk(chunk: list[SourceFile]) -> list[FileOutcome]:
+def _analyze_chunk(chunk: list[Pending]) -> list[FileOutcome]:
     assert _worker_config is not None, "worker used before its initializer ran"
-    return [analyze_file(file, _worker_config, _worker_cache) for file in chunk]
+    return [analyze(work, _worker_config, _worker_cache) for work in chunk]
+
+
+def _run_pool(
+    chunks: Sequence[list[Pending]], workers: int, config: ScanConfig, cache_dir: Path | None
+) -> tuple[list[FileOutcome], list[Pending]]:
+    """(outcomes of the chunks that finished, the work of those lost to a dead worker)."""
+    done: list[FileOutcome] = []
+    lost: list[Pending] = []
+    with ProcessPoolExecutor(
+        max_workers=workers, initializer=_init_worker, initargs=(config, cache_dir)
+    ) as pool:
+        futures = [(chunk, pool.submit(_analyze_chunk, chunk)) for chunk in chunks]
+        for chunk, future in futures:
+            try:
+                done += future.result()
+            except BrokenProcessPool:  # one file crashed a worker; the others are innocent
+                lost += chunk
+    return done, lost
 
 
 def _analyze_all(
     files: Sequence[SourceFile], config: ScanConfig, jobs: int, cache_dir: Path | None
 ) -> list[FileOutcome]:
-    if jobs <= 1 or len(files) < 2:
-        cache = ResultCache(cache_dir) if cache_dir is not None else None
-        return [analyze_file(file, config, cache) for file in files]
-    chunks = _chunks(files, min(len(files), jobs * CHUNKS_PER_JOB))
-    with ProcessPoolExecutor(
-        max_workers=jobs, initializer=_init_worker, initargs=(config, cache_dir)
-    ) as pool:
-        return [outcome for part in pool.map(_analyze_chunk, chunks) for outcome in part]
+    """Outcomes for every file. Analysis always runs in worker processes (one when jobs is 1),
+    so a native crash of the parser costs one file, never the scan."""
+    cache = ResultCache(cache_dir) if cache_dir is not None else None
+    outcomes: list[FileOutcome] = []
+    work: list[Pending] = []
+    for file in files:
+        prepared = prepare(file, config, cache)
+        if isinstance(prepared, Pending):
+            work.append(prepared)
+        else:
+            outcomes.append(prepared)
+    if not work:
+        return outcomes
+    chunks = _chunks(work, jobs * CHUNKS_PER_JOB)
+    done, lost = _run_pool(chunks, min(jobs, len(chunks)), config, cache_dir)
+    outcomes += done
+    # After a crash, retry each lost file alone to find the culprit(s).
+    for item in sorted(lost, key=lambda w: w.file.path):
+        alone, crashed_again = _run_pool([[item]], 1, config, cache_dir)
+        outcomes += alone if not crashed_again else [crashed(item)]
+    return outcomes
 
 
 def with_snippets(findings: Sequence[Finding], locations: dict[str, str]) -> list[Finding]:

@@ -107,3 +107,14 @@ def test_a_fifo_is_reported_not_read(tmp_path: Path) -> None:
         ("MESH000", "pipe.py", "cannot read: not a regular file")
     ]
     assert result.stats.parsed == 1
+
+
+def test_pathological_nesting_that_crashes_the_parser_costs_one_file(tmp_path: Path) -> None:
+    # libcst's native parser overflows its stack (a segfault, not an exception) on input
+    # nested this deep; the crash stays inside a worker process.
+    depth = 20_000
+    (tmp_path / "deep.py").write_text("x = " + "(" * depth + "1" + ")" * depth + "\n")
+    (tmp_path / "fine.py").write_text("y = 2\n")
+    result = scan(["."], ScanConfig(), root=tmp_path, jobs=1, cache_dir=None)
+    assert [(f.rule, f.path) for f in result.findings] == [("MESH000", "deep.py")]
+    assert result.stats.parsed == 1

@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+import os
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import pytest
 import scan_stand_in
 
 from invariants.scan import analysis, runner
+from invariants.scan.analysis import Pending
+from invariants.scan.files import SourceFile
 from invariants.scan.model import FileReport, Finding, ScanConfig
 from invariants.scan.problems import EMIT_SITE_COUNT
 from invariants.scan.runner import _chunks, scan
@@ -39,14 +42,45 @@ def test_two_jobs_give_the_same_result_as_one(tree: Path) -> None:
     assert (one.stats.files, one.stats.parsed) == (two.stats.files, two.stats.parsed) == (25, 24)
 
 
-def test_chunks_cover_every_file_once(tree: Path) -> None:
-    result = scan(["."], ScanConfig(), root=tree, cache_dir=None)
-    from invariants.scan.files import discover
+def test_chunks_cover_every_file_once_and_balance_size(tree: Path) -> None:
+    work = [
+        Pending(SourceFile(f"f{size}.py", "", False), b"x" * size, "")
+        for size in (900, 500, 400, 300, 200, 100, 100, 100)
+    ]
+    chunks = _chunks(work, 3)
+    assert sorted(w.file.path for chunk in chunks for w in chunk) == sorted(
+        w.file.path for w in work
+    )
+    loads = sorted(sum(len(w.source) for w in chunk) for chunk in chunks)
+    assert loads == [800, 900, 900]
+    assert len(_chunks(work[:2], 8)) == 2  # never an empty chunk
 
-    files = discover(["."], ScanConfig(), tree).files
-    chunks = _chunks(files, 8)
-    assert len(chunks) == 8
-    assert sorted(f.path for chunk in chunks for f in chunk) == result.scanned_paths
+
+def crash_on(name: str) -> Callable[..., FileReport]:
+    """A stand-in engine that kills its process on one file, as a native parser crash would."""
+
+    def analyze(path: str, source: bytes, config: ScanConfig, *, is_test: bool) -> FileReport:
+        if path.endswith(name):
+            os._exit(70)
+        return scan_stand_in.analyze_source(path, source, config, is_test=is_test)
+
+    return analyze
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_a_worker_crash_costs_only_its_file(
+    tree: Path, monkeypatch: pytest.MonkeyPatch, jobs: int
+) -> None:
+    healthy = scan(["."], ScanConfig(), root=tree, jobs=jobs, cache_dir=None)
+    monkeypatch.setattr(analysis, "analyze_source", crash_on("m07.py"))
+    result = scan(["."], ScanConfig(), root=tree, jobs=jobs, cache_dir=tree / "cache")
+    crashed = [f for f in result.findings if f.path == "pkg1/m07.py"]
+    assert [(f.rule, f.message) for f in crashed] == [
+        ("MESH000", "cannot parse: the parser crashed on this file (its worker process died)")
+    ]
+    others = [f for f in result.findings if f.path != "pkg1/m07.py"]
+    assert others == [f for f in healthy.findings if f.path != "pkg1/m07.py"]
+    assert result.stats.parsed == healthy.stats.parsed - 1
 
 
 def test_emit_site_canary(tree: Path) -> None:
