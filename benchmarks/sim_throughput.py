@@ -28,6 +28,7 @@ import heapq
 import itertools
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from invariants.adapter import FirstChooser, MessageSpec, Route
 from invariants.trace import MessageClass
@@ -38,9 +39,17 @@ HUBS = 8
 CHAINS = 8
 
 
+@dataclass(frozen=True)
+class LoadCounts:
+    posted: int  # deliveries offered by the driver
+    handled: int  # deliveries whose handler ran
+    events: int  # scheduler events run
+    trace_events: int  # trace events (0 unless the trace was read)
+
+
 def run_mesh(rounds: int, flood: int, *, record: bool, read_trace: bool = False
-             ) -> tuple[int, int, int]:
-    """(deliveries posted, deliveries handled, scheduler events) for the whole load."""
+             ) -> LoadCounts:
+    """Drive the whole load through one mesh."""
     adapter = ReferenceAdapter(FirstChooser(), record_trace=record)
     mesh = adapter.mesh
     specs = [HEARTBEAT if i % 4 == 0 else MessageSpec("Update", diagnostic_key=f"node/{i}")
@@ -56,10 +65,9 @@ def run_mesh(rounds: int, flood: int, *, record: bool, read_trace: bool = False
             adapter.post(f"sender-{i % 5}", hub, spec, route=route)
             posted += 1
         adapter.run_until_idle(60_000)
-    if read_trace:
-        adapter.trace()
+    trace_events = len(adapter.trace()) if read_trace else 0
     handled = sum(h.handled_count for h in mesh.hubs.values())
-    return posted, handled, mesh.scheduler.events_run
+    return LoadCounts(posted, handled, mesh.scheduler.events_run, trace_events)
 
 
 def run_bare(events: int) -> None:
@@ -84,12 +92,15 @@ def run_bare(events: int) -> None:
         callback(*args)
 
 
-def best_of(repeat: int, job: Callable[[], object]) -> float:
-    best = float("inf")
+def best_times(repeat: int, jobs: dict[str, Callable[[], object]]) -> dict[str, float]:
+    """Best CPU time of each job over `repeat` rounds, the jobs interleaved so that a
+    change in the machine's load hits all of them alike."""
+    best = dict.fromkeys(jobs, float("inf"))
     for _ in range(repeat):
-        start = time.process_time()
-        job()
-        best = min(best, time.process_time() - start)
+        for name, job in jobs.items():
+            start = time.process_time()
+            job()
+            best[name] = min(best[name], time.process_time() - start)
     return best
 
 
@@ -101,29 +112,33 @@ def main() -> int:
     args = parser.parse_args()
     if args.rounds < 1 or args.flood < 1 or args.repeat < 1:
         parser.error("--rounds, --flood and --repeat must be >= 1")
+    rounds, flood = args.rounds, args.flood
 
-    posted, handled, events = run_mesh(args.rounds, args.flood, record=True)
-    traced = best_of(args.repeat, lambda: run_mesh(args.rounds, args.flood, record=True))
-    untraced = best_of(args.repeat, lambda: run_mesh(args.rounds, args.flood, record=False))
-    read = best_of(args.repeat, lambda: run_mesh(args.rounds, args.flood, record=True,
-                                                  read_trace=True))
-    bare_handled = best_of(args.repeat, lambda: run_bare(handled))
-    bare_events = best_of(args.repeat, lambda: run_bare(events))
+    counts = run_mesh(rounds, flood, record=True, read_trace=True)
+    t = best_times(args.repeat, {
+        "traced": lambda: run_mesh(rounds, flood, record=True),
+        "off": lambda: run_mesh(rounds, flood, record=False),
+        "read": lambda: run_mesh(rounds, flood, record=True, read_trace=True),
+        "bare_handled": lambda: run_bare(counts.handled),
+        "bare_events": lambda: run_bare(counts.events),
+        "bare_trace": lambda: run_bare(counts.trace_events),
+    })
 
-    print(f"load: {args.rounds} rounds x {args.flood} posts: {posted} posted, "
-          f"{handled} handled, {events} scheduler events")
-    for label, seconds in (("trace recorded", traced), ("trace off", untraced)):
-        print(f"mesh, {label:15} {posted / seconds:10,.0f} posted/s "
-              f"{handled / seconds:10,.0f} handled/s {events / seconds:10,.0f} events/s")
-    print(f"bare heapq loop:     {handled / bare_handled:10,.0f} events/s")
-    print(f"ratio handled deliveries/s (traced) to bare events/s: "
-          f"{bare_handled / traced:.3f} (goal >= 0.10)")
-    print(f"ratio scheduler events/s (traced) to bare events/s:   "
-          f"{bare_events / traced:.3f}")
-    print(f"ratio handled deliveries/s (trace off) to bare:        "
-          f"{bare_handled / untraced:.3f}")
-    print(f"trace recording cost: {traced / untraced - 1:+.1%} (goal <= 30%)")
-    print(f"recording and reading the trace as TraceEvents: {read / untraced - 1:+.1%}")
+    print(f"load: {rounds} rounds x {flood} posts: {counts.posted} posted, "
+          f"{counts.handled} handled, {counts.events} scheduler events, "
+          f"{counts.trace_events} trace events")
+    for label, seconds in (("trace recorded", t["traced"]), ("trace off", t["off"])):
+        print(f"mesh, {label:15} {counts.posted / seconds:10,.0f} posted/s "
+              f"{counts.handled / seconds:10,.0f} handled/s "
+              f"{counts.events / seconds:10,.0f} events/s")
+    print(f"bare heapq loop:      {counts.handled / t['bare_handled']:10,.0f} events/s")
+    print("ratios, mesh (trace recorded) per second to the bare loop's events per second:")
+    print(f"  handled deliveries: {t['bare_handled'] / t['traced']:.3f} (goal >= 0.10)")
+    print(f"  scheduler events:   {t['bare_events'] / t['traced']:.3f}")
+    print(f"  trace events:       {t['bare_trace'] / t['traced']:.3f}")
+    print(f"  handled deliveries, trace off: {t['bare_handled'] / t['off']:.3f}")
+    print(f"trace recording cost: {t['traced'] / t['off'] - 1:+.1%} (goal <= 30%)")
+    print(f"recording and reading the trace as TraceEvents: {t['read'] / t['off'] - 1:+.1%}")
     return 0
 
 

@@ -15,6 +15,7 @@ from invariants.trace import EventKind, MessageClass
 from reference_impl.breaker import AggregateWatermark, StormBreaker
 from reference_impl.envelope import Delivery
 from reference_impl.messages import DeliveryFailure, ErrorType
+from reference_impl.scheduler import Timer
 
 if TYPE_CHECKING:
     from reference_impl.mesh import Mesh
@@ -41,7 +42,8 @@ class Hub:
         self.blocked = False  # the turn is held (fault injection)
         self.removed = False
         self.handled_count = 0
-        self._pump_pending = False
+        self._pump_pending = False  # the turn timer is scheduled (at most once at a time)
+        self._turn_timer = Timer(0, self._turn, ())
 
     def offer(self, delivery: Delivery) -> Intake:
         """One intake; the trace reads it back as POSTED, then exactly one outcome event."""
@@ -68,7 +70,7 @@ class Hub:
         trace.intake(address, delivery, EventKind.ENQUEUED, depth)
         if not self._pump_pending and not self.blocked:
             self._pump_pending = True
-            mesh.scheduler.at(mesh.scheduler.now, self._turn)
+            mesh.scheduler.rearm(self._turn_timer, mesh.scheduler.now)
         return Intake.ENQUEUED
 
     def _turn(self) -> None:
@@ -87,7 +89,7 @@ class Hub:
                             delivery_id=delivery.id, error=type(exc).__name__)
         if self.queue:
             self._pump_pending = True
-            mesh.scheduler.at(mesh.scheduler.now, self._turn)
+            mesh.scheduler.rearm(self._turn_timer, mesh.scheduler.now)
 
     def block(self) -> None:
         self.blocked = True
@@ -100,7 +102,7 @@ class Hub:
         self.mesh.trace.emit(EventKind.TURN_RELEASED, hub=self.address)
         if self.queue and not self._pump_pending:
             self._pump_pending = True
-            self.mesh.scheduler.at(self.mesh.scheduler.now, self._turn)
+            self.mesh.scheduler.rearm(self._turn_timer, self.mesh.scheduler.now)
 
     def report_failure(self, delivery: Delivery, error: ErrorType) -> None:
         report_failure(self.mesh, self.address, delivery, error)

@@ -4,6 +4,7 @@ all driven by one virtual-time scheduler."""
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 
 from invariants.adapter import Chooser
 from invariants.trace import EventKind
@@ -63,6 +64,12 @@ class Mesh:
         self.subscriptions: dict[str, BoundedSubscription] = {}
         self.pending_requests: dict[str, BoundedSubscription] = {}
         self._ids: dict[str, int] = {}
+        self._handlers: dict[str, Callable[[Hub, Delivery], None]] = {
+            DELIVERY_FAILURE: self._on_failure,
+            SUBSCRIBE_REQUEST: self._on_subscribe_request,
+            SUBSCRIBE_RESPONSE: self._on_subscribe_response,
+            FAULTING_REQUEST: self._on_faulting_request,
+        }
 
     def new_id(self, prefix: str) -> str:
         n = self._ids.get(prefix, 0) + 1
@@ -129,26 +136,32 @@ class Mesh:
     # Handlers ---------------------------------------------------------------------------
 
     def handle(self, hub: Hub, delivery: Delivery) -> None:
-        """What a hub's turn does with a delivery."""
-        message_type = delivery.message_type
-        if message_type == DELIVERY_FAILURE:
-            failure = delivery.unpacked_message()
-            if isinstance(failure, DeliveryFailure):
-                waiting = self.pending_requests.pop(failure.answers, None)
-                if waiting is not None:
-                    waiting.on_failure(failure.answers, failure.error)
-        elif message_type == SUBSCRIBE_REQUEST:
-            response = Delivery(self.new_id("d"), hub.address, delivery.sender,
-                                Message(SUBSCRIBE_RESPONSE, reply_to=delivery.id),
-                                identity="system")
-            self.post_routed(self.monolith, response)
-        elif message_type == SUBSCRIBE_RESPONSE:
-            reply_to = delivery.unpacked_message().reply_to
-            waiting = self.pending_requests.pop(reply_to, None) if reply_to else None
-            if waiting is not None and reply_to is not None:
-                waiting.on_answer(reply_to)
-        elif message_type == FAULTING_REQUEST:
-            raise HandlerFault(f"handler of {delivery.id} at {hub.address} failed")
+        """What a hub's turn does with a delivery (most types need nothing)."""
+        handler = self._handlers.get(delivery.message_type)
+        if handler is not None:
+            handler(hub, delivery)
+
+    def _on_failure(self, hub: Hub, delivery: Delivery) -> None:
+        failure = delivery.unpacked_message()
+        if isinstance(failure, DeliveryFailure):
+            waiting = self.pending_requests.pop(failure.answers, None)
+            if waiting is not None:
+                waiting.on_failure(failure.answers, failure.error)
+
+    def _on_subscribe_request(self, hub: Hub, delivery: Delivery) -> None:
+        response = Delivery(self.new_id("d"), hub.address, delivery.sender,
+                            Message(SUBSCRIBE_RESPONSE, reply_to=delivery.id),
+                            identity="system")
+        self.post_routed(self.monolith, response)
+
+    def _on_subscribe_response(self, hub: Hub, delivery: Delivery) -> None:
+        reply_to = delivery.unpacked_message().reply_to
+        waiting = self.pending_requests.pop(reply_to, None) if reply_to else None
+        if waiting is not None and reply_to is not None:
+            waiting.on_answer(reply_to)
+
+    def _on_faulting_request(self, hub: Hub, delivery: Delivery) -> None:
+        raise HandlerFault(f"handler of {delivery.id} at {hub.address} failed")
 
     # Faults -----------------------------------------------------------------------------
 

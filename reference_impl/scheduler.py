@@ -54,6 +54,19 @@ class Scheduler:
             heapq.heappush(self._heap, (due_ms, self._seq, timer))
         return timer
 
+    def rearm(self, timer: Timer, due_ms: int) -> None:
+        """Schedule `timer` again (it must not be pending): a hub's pump reuses one timer
+        for every turn instead of allocating one per message."""
+        if due_ms < self.now:
+            raise ValueError(f"cannot schedule in the past: {due_ms} < {self.now}")
+        timer.due_ms = due_ms
+        timer.cancelled = False
+        if due_ms == self.now:
+            self._ready.append(timer)
+        else:
+            self._seq += 1
+            heapq.heappush(self._heap, (due_ms, self._seq, timer))
+
     def after(self, delay_ms: int, callback: Callable[..., None], *args: Any) -> Timer:
         return self.at(self.now + delay_ms, callback, *args)
 
