@@ -19,7 +19,7 @@ from invariants.scan.model import RULES, ScanConfig
 
 # Keys of `[tool.harness]` that belong to other parts of the harness, not to the scanner.
 OTHER_KEYS: frozenset[str] = frozenset(
-    {"adapter", "profile", "hypothesis_profile", "prove", "sarif", "sarif_output"}
+    {"adapter", "profile", "hypothesis_profile", "invariants", "prove", "sarif", "sarif_output"}
 )
 
 # The scan command's own settings, which are not per-file analysis options.
