@@ -40,6 +40,7 @@ class Hub:
         self.watermark = watermark
         self.gated = False  # teardown gate: closed once application messages are blocked
         self.blocked = False  # the turn is held (fault injection)
+        self._blocked_until = 0
         self.removed = False
         self.handled_count = 0
         self._pump_pending = False  # the turn timer is scheduled (at most once at a time)
@@ -91,12 +92,20 @@ class Hub:
             self._pump_pending = True
             mesh.scheduler.rearm(self._turn_timer, mesh.scheduler.now)
 
-    def block(self) -> None:
-        self.blocked = True
-        self.mesh.trace.emit(EventKind.TURN_BLOCKED, hub=self.address)
-
-    def release(self) -> None:
+    def block(self, duration_ms: int) -> None:
+        """Hold the turn for `duration_ms`; overlapping holds last until the latest ends."""
+        scheduler = self.mesh.scheduler
+        until = scheduler.now + duration_ms
+        if self.blocked and until <= self._blocked_until:
+            return
         if not self.blocked:
+            self.blocked = True
+            self.mesh.trace.emit(EventKind.TURN_BLOCKED, hub=self.address)
+        self._blocked_until = until
+        scheduler.at(until, self._release_if_due)
+
+    def _release_if_due(self) -> None:
+        if not self.blocked or self.mesh.scheduler.now < self._blocked_until:
             return
         self.blocked = False
         self.mesh.trace.emit(EventKind.TURN_RELEASED, hub=self.address)

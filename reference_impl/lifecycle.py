@@ -59,6 +59,8 @@ class Silo:
         if index == len(STOP_STAGES):
             self.stopped = True
             self.mesh.trace.emit(EventKind.STOP_COMPLETED, hub="silo")
+            for subscription in self.mesh.subscriptions.values():
+                subscription.terminate("silo_stopped")  # its hub is gone with the silo
             return
         stage = STOP_STAGES[index]
         self.mesh.trace.emit(EventKind.STOP_STAGE_ENTERED, hub="silo", stage=stage,

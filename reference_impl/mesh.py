@@ -54,6 +54,7 @@ class Mesh:
         self.default_watermark = default_watermark
         self.roundtrip_envelopes = roundtrip_envelopes
         self.hubs: dict[str, Hub] = {}
+        self._implicit_hubs: set[str] = set()  # created on first use by a sender
         self.pool = RoutingPool(self.scheduler, self.trace)
         self.answers = AnswerLedger(self)
         self.faults = FaultBook()
@@ -81,9 +82,18 @@ class Mesh:
     def create_hub(self, address: str, *, watermark: int | None = None) -> Hub:
         if not address:
             raise ValueError("hub address must be a non-empty string")
-        if address in self.hubs:
-            raise ValueError(f"hub {address!r} already exists")
         level = self.default_watermark if watermark is None else watermark
+        existing = self.hubs.get(address)
+        if existing is not None:
+            if address not in self._implicit_hubs:
+                raise ValueError(f"hub {address!r} already exists")
+            # A sender's hub made on first use is claimed: it takes the stated watermark.
+            claimed = AggregateWatermark(level)  # validates the level
+            claimed.shed_count = existing.watermark.shed_count
+            existing.watermark = claimed
+            self._implicit_hubs.discard(address)
+            self.trace.emit(EventKind.HUB_CREATED, hub=address, watermark=level)
+            return existing
         hub = Hub(self, address, AggregateWatermark(level))
         self.hubs[address] = hub
         self.trace.emit(EventKind.HUB_CREATED, hub=address, watermark=level)
@@ -92,10 +102,14 @@ class Mesh:
     def ensure_hub(self, address: str) -> Hub:
         """The sender side: a poster's own hub is created on first use."""
         hub = self.hubs.get(address)
-        return hub if hub is not None else self.create_hub(address)
+        if hub is None:
+            hub = self.create_hub(address)
+            self._implicit_hubs.add(address)
+        return hub
 
     def remove_hub(self, address: str) -> None:
         hub = self.hubs.pop(address, None)
+        self._implicit_hubs.discard(address)
         if hub is not None:
             hub.removed = True
             hub.queue.clear()
@@ -166,9 +180,10 @@ class Mesh:
     # Faults -----------------------------------------------------------------------------
 
     def block_hub(self, address: str, duration_ms: int) -> None:
-        hub = self.ensure_hub(address)
-        hub.block()
-        self.scheduler.after(duration_ms, hub.release)
+        """Hold a hub's turn; a hub that does not exist is not created by it."""
+        hub = self.hubs.get(address)
+        if hub is not None:
+            hub.block(duration_ms)
 
     def note_fault(self, kind: str, target: str) -> None:
         self.trace.emit(EventKind.FAULT_INJECTED, reason=kind, target=target)

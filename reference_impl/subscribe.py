@@ -106,6 +106,16 @@ class BoundedSubscription:
                              subscription_id=self.id, attempt=self.attempt,
                              reason=f"retries_exhausted:{cause}")
 
+    def terminate(self, reason: str) -> None:
+        """End an active subscription from outside (the silo stopped): nothing more is sent."""
+        if self.state is not SubscriptionState.ACTIVE:
+            return
+        self._cancel_timer()
+        self.pending_request = None
+        self.state = SubscriptionState.TERMINATED
+        self.mesh.trace.emit(EventKind.SUBSCRIBE_TERMINATED, hub=self.subscriber,
+                             subscription_id=self.id, attempt=self.attempt, reason=reason)
+
     def _cancel_timer(self) -> None:
         if self._timer is not None:
             self._timer.cancel()

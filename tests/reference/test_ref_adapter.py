@@ -102,3 +102,37 @@ def test_bad_input_is_a_clear_one_line_error(call: object, message: str) -> None
     with pytest.raises(ValueError, match=message) as info:
         call(a)  # type: ignore[operator]
     assert "\n" not in str(info.value)
+
+
+def test_a_senders_hub_can_be_claimed_once_with_a_watermark() -> None:
+    a = ReferenceAdapter()
+    a.post("s", "t", MessageSpec("Ping"))  # "s" is made on first use
+    a.create_hub("s", watermark=5)
+    assert a.mesh.hubs["s"].watermark.watermark == 5
+    created = [(e.hub, e.watermark) for e in a.trace() if e.kind is EventKind.HUB_CREATED]
+    assert created == [("s", 10_000), ("s", 5)]
+    with pytest.raises(ValueError, match="already exists"):
+        a.create_hub("s")
+
+
+def test_blocking_a_missing_hub_does_not_create_it() -> None:
+    a = ReferenceAdapter()
+    a.inject(Fault(FaultKind.BLOCK_HUB, "ghost", duration_ms=100))
+    d = a.post("s", "ghost", MessageSpec("Ping"))
+    a.run_until_idle(1_000)
+    answer = next(e for e in a.trace() if e.kind is EventKind.FAILURE_EMITTED)
+    assert (answer.answers, answer.error) == (d, "NotFound")
+
+
+def test_overlapping_blocks_hold_until_the_latest_ends() -> None:
+    a = ReferenceAdapter()
+    a.create_hub("t")
+    a.inject(Fault(FaultKind.BLOCK_HUB, "t", duration_ms=1_000))
+    a.advance(500)
+    a.inject(Fault(FaultKind.BLOCK_HUB, "t", duration_ms=1_000))
+    a.post("s", "t", MessageSpec("Ping"), route=Route.DIRECT)
+    a.run_until_idle(10_000)
+    kinds = [(e.kind, e.time_ms) for e in a.trace()
+             if e.kind in (EventKind.TURN_BLOCKED, EventKind.TURN_RELEASED, EventKind.HANDLED)]
+    assert kinds == [(EventKind.TURN_BLOCKED, 0), (EventKind.TURN_RELEASED, 1_500),
+                     (EventKind.HANDLED, 1_500)]

@@ -109,3 +109,19 @@ def test_negative_retries_are_refused() -> None:
     a = ReferenceAdapter()
     with pytest.raises(ValueError, match="retries"):
         a.subscribe("client", "node", retries=-1)
+
+
+def test_an_active_subscription_ends_when_the_silo_stops() -> None:
+    """Nothing is sent for a subscription after the stop has completed (seed 004)."""
+    a = ReferenceAdapter()
+    a.create_hub("node")
+    a.inject(Fault(FaultKind.BLOCK_HUB, "node", duration_ms=10 * 60_000))
+    s = a.subscribe("client", "node")
+    a.advance(100)
+    a.stop(graceful=False)
+    a.run_until_idle(60 * 60_000)
+    kinds = _subscription_events(a, s)
+    assert kinds.count(EventKind.SUBSCRIBE_TERMINATED) == 1
+    assert kinds[-1] is EventKind.SUBSCRIBE_TERMINATED
+    terminated = next(e for e in a.trace() if e.kind is EventKind.SUBSCRIBE_TERMINATED)
+    assert terminated.reason == "silo_stopped"
