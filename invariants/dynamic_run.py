@@ -10,8 +10,8 @@ step program (a seed scenario) the same way, without Hypothesis.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal, cast
 
@@ -41,6 +41,7 @@ class Outcome:
     seconds: float
     violations: tuple[Violation, ...] = ()
     diagram: str | None = None
+    behaviours: Mapping[str, int] = field(default_factory=dict)  # examples reaching each
 
     @property
     def passed(self) -> bool:
@@ -81,6 +82,7 @@ def run_invariant(
         seconds=seconds,
         violations=stats.violations if verdict == "violation" else (),
         diagram=stats.diagram if verdict == "violation" else None,
+        behaviours=dict(stats.behaviours),
     )
 
 
@@ -118,6 +120,7 @@ def run_program(
         seconds=time.perf_counter() - started,
         violations=stats.violations if verdict == "violation" else (),
         diagram=stats.diagram if verdict == "violation" else None,
+        behaviours=dict(stats.behaviours),
     )
 
 

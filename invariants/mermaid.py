@@ -16,7 +16,9 @@ from invariants.trace import EventKind, TraceEvent
 K = EventKind
 
 # Kinds too frequent to draw one by one, and carrying nothing an arrow does not.
-_QUIET = frozenset({K.ENQUEUED, K.LEG_STARTED, K.LEG_ENDED, K.SATURATION_CLEARED})
+_QUIET = frozenset({
+    K.ENQUEUED, K.LEG_STARTED, K.LEG_ENDED, K.SATURATION_CLEARED, K.HUB_CREATED,
+})
 _UNSAFE = re.compile(r"[;#:<>\"\n\r{}]")
 
 

@@ -38,6 +38,13 @@ class AggregateWatermark(Monitor):
         self._queued_users: dict[str, dict[str, TraceEvent]] = {}  # hub -> id -> ENQUEUED
         self._released: dict[str, TraceEvent] = {}  # hub -> its last TURN_RELEASED
         self._due: dict[str, tuple[int, TraceEvent]] = {}  # user id -> (deadline, ENQUEUED)
+        self._stated: dict[str, int] = {}  # hub -> watermark its HUB_CREATED stated
+
+    def _watermark(self, hub: str) -> int:
+        """The driver's configured figure first, then what the mesh stated, then the default."""
+        if hub in self.params.watermarks:
+            return self.params.watermarks[hub]
+        return self._stated.get(hub, self.params.watermark)
 
     def _intake_depth(self, hub: str) -> int:
         # Counted from the trace (ENQUEUED joins the queue, HANDLED leaves it), so the check
@@ -47,6 +54,9 @@ class AggregateWatermark(Monitor):
     def observe(self, event: TraceEvent) -> None:
         if event.kind is EventKind.FAULT_INJECTED and event.reason == REMOVE_TARGET:
             self._forget_hub(event.target)
+            return
+        if event.kind is EventKind.HUB_CREATED and event.hub and event.watermark is not None:
+            self._stated[event.hub] = event.watermark
             return
         hub = event.hub
         if hub is None:
@@ -62,7 +72,7 @@ class AggregateWatermark(Monitor):
                 self._queued_users.get(hub, {}).pop(event.delivery_id, None)
                 self._due.pop(event.delivery_id, None)
         elif kind is EventKind.SHED:
-            watermark = self.params.watermark_of(hub)
+            watermark = self._watermark(hub)
             if cls is None or not cls.sheddable:
                 what = cls.value if cls else "unclassified"
                 self.flag(f"{what} message {event.delivery_id} shed at {hub}", event)
@@ -86,7 +96,7 @@ class AggregateWatermark(Monitor):
 
     def _observe_enqueued(self, event: TraceEvent, hub: str) -> None:
         depth = self._intake_depth(hub)
-        watermark = self.params.watermark_of(hub)
+        watermark = self._watermark(hub)
         cls = event.message_class
         if cls is not None and cls.sheddable and depth >= watermark:
             self.flag(

@@ -107,3 +107,12 @@ def test_queued_user_message_never_handled_is_unfinished() -> None:
     assert inv3.check(t.events, LOW) == []
     [v] = inv3.check(t.events, LOW, final=True)
     assert "never handled" in v.message
+
+
+def test_watermark_stated_by_the_mesh_applies_unless_the_driver_configured_one() -> None:
+    t = Trace()
+    t.add(K.HUB_CREATED, hub="h", watermark=2)
+    _flood(t, 3, shed_from=100)
+    [v] = inv3.check(t.events)  # the default 10,000 would admit all three
+    assert "at depth 2 >= watermark 2" in v.message
+    assert inv3.check(t.events, CheckParams(watermarks={"h": 3})) == []
