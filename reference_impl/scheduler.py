@@ -110,7 +110,7 @@ class Scheduler:
                 if not self._fill_ready():
                     return False
                 continue
-            pick = 0 if self._fifo or count == 1 else self.chooser.choose(count, "next-event")
+            pick = 0 if self._fifo or count == 1 else self._choose(count)
             if pick:
                 timer = ready.pop(head + pick)  # the others keep their relative order
             else:
@@ -120,6 +120,12 @@ class Scheduler:
                 self.events_run += 1
                 timer.callback(*timer.args)
                 return True
+
+    def _choose(self, count: int) -> int:
+        pick = self.chooser.choose(count, "next-event")
+        if not 0 <= pick < count:
+            raise ValueError(f"chooser picked {pick} of {count} ready events (0..{count - 1})")
+        return pick
 
     def run(self, limit_ms: int) -> bool:
         """Run every event due at or before `limit_ms`; True when nothing is left scheduled.
@@ -137,7 +143,7 @@ class Scheduler:
                     return False
                 self._fill_ready()
                 continue
-            pick = 0 if self._fifo or count == 1 else self.chooser.choose(count, "next-event")
+            pick = 0 if self._fifo or count == 1 else self._choose(count)
             if pick:
                 timer = ready.pop(head + pick)  # the others keep their relative order
             else:

@@ -113,3 +113,16 @@ def test_cancelled_ready_events_do_not_let_a_bounded_run_overshoot() -> None:
     scheduler.run_until(500)
     assert log == [] and scheduler.now == 500
     assert scheduler.next_due() == 1_000
+
+
+class OutOfRangeChooser:
+    def choose(self, options: int, why: str) -> int:
+        return options
+
+
+def test_a_chooser_answer_out_of_range_is_a_clear_error() -> None:
+    scheduler = Scheduler(OutOfRangeChooser())
+    scheduler.at(0, print)
+    scheduler.at(0, print)
+    with pytest.raises(ValueError, match="picked 2 of 2"):
+        scheduler.run(10)
