@@ -11,6 +11,7 @@ import argparse
 import dataclasses
 import os
 import sys
+from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -18,7 +19,7 @@ from typing import Any
 from invariants.scan import baseline as baselines
 from invariants.scan.cache import DEFAULT_DIR
 from invariants.scan.config import ConfigError, ScanSettings, find_pyproject, load_settings
-from invariants.scan.model import RULES, Finding
+from invariants.scan.model import RULES, Finding, ScanConfig
 from invariants.scan.problems import EMIT_SITE_COUNT, Problem
 from invariants.scan.report import inventory_json, inventory_text, to_json, to_text
 from invariants.scan.runner import ScanResult, scan
@@ -104,24 +105,34 @@ def _emit(text: str, output: str | None) -> None:
         raise UsageError(f"--output: {output}: {exc.strerror or exc}") from exc
 
 
+def _baseline_path(args: argparse.Namespace, settings: ScanSettings, root: Path) -> Path | None:
+    """The baseline to use, checked before scanning so that a mistake fails fast."""
+    if args.baseline is not None:
+        path: Path | None = Path(args.baseline)
+    else:
+        path = root / settings.baseline if settings.baseline is not None else None
+    if path is None and args.update_baseline:
+        raise UsageError("--update-baseline needs --baseline FILE (or `baseline` in config)")
+    if path is not None and not path.exists() and not args.update_baseline:
+        raise UsageError(f"{path}: baseline not found (create it with --update-baseline)")
+    return path
+
+
 def _apply_baseline(
-    args: argparse.Namespace, settings: ScanSettings, root: Path, result: ScanResult
+    args: argparse.Namespace,
+    path: Path | None,
+    known: Counter[baselines.Key] | None,
+    config: ScanConfig,
+    result: ScanResult,
 ) -> tuple[list[Finding], list[Problem], int]:
     """(findings that fail, stale-entry problems, count covered by the baseline)."""
-    named = args.baseline if args.baseline is not None else settings.baseline
-    if named is None:
-        if args.update_baseline:
-            raise UsageError("--update-baseline needs --baseline FILE (or `baseline` in config)")
+    if path is None:
         return result.findings, [], 0
-    path = Path(named) if args.baseline is not None else root / named
-    if not path.exists():
-        if not args.update_baseline:
-            raise UsageError(f"{path}: baseline not found (create it with --update-baseline)")
+    if known is None:  # no file yet and --update-baseline: the explicit way to create one
         written = baselines.write_initial(path, result.findings)
         print(f"baseline: created {path} with {written} finding(s)", file=sys.stderr)
         return [], [], written
-    known = baselines.load(path)
-    outcome = baselines.compare(result.findings, known, settings.config, result.scanned_paths)
+    outcome = baselines.compare(result.findings, known, config, result.scanned_paths)
     if args.update_baseline:
         removed = baselines.shrink(path, known, outcome)
         print(f"baseline: removed {removed} stale finding(s) from {path}", file=sys.stderr)
@@ -146,6 +157,8 @@ def _run(args: argparse.Namespace) -> int:
     paths = [str((cwd / p).absolute()) for p in args.paths] if args.paths else list(config.paths)
     cache_dir = None if args.no_cache else root / (settings.cache_dir or DEFAULT_DIR)
     jobs = args.jobs or os.cpu_count() or 1
+    baseline_path = None if args.inventory else _baseline_path(args, settings, root)
+    known = baselines.load(baseline_path) if baseline_path and baseline_path.exists() else None
     result = scan(paths, config, root=root, jobs=jobs, cache_dir=cache_dir)
 
     if args.inventory:
@@ -153,7 +166,7 @@ def _run(args: argparse.Namespace) -> int:
         _emit(rendered, args.output)
         return 1 if any(p.kind == EMIT_SITE_COUNT for p in result.errors) else 0
 
-    findings, stale, baselined = _apply_baseline(args, settings, root, result)
+    findings, stale, baselined = _apply_baseline(args, baseline_path, known, config, result)
     errors = sorted([*result.errors, *stale])
     if args.format == "json":
         rendered = to_json(findings, errors, result.stats)

@@ -135,3 +135,13 @@ def test_write_initial_refuses_to_overwrite(tmp_path: Path) -> None:
     with pytest.raises(baseline.BaselineError, match="only shrink"):
         baseline.write_initial(path, [])
     assert baseline.load(path) == Counter({baseline.key_of(finding(1)): 2})
+
+
+def test_a_missing_baseline_fails_before_scanning(
+    repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["scan", "--baseline", "nope.json"]) == 2
+    assert "nope.json: baseline not found" in capsys.readouterr().err
+    assert not (repo / ".harness-cache").exists()  # nothing was scanned
+    assert main(["scan"]) == 1  # control: the same tree scanned does write the cache
+    assert (repo / ".harness-cache").exists()
