@@ -18,17 +18,19 @@ from invariants.adapter import Fault, FaultKind, MessageSpec, Route, SeededChoos
 from invariants.trace import EventKind, MessageClass, TraceEvent
 from reference_impl.adapter import ReferenceAdapter
 from reference_impl.envelope import Delivery
+from reference_impl.figures import (
+    count,
+    first,
+    leg_start,
+    non_sheddable_shed,
+    retry_delay,
+    stop_figures,
+)
 from reference_impl.messages import HEARTBEAT, DeliveryFailure, ErrorType, Message
 
 USER = MessageSpec("Probe")
 HEARTBEAT_SPEC = MessageSpec(HEARTBEAT, MessageClass.IGNORABLE)
 IDLE_LIMIT_MS = 10 * 60 * 1000
-
-ROUTING_KINDS = frozenset({
-    EventKind.LEG_STARTED, EventKind.LEG_ENDED, EventKind.ATTEMPT, EventKind.ATTEMPT_FAILED,
-    EventKind.CALL_RECEIVED, EventKind.FAILURE_EMITTED,
-})
-
 
 @dataclass(frozen=True)
 class ScenarioRun:
@@ -40,32 +42,6 @@ class ScenarioRun:
 
 def _adapter(seed: int, **options: Any) -> ReferenceAdapter:
     return ReferenceAdapter(SeededChooser(seed), **options)
-
-
-def _count(trace: Sequence[TraceEvent], kind: EventKind, **where: Any) -> int:
-    return sum(
-        1 for e in trace
-        if e.kind is kind and all(getattr(e, k) == v for k, v in where.items())
-    )
-
-
-def _first(trace: Sequence[TraceEvent], kind: EventKind, **where: Any) -> TraceEvent | None:
-    for e in trace:
-        if e.kind is kind and all(getattr(e, k) == v for k, v in where.items()):
-            return e
-    return None
-
-
-def routing_after_stop(trace: Sequence[TraceEvent]) -> int:
-    """Routing-related events after STOP_COMPLETED (route/NACK legs, calls, answers, packaged
-    arrivals). Must be 0."""
-    done = _first(trace, EventKind.STOP_COMPLETED)
-    if done is None:
-        return 0
-    return sum(
-        1 for e in trace[done.seq + 1:]
-        if e.kind in ROUTING_KINDS or (e.kind is EventKind.POSTED and e.packaged)
-    )
 
 
 # Aggregate watermark (seed 001, Invariant 3) ------------------------------------------
@@ -81,8 +57,8 @@ def flood(seed: int) -> ScenarioRun:
     a.run_until_idle(IDLE_LIMIT_MS)
     trace = a.trace()
     hub = a.mesh.hubs["hub"]
-    handled = _first(trace, EventKind.HANDLED, delivery_id=probe)
-    released = _first(trace, EventKind.TURN_RELEASED, hub="hub")
+    handled = first(trace, EventKind.HANDLED, delivery_id=probe)
+    released = first(trace, EventKind.TURN_RELEASED, hub="hub")
     return ScenarioRun("flood", seed, trace, {
         "shed_count": hub.watermark.shed_count,
         "trip_count": hub.breaker.trip_count,
@@ -91,17 +67,8 @@ def flood(seed: int) -> ScenarioRun:
             handled.time_ms - released.time_ms if handled and released else None
         ),
         "max_depth": max((e.depth or 0) for e in trace if e.kind is EventKind.ENQUEUED),
-        "non_sheddable_shed": _non_sheddable_shed(trace),
+        "non_sheddable_shed": non_sheddable_shed(trace),
     })
-
-
-def _non_sheddable_shed(trace: Sequence[TraceEvent]) -> int:
-    """SHED events for deliveries posted with a class that must never be shed."""
-    classes = {e.delivery_id: e.message_class for e in trace if e.kind is EventKind.POSTED}
-    return sum(
-        1 for e in trace
-        if e.kind is EventKind.SHED and classes.get(e.delivery_id) is not MessageClass.IGNORABLE
-    )
 
 
 # Per-key storm breaker (seed 001, #1200) ------------------------------------------------
@@ -117,7 +84,7 @@ def fanout(seed: int) -> ScenarioRun:
     trace = a.trace()
     hub = a.mesh.hubs["mesh"]
     return ScenarioRun("fanout", seed, trace, {
-        "drops": _count(trace, EventKind.DROPPED),
+        "drops": count(trace, EventKind.DROPPED),
         "trip_count": hub.breaker.trip_count,
         "handled": hub.handled_count,
         "window_ms": trace[-1].time_ms - trace[0].time_ms if trace else 0,
@@ -136,9 +103,9 @@ def storm(seed: int) -> ScenarioRun:
     hub = a.mesh.hubs["cache"]
     return ScenarioRun("storm", seed, trace, {
         "trip_count": hub.breaker.trip_count,
-        "drops": _count(trace, EventKind.DROPPED),
+        "drops": count(trace, EventKind.DROPPED),
         "handled": hub.handled_count,
-        "failures_emitted": _count(trace, EventKind.FAILURE_EMITTED),
+        "failures_emitted": count(trace, EventKind.FAILURE_EMITTED),
     })
 
 
@@ -153,18 +120,18 @@ def missing_target(seed: int) -> ScenarioRun:
     a.run_until_idle(IDLE_LIMIT_MS)
     a.advance(60_000)  # long after: nothing more may be sent
     trace = a.trace()
-    terminated = _first(trace, EventKind.SUBSCRIBE_TERMINATED, subscription_id=subscription)
+    terminated = first(trace, EventKind.SUBSCRIBE_TERMINATED, subscription_id=subscription)
     after = [] if terminated is None else [
         e for e in trace[terminated.seq + 1:]
         if e.subscription_id == subscription and e.kind in (
             EventKind.POSTED, EventKind.SUBSCRIBE_ATTEMPT)
     ]
     return ScenarioRun("missing-target", seed, trace, {
-        "attempts": _count(trace, EventKind.SUBSCRIBE_ATTEMPT, subscription_id=subscription),
+        "attempts": count(trace, EventKind.SUBSCRIBE_ATTEMPT, subscription_id=subscription),
         "terminated": terminated is not None,
         "terminated_at_ms": terminated.time_ms if terminated else None,
         "sent_after_termination": len(after),
-        "not_found_answers": _count(trace, EventKind.FAILURE_EMITTED, error="NotFound"),
+        "not_found_answers": count(trace, EventKind.FAILURE_EMITTED, error="NotFound"),
     })
 
 
@@ -183,13 +150,13 @@ def rejection(seed: int) -> ScenarioRun:
     trace = a.trace()
     repeated = trace[len(single):]
     return ScenarioRun("rejection", seed, trace, {
-        "rejections": _count(single, EventKind.REJECTED),
-        "failures_emitted": _count(single, EventKind.FAILURE_EMITTED),
-        "reposts": _count(single, EventKind.POSTED, message_class=MessageClass.FAILURE),
-        "rejections_repeated": _count(repeated, EventKind.REJECTED),
-        "follow_ups_repeated": _count(repeated, EventKind.POSTED) - 100,
-        "failure_traffic_repeated": _count(repeated, EventKind.FAILURE_EMITTED)
-        + _count(repeated, EventKind.POSTED, message_class=MessageClass.FAILURE),
+        "rejections": count(single, EventKind.REJECTED),
+        "failures_emitted": count(single, EventKind.FAILURE_EMITTED),
+        "reposts": count(single, EventKind.POSTED, message_class=MessageClass.FAILURE),
+        "rejections_repeated": count(repeated, EventKind.REJECTED),
+        "follow_ups_repeated": count(repeated, EventKind.POSTED) - 100,
+        "failure_traffic_repeated": count(repeated, EventKind.FAILURE_EMITTED)
+        + count(repeated, EventKind.POSTED, message_class=MessageClass.FAILURE),
     })
 
 
@@ -203,11 +170,11 @@ def timeout(seed: int) -> ScenarioRun:
     delivery = a.post("portal", "compile", USER, route=Route.GRAIN)
     a.run_until_idle(IDLE_LIMIT_MS)
     trace = a.trace()
-    answer = _first(trace, EventKind.FAILURE_EMITTED, answers=delivery)
+    answer = first(trace, EventKind.FAILURE_EMITTED, answers=delivery)
     return ScenarioRun("timeout", seed, trace, {
-        "calls_at_callee": _count(trace, EventKind.ATTEMPT, delivery_id=delivery),
-        "copies_received": _count(trace, EventKind.CALL_RECEIVED, delivery_id=delivery),
-        "copies_handled": _count(trace, EventKind.HANDLED, delivery_id=delivery),
+        "calls_at_callee": count(trace, EventKind.ATTEMPT, delivery_id=delivery),
+        "copies_received": count(trace, EventKind.CALL_RECEIVED, delivery_id=delivery),
+        "copies_handled": count(trace, EventKind.HANDLED, delivery_id=delivery),
         "answer": answer.error if answer else None,
         "answered_at_ms": answer.time_ms if answer else None,
     })
@@ -219,35 +186,21 @@ def rejection_retry(seed: int) -> ScenarioRun:
     a = _adapter(seed)
     a.create_hub("pod")
     a.inject(Fault(FaultKind.REJECT_NEXT, "pod", count=7))
-    first = a.post("portal", "pod", USER, route=Route.GRAIN)
+    full = a.post("portal", "pod", USER, route=Route.GRAIN)
     a.run_until_idle(IDLE_LIMIT_MS)
     a.mesh.grain.retries = 4
     a.inject(Fault(FaultKind.REJECT_NEXT, "pod", count=5))
     second = a.post("portal", "pod", USER, route=Route.GRAIN)
     a.run_until_idle(IDLE_LIMIT_MS)
     trace = a.trace()
-    answer = _first(trace, EventKind.FAILURE_EMITTED, answers=first)
+    answer = first(trace, EventKind.FAILURE_EMITTED, answers=full)
     return ScenarioRun("rejection-retry", seed, trace, {
-        "calls_at_callee": _count(trace, EventKind.ATTEMPT, delivery_id=first),
-        "retry_delay_ms": _retry_delay(trace, first),
-        "copies_received": _count(trace, EventKind.CALL_RECEIVED, delivery_id=first),
+        "calls_at_callee": count(trace, EventKind.ATTEMPT, delivery_id=full),
+        "retry_delay_ms": retry_delay(trace, full),
+        "copies_received": count(trace, EventKind.CALL_RECEIVED, delivery_id=full),
         "answer": answer.error if answer else None,
-        "calls_at_callee_4_retries": _count(trace, EventKind.ATTEMPT, delivery_id=second),
+        "calls_at_callee_4_retries": count(trace, EventKind.ATTEMPT, delivery_id=second),
     })
-
-
-def _retry_delay(trace: Sequence[TraceEvent], delivery_id: str) -> int:
-    """Sum of the gaps between an attempt failing and the next attempt starting."""
-    total, failed_at = 0, None
-    for e in trace:
-        if e.delivery_id != delivery_id:
-            continue
-        if e.kind is EventKind.ATTEMPT_FAILED:
-            failed_at = e.time_ms
-        elif e.kind is EventKind.ATTEMPT and failed_at is not None:
-            total += e.time_ms - failed_at
-            failed_at = None
-    return total
 
 
 # One answer per request, also after packaging (seed 001 #1485) ---------------------------
@@ -282,13 +235,13 @@ def answer_once(seed: int) -> ScenarioRun:
     a.run_until_idle(IDLE_LIMIT_MS)
     trace = a.trace()
     nacks = {
-        sender: _count(trace, EventKind.POSTED, hub=sender, message_class=MessageClass.FAILURE)
+        sender: count(trace, EventKind.POSTED, hub=sender, message_class=MessageClass.FAILURE)
         for sender in cases
     }
     return ScenarioRun("answer-once", seed, trace, {
         "nacks_at_sender": nacks,
-        "refused": _count(trace, EventKind.DISPATCH_REFUSED),
-        "suppressed": _count(trace, EventKind.ANSWER_SUPPRESSED, reason="may_answer_false"),
+        "refused": count(trace, EventKind.DISPATCH_REFUSED),
+        "suppressed": count(trace, EventKind.ANSWER_SUPPRESSED, reason="may_answer_false"),
     })
 
 
@@ -312,23 +265,6 @@ def _legs_in_flight(a: ReferenceAdapter) -> None:
     a.advance(100)
 
 
-def _stop_figures(trace: Sequence[TraceEvent]) -> dict[str, Any]:
-    entered = [e for e in trace if e.kind is EventKind.STOP_STAGE_ENTERED]
-    deactivation = next((e for e in entered if e.stage == 19_998), None)
-    released = _first(trace, EventKind.STOP_HOLD_RELEASED)
-    requested = _first(trace, EventKind.STOP_REQUESTED)
-    completed = _first(trace, EventKind.STOP_COMPLETED)
-    return {
-        "in_flight_at_deactivation": deactivation.depth if deactivation else None,
-        "held": _first(trace, EventKind.STOP_HOLD_STARTED) is not None,
-        "hold_release": released.reason if released else None,
-        "held_ms": (released.time_ms - requested.time_ms) if released and requested else None,
-        "stop_completed": completed is not None,
-        "routing_after_stop": routing_after_stop(trace),
-        "stages": [e.stage for e in entered],
-    }
-
-
 def stop_with_legs(seed: int) -> ScenarioRun:
     a = _adapter(seed)
     _legs_in_flight(a)
@@ -336,8 +272,8 @@ def stop_with_legs(seed: int) -> ScenarioRun:
     a.run_until_idle(IDLE_LIMIT_MS)
     trace = a.trace()
     return ScenarioRun("stop-with-legs", seed, trace, {
-        **_stop_figures(trace),
-        "drained_legs": _count(trace, EventKind.LEG_ENDED, reason="drained"),
+        **stop_figures(trace),
+        "drained_legs": count(trace, EventKind.LEG_ENDED, reason="drained"),
     })
 
 
@@ -355,16 +291,11 @@ def stop_budget_expiry(seed: int) -> ScenarioRun:
     trace = a.trace()
     residual = [e for e in trace if e.kind is EventKind.RESIDUAL_LEG]
     return ScenarioRun("stop-budget-expiry", seed, trace, {
-        **_stop_figures(trace),
+        **stop_figures(trace),
         "residual_legs": [e.leg_id for e in residual],
-        "residual_started_ms": [_leg_start(trace, e.leg_id) for e in residual],
-        "drained_legs": _count(trace, EventKind.LEG_ENDED, reason="drained"),
+        "residual_started_ms": [leg_start(trace, e.leg_id) for e in residual],
+        "drained_legs": count(trace, EventKind.LEG_ENDED, reason="drained"),
     })
-
-
-def _leg_start(trace: Sequence[TraceEvent], leg_id: str | None) -> int | None:
-    started = _first(trace, EventKind.LEG_STARTED, leg_id=leg_id)
-    return started.time_ms if started else None
 
 
 def stop_non_graceful(seed: int) -> ScenarioRun:
@@ -374,8 +305,8 @@ def stop_non_graceful(seed: int) -> ScenarioRun:
     a.run_until_idle(IDLE_LIMIT_MS)
     trace = a.trace()
     return ScenarioRun("stop-non-graceful", seed, trace, {
-        **_stop_figures(trace),
-        "drained_legs": _count(trace, EventKind.LEG_ENDED, reason="drained"),
+        **stop_figures(trace),
+        "drained_legs": count(trace, EventKind.LEG_ENDED, reason="drained"),
     })
 
 
