@@ -11,9 +11,9 @@ from invariants.trace import EventKind
 from reference_impl import answers as answers_module
 from reference_impl.adapter import ReferenceAdapter
 from reference_impl.answers import AnswerLedger, NackOperation
+from reference_impl.figures import routing_after_stop
 from reference_impl.pool import LegHandle
 from reference_impl.quiescence import RoutingQuiescenceParticipant
-from reference_impl.figures import routing_after_stop
 from reference_impl.scenarios import stop_with_legs
 
 STAGES = [20_000, 19_999, 19_998, 4_000, 2_000, -(2**31)]
