@@ -12,7 +12,11 @@ import importlib
 import sys
 from collections.abc import Sequence
 
-COMMAND_MODULES: tuple[str, ...] = ("harness.scan_command", "harness.fuzz_command")
+COMMAND_MODULES: tuple[str, ...] = (
+    "harness.scan_command",
+    "harness.fuzz_command",
+    "harness.prove_command",
+)
 
 
 def build_parser() -> argparse.ArgumentParser:

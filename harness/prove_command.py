@@ -1,0 +1,71 @@
+"""`python -m harness prove`: the kill matrix of the reference mesh and its pre-fix mutants.
+
+Runs the reference and every mutant (or those named with --mutant) against every static
+rule and dynamic invariant, prints the matrix, and exits 1 when a kill SPEC §3.3 lists is
+missing, the reference fails anything, or a run reported an error; 2 on a usage error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from invariants.mutants.base import MutantNotApplicable
+from invariants.mutants.matrix import ALL_CHECKS, Matrix, prove
+from invariants.mutants.render import matrix_text
+from invariants.profiles import PROFILES
+
+
+def add_parser(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "prove",
+        help="kill matrix: the reference and its pre-fix mutants against every check",
+        description="Run the reference mesh and its pre-fix mutants M1-M8 against every "
+        "static rule and dynamic invariant. Exit 0 when every listed kill happened and the "
+        "reference passed everything, 1 otherwise, 2 on a usage error.",
+    )
+    parser.add_argument("--format", choices=("text", "json"), default="text")
+    parser.add_argument("--profile", default="ci", help="Hypothesis profile (ci, dev, fuzz)")
+    parser.add_argument("--mutant", action="append", metavar="NAME", default=[],
+                        help="only this mutant (id or slug, e.g. M2 or resend-timeouts); "
+                        "repeatable")
+    parser.add_argument("--check", action="append", metavar="ID", default=[],
+                        help=f"only this check ({', '.join(ALL_CHECKS)}); repeatable")
+    parser.add_argument("--expected-only", action="store_true",
+                        help="run each mutant only against the checks that must kill it")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.profile not in PROFILES:
+        print(f"mesh-harness prove: --profile: unknown profile {args.profile!r} "
+              f"(known: {', '.join(sorted(PROFILES))})", file=sys.stderr)
+        return 2
+    checks = [check.upper() for check in args.check]
+    try:
+        matrix = prove(
+            args.profile,
+            args.mutant or None,
+            checks=checks or None,
+            expected_only=args.expected_only,
+            progress=lambda line: print(line, file=sys.stderr, flush=True),
+        )
+    except ValueError as exc:
+        print(f"mesh-harness prove: {exc}", file=sys.stderr)
+        return 2
+    except MutantNotApplicable as exc:
+        print(f"mesh-harness prove: {exc}", file=sys.stderr)
+        return 1
+    _print(matrix, args.format)
+    for error in matrix.errors:
+        print(f"error: {error}", file=sys.stderr)
+    return 0 if matrix.ok else 1
+
+
+def _print(matrix: Matrix, fmt: str) -> None:
+    if fmt == "json":
+        print(json.dumps(matrix.to_json(), indent=2, sort_keys=False))
+    else:
+        print(matrix_text(matrix), end="")

@@ -1,0 +1,148 @@
+"""Build a mutant: copy the reference mesh, apply the codemod, import it under its own name.
+
+The copy lives in a temporary directory whose package is named `_mesh_mutant_<id>_<hash>`
+(every absolute self-import rewritten with libcst), loaded with its own import spec: the
+real `reference_impl` is neither imported nor touched. Builds are cached per process by the
+hash of the mutated sources, so the same mutant is compiled once.
+"""
+
+from __future__ import annotations
+
+import atexit
+import difflib
+import hashlib
+import importlib
+import importlib.util
+import shutil
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
+from typing import cast
+
+from invariants.adapter import AdapterFactory
+from invariants.mutants.base import Mutant
+from invariants.mutants.rename import rename_package
+
+REFERENCE_PACKAGE = "reference_impl"
+PACKAGE_PREFIX = "_mesh_mutant_"
+
+
+@dataclass(frozen=True)
+class MutantBuild:
+    """A mutant ready to run: its source tree (for the static scan) and its factory."""
+
+    mutant: Mutant
+    package: str  # the isolated package name it is imported under
+    source_root: Path  # the mutated package directory
+    diff: str  # unified diff of the mutated file against the reference
+    adapter_module: ModuleType
+
+    @property
+    def factory(self) -> AdapterFactory:
+        return cast(AdapterFactory, self.adapter_module.make_adapter)
+
+
+def reference_root() -> Path:
+    """The reference package's directory, found without importing it."""
+    spec = importlib.util.find_spec(REFERENCE_PACKAGE)
+    if spec is None or not spec.submodule_search_locations:
+        raise ModuleNotFoundError(f"cannot find the {REFERENCE_PACKAGE} package")
+    return Path(next(iter(spec.submodule_search_locations)))
+
+
+def mutated_sources(mutant: Mutant, root: Path | None = None) -> dict[str, str]:
+    """Every module of the reference (relative path -> source), the mutant's file mutated."""
+    root = root or reference_root()
+    sources = {
+        path.relative_to(root).as_posix(): path.read_text(encoding="utf-8")
+        for path in sorted(root.rglob("*.py"))
+        if "__pycache__" not in path.parts
+    }
+    if mutant.path not in sources:
+        raise FileNotFoundError(
+            f"mutant {mutant.name}: {mutant.path} is not in the reference tree at {root}"
+        )
+    sources[mutant.path] = mutant.apply(sources[mutant.path], filename=mutant.path)
+    return sources
+
+
+def file_diff(mutant: Mutant, before: str, after: str) -> str:
+    lines = difflib.unified_diff(
+        before.splitlines(keepends=True),
+        after.splitlines(keepends=True),
+        fromfile=f"{REFERENCE_PACKAGE}/{mutant.path}",
+        tofile=f"{mutant.id}/{mutant.path}",
+        n=1,
+    )
+    return "".join(lines)
+
+
+def _package_name(mutant: Mutant, sources: dict[str, str]) -> str:
+    digest = hashlib.sha256()
+    for path in sorted(sources):
+        digest.update(path.encode() + b"\0" + sources[path].encode() + b"\0")
+    return f"{PACKAGE_PREFIX}{mutant.id.lower()}_{digest.hexdigest()[:12]}"
+
+
+def _scratch() -> Path:
+    path = Path(tempfile.mkdtemp(prefix="mesh-mutants-"))
+    atexit.register(shutil.rmtree, path, ignore_errors=True)
+    return path
+
+
+_SCRATCH: Path | None = None
+_BUILDS: dict[str, MutantBuild] = {}  # package name -> build: one compile per process
+
+
+def _write_tree(package_dir: Path, sources: dict[str, str], package: str) -> None:
+    for relative, source in sources.items():
+        target = package_dir / relative
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(rename_package(source, REFERENCE_PACKAGE, package), encoding="utf-8")
+
+
+def _import_isolated(package: str, package_dir: Path) -> ModuleType:
+    """Load `package` from `package_dir` by its own spec, then its adapter module."""
+    spec = importlib.util.spec_from_file_location(
+        package, package_dir / "__init__.py", submodule_search_locations=[str(package_dir)]
+    )
+    if spec is None or spec.loader is None:
+        raise ImportError(f"cannot load the mutant package {package} from {package_dir}")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[package] = module  # submodule imports resolve through the parent entry
+    try:
+        spec.loader.exec_module(module)
+        return importlib.import_module(f"{package}.adapter")
+    except BaseException:
+        for name in [n for n in sys.modules if n == package or n.startswith(package + ".")]:
+            del sys.modules[name]
+        raise
+
+
+def build_mutant(mutant: Mutant) -> MutantBuild:
+    """Copy, mutate, rename and import `mutant` (cached per process by its sources)."""
+    global _SCRATCH
+    root = reference_root()
+    sources = mutated_sources(mutant, root)
+    package = _package_name(mutant, sources)
+    cached = _BUILDS.get(package)
+    if cached is not None:
+        return cached
+    if _SCRATCH is None:
+        _SCRATCH = _scratch()
+    package_dir = _SCRATCH / package
+    if package_dir.exists():
+        shutil.rmtree(package_dir)
+    _write_tree(package_dir, sources, package)
+    original = (root / mutant.path).read_text(encoding="utf-8")
+    build = MutantBuild(
+        mutant=mutant,
+        package=package,
+        source_root=package_dir,
+        diff=file_diff(mutant, original, sources[mutant.path]),
+        adapter_module=_import_isolated(package, package_dir),
+    )
+    _BUILDS[package] = build
+    return build

@@ -1,0 +1,247 @@
+"""The kill matrix: the reference and every mutant against every check.
+
+Static rules run through the scanner on each (mutated) source tree; a mutant is killed by
+a rule when the scan finds something under it that the reference's scan does not. Dynamic
+invariants run first as the seed scenarios' fixed step programs (so the known shapes are
+always tried), then as the check's state machine under a Hypothesis profile; a mutant is
+killed by a check when either finds a violation. `prove` is the library entry point.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from invariants.adapter import AdapterFactory
+from invariants.checks import CHECK_IDS
+from invariants.dynamic_run import Outcome, run_invariant, run_seed_programs
+from invariants.mutants.base import Mutant
+from invariants.mutants.build import build_mutant, reference_root
+from invariants.mutants.registry import select_mutants
+from invariants.scan.model import Finding, ScanConfig
+from invariants.scan.runner import scan
+
+STATIC_CHECKS: tuple[str, ...] = (
+    "MESH001", "MESH002", "MESH003", "MESH004", "MESH005", "MESH006",
+)
+DYNAMIC_CHECKS: tuple[str, ...] = CHECK_IDS
+ALL_CHECKS: tuple[str, ...] = STATIC_CHECKS + DYNAMIC_CHECKS
+
+Progress = Callable[[str], None]
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One (subject, check) verdict. For a static rule `examples` and `steps` are 0."""
+
+    killed: bool  # the check failed on the subject
+    examples: int  # examples until the first failure (all examples run when it passed)
+    steps: int  # steps of the shrunk counterexample (0 when it passed)
+    seconds: float
+    evidence: str = ""  # the first finding or violation, or the seed program that failed
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "killed": self.killed,
+            "examples": self.examples,
+            "steps": self.steps,
+            "seconds": round(self.seconds, 3),
+        }
+
+
+@dataclass
+class Matrix:
+    profile: str
+    checks: tuple[str, ...]
+    reference: dict[str, Cell]
+    mutants: dict[str, dict[str, Cell]]
+    expected: dict[str, tuple[str, ...]]
+    slugs: dict[str, str]  # mutant id -> slug
+    errors: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+
+    def reference_failures(self) -> list[str]:
+        return [check for check, cell in self.reference.items() if cell.killed]
+
+    def missing_kills(self) -> list[tuple[str, str]]:
+        """(mutant, check) pairs SPEC §3.3 lists that did not kill."""
+        missing = []
+        for mutant, checks in self.expected.items():
+            cells = self.mutants.get(mutant, {})
+            missing += [(mutant, c) for c in checks if c not in cells or not cells[c].killed]
+        return missing
+
+    @property
+    def ok(self) -> bool:
+        return not self.reference_failures() and not self.missing_kills() and not self.errors
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "reference": {
+                check: "fail" if cell.killed else "pass" for check, cell in self.reference.items()
+            },
+            "mutants": {
+                mutant: {check: cell.to_json() for check, cell in cells.items()}
+                for mutant, cells in self.mutants.items()
+            },
+            "expected": {mutant: list(checks) for mutant, checks in self.expected.items()},
+        }
+
+
+# Static rules -----------------------------------------------------------------------------
+
+FindingKey = tuple[str, str, str, str]
+
+
+def _key(finding: Finding) -> FindingKey:
+    return (finding.rule, finding.path, finding.symbol, finding.snippet)
+
+
+@dataclass(frozen=True)
+class StaticScan:
+    findings: tuple[Finding, ...]
+    errors: tuple[str, ...]
+    seconds: float
+
+
+def scan_tree(root: Path, config: ScanConfig) -> StaticScan:
+    """Scan one package directory (never imports or runs it)."""
+    started = time.perf_counter()
+    result = scan(["."], config, root=root, jobs=1, cache_dir=None)
+    errors = tuple(f"{root}: {p.path}:{p.line} {p.kind}: {p.message}" for p in result.errors)
+    return StaticScan(tuple(result.findings), errors, time.perf_counter() - started)
+
+
+def static_cells(
+    subject: StaticScan, baseline: StaticScan | None, checks: Sequence[str]
+) -> dict[str, Cell]:
+    """Per rule: killed when the subject has a finding the baseline (the reference) lacks."""
+    known = {_key(f) for f in baseline.findings} if baseline is not None else set()
+    cells = {}
+    for rule in checks:
+        new = [f for f in subject.findings if f.rule == rule and _key(f) not in known]
+        evidence = (
+            f"{new[0].path}:{new[0].line}:{new[0].column} {rule} {new[0].message}" if new else ""
+        )
+        cells[rule] = Cell(bool(new), 0, 0, subject.seconds, evidence)
+    return cells
+
+
+# Dynamic invariants ---------------------------------------------------------------------
+
+
+def dynamic_cell(check: str, factory: AdapterFactory, profile: str) -> Cell:
+    """Seed programs first, then the state machine; killed on any violation."""
+    started = time.perf_counter()
+    seeds = run_seed_programs(check, factory)
+    search = run_invariant(check, factory, profile)
+    seconds = time.perf_counter() - started
+    if search.verdict == "violation":
+        return Cell(True, search.examples, search.shrunk_steps or 0, seconds, _first(search))
+    failed_seeds = [(name, o) for name, o in seeds.items() if o.verdict == "violation"]
+    if failed_seeds:
+        name, outcome = failed_seeds[0]
+        evidence = f"seed program {name!r}: {_first(outcome)}"
+        return Cell(True, 1, outcome.shrunk_steps or 0, seconds, evidence)
+    return Cell(False, search.examples, 0, seconds, _error_text(search, seeds))
+
+
+def _first(outcome: Outcome) -> str:
+    if outcome.violations:
+        return str(outcome.violations[0])
+    return (outcome.failure_text or "").splitlines()[0] if outcome.failure_text else ""
+
+
+def _error_text(search: Outcome, seeds: dict[str, Outcome]) -> str:
+    """A mesh that raised is not killed by an invariant, but the error must be seen."""
+    errors = [o for o in (search, *seeds.values()) if o.verdict == "error"]
+    return f"error: {_first(errors[0])}" if errors else ""
+
+
+# The matrix ---------------------------------------------------------------------------------
+
+
+def _reference_factory() -> AdapterFactory:
+    from reference_impl.adapter import make_adapter  # imported only when the reference runs
+
+    return make_adapter
+
+
+def prove(
+    profile: str = "ci",
+    mutants: Sequence[str] | None = None,
+    *,
+    checks: Sequence[str] | None = None,
+    expected_only: bool = False,
+    scan_config: ScanConfig | None = None,
+    progress: Progress | None = None,
+) -> Matrix:
+    """Run the reference and the chosen mutants (default all) against the chosen checks
+    (default all). `expected_only` runs each mutant only against the checks that must kill
+    it; the reference always runs against every chosen check."""
+    started = time.perf_counter()
+    config = scan_config or ScanConfig()
+    unknown = [c for c in checks or () if c not in ALL_CHECKS]
+    chosen_checks = tuple(c for c in ALL_CHECKS if not checks or c in checks)
+    if unknown:
+        raise ValueError(f"unknown check(s) {unknown} (known: {', '.join(ALL_CHECKS)})")
+    chosen = select_mutants(mutants)
+    say = progress or (lambda _line: None)
+    errors: list[str] = []
+
+    say("reference")
+    reference_scan = scan_tree(reference_root(), config)
+    errors += reference_scan.errors
+    reference = _subject_cells(reference_scan, None, _reference_factory(), chosen_checks,
+                               profile, errors, lambda line: say(_as_reference(line)))
+    matrix_mutants: dict[str, dict[str, Cell]] = {}
+    for mutant in chosen:
+        wanted = _wanted(mutant, chosen_checks, expected_only)
+        say(mutant.name)
+        build = build_mutant(mutant)
+        mutant_scan = scan_tree(build.source_root, config)
+        errors += mutant_scan.errors
+        matrix_mutants[mutant.id] = _subject_cells(
+            mutant_scan, reference_scan, build.factory, wanted, profile, errors, say
+        )
+    return Matrix(
+        profile=profile,
+        checks=chosen_checks,
+        reference=reference,
+        mutants=matrix_mutants,
+        expected={m.id: tuple(c for c in m.kills if c in chosen_checks) for m in chosen},
+        slugs={m.id: m.slug for m in chosen},
+        errors=errors,
+        seconds=time.perf_counter() - started,
+    )
+
+
+def _as_reference(line: str) -> str:
+    """The reference passes or fails a check; it is not killed."""
+    return line.replace("killed", "FAIL").replace("survived", "pass")
+
+
+def _wanted(mutant: Mutant, checks: tuple[str, ...], expected_only: bool) -> tuple[str, ...]:
+    return tuple(c for c in checks if c in mutant.kills) if expected_only else checks
+
+
+def _subject_cells(
+    static: StaticScan,
+    baseline: StaticScan | None,
+    factory: AdapterFactory,
+    checks: tuple[str, ...],
+    profile: str,
+    errors: list[str],
+    say: Progress,
+) -> dict[str, Cell]:
+    cells = static_cells(static, baseline, [c for c in checks if c in STATIC_CHECKS])
+    for check in (c for c in checks if c in DYNAMIC_CHECKS):
+        cell = dynamic_cell(check, factory, profile)
+        if cell.evidence.startswith("error:"):
+            errors.append(f"{check}: {cell.evidence}")
+        say(f"  {check}: {'killed' if cell.killed else 'survived'} ({cell.seconds:.1f} s)")
+        cells[check] = cell
+    return {c: cells[c] for c in checks}

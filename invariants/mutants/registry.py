@@ -1,0 +1,45 @@
+"""Every pre-fix mutant, in order, and lookup by id or slug."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from invariants.mutants import (
+    m1_payload_type_guard,
+    m2_resend_timeouts,
+    m3_unbounded_resubscribe,
+    m4_per_key_only_breaker,
+    m5_key_without_identity,
+    m6_no_stop_hold,
+    m7_detached_nack,
+    m8_failure_answers_failure,
+)
+from invariants.mutants.base import Mutant
+
+MUTANTS: tuple[Mutant, ...] = (
+    m1_payload_type_guard.MUTANT,
+    m2_resend_timeouts.MUTANT,
+    m3_unbounded_resubscribe.MUTANT,
+    m4_per_key_only_breaker.MUTANT,
+    m5_key_without_identity.MUTANT,
+    m6_no_stop_hold.MUTANT,
+    m7_detached_nack.MUTANT,
+    m8_failure_answers_failure.MUTANT,
+)
+
+
+def find_mutant(name: str) -> Mutant:
+    """By id ("M2", "m2"), slug ("resend-timeouts") or both ("M2 resend-timeouts")."""
+    wanted = name.strip().lower()
+    for mutant in MUTANTS:
+        if wanted in (mutant.id.lower(), mutant.slug, mutant.name.lower()):
+            return mutant
+    known = ", ".join(mutant.name for mutant in MUTANTS)
+    raise ValueError(f"unknown mutant {name!r} (known: {known})")
+
+
+def select_mutants(names: Sequence[str] | None) -> tuple[Mutant, ...]:
+    if not names:
+        return MUTANTS
+    chosen = {find_mutant(name).id for name in names}
+    return tuple(mutant for mutant in MUTANTS if mutant.id in chosen)

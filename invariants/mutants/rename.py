@@ -1,0 +1,67 @@
+"""Rewrite a package's absolute self-imports to another package name, with libcst.
+
+The mutated copy of the reference mesh imports itself as `reference_impl.x`; renamed to an
+isolated package (`_mesh_mutant_m2_…`) it can be imported next to the real one without
+touching it. Relative imports already stay inside the package and are left alone.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+import libcst.matchers as m
+from libcst.helpers import get_full_name_for_node
+
+
+class UnsupportedImport(Exception):
+    """`import pkg.x` without `as` binds the old top-level name: it cannot be renamed."""
+
+
+def _dotted(name: str) -> cst.Attribute | cst.Name:
+    expression = cst.parse_expression(name)
+    assert isinstance(expression, cst.Attribute | cst.Name)
+    return expression
+
+
+class PackageRename(m.MatcherDecoratableTransformer):
+    def __init__(self, old: str, new: str) -> None:
+        super().__init__()
+        self.old = old
+        self.new = new
+        self.renamed = 0
+
+    def _renamed(self, node: cst.BaseExpression) -> str | None:
+        name = get_full_name_for_node(node)
+        if name is None or not (name == self.old or name.startswith(self.old + ".")):
+            return None
+        self.renamed += 1
+        return self.new + name[len(self.old):]
+
+    @m.leave(m.ImportFrom(relative=()))
+    def rename_from(
+        self, original_node: cst.ImportFrom, updated_node: cst.ImportFrom
+    ) -> cst.ImportFrom:
+        module = updated_node.module
+        new_name = self._renamed(module) if module is not None else None
+        if new_name is None:
+            return updated_node
+        return updated_node.with_changes(module=_dotted(new_name))
+
+    def leave_Import(self, original_node: cst.Import, updated_node: cst.Import) -> cst.Import:
+        aliases = []
+        for alias in updated_node.names:
+            new_name = self._renamed(alias.name)
+            if new_name is None:
+                aliases.append(alias)
+            elif alias.asname is None:
+                raise UnsupportedImport(
+                    f"`import {get_full_name_for_node(alias.name)}` binds the package name "
+                    "itself and cannot be renamed; use `from ... import` or `import ... as`"
+                )
+            else:
+                aliases.append(alias.with_changes(name=_dotted(new_name)))
+        return updated_node.with_changes(names=aliases)
+
+
+def rename_package(source: str, old: str, new: str) -> str:
+    """`source` with every absolute import of `old` (or its submodules) importing `new`."""
+    return cst.parse_module(source).visit(PackageRename(old, new)).code
