@@ -1,8 +1,8 @@
 """M8 failure-answers-failure: `report_failure` answers whatever it is handed.
 
 Pre-fix shape (the DeliveryFailure/ShutdownRequest ping-pong): the `if not
-delivery.may_answer(): ... return` gate is gone from `Hub.report_failure`, so a
-DeliveryFailure that cannot be delivered is answered by another DeliveryFailure.
+delivery.may_answer(): ... return` gate is gone from `report_failure` (the reporting
+tail), so a DeliveryFailure that cannot be delivered is answered by another one.
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ MUTANT = Mutant(
     slug="failure-answers-failure",
     shape="report_failure answers a DeliveryFailure",
     path="hub.py",
-    site="Hub.report_failure",
+    site="report_failure",
     target="if not delivery.may_answer(): ... return",
     kills=("MESH001", "INV1"),
     codemod=FailureAnswersFailure,

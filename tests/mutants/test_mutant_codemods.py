@@ -1,0 +1,162 @@
+"""Every codemod applies to the reference and changes exactly its site; a codemod whose
+target is missing (or found too often) fails loudly, naming the mutant and the file."""
+
+from __future__ import annotations
+
+import difflib
+from pathlib import Path
+
+import libcst as cst
+import pytest
+from libcst.metadata import MetadataWrapper, PositionProvider
+
+from invariants.mutants.base import Mutant, MutantNotApplicable
+from invariants.mutants.build import reference_root
+from invariants.mutants.registry import MUTANTS, find_mutant, select_mutants
+
+# The pre-fix code each mutant must produce (SPEC §3.3), and the code it must remove.
+PRE_FIX: dict[str, tuple[str, str]] = {
+    "M1": ("if isinstance(delivery.message, DeliveryFailure):", "if not delivery.may_answer():"),
+    "M2": ("if is_transient(exc) and attempt", "if is_resendable(exc) and attempt"),
+    "M3": (
+        "if self.attempt < self.retries or cause == ErrorType.NOT_FOUND.value:",
+        "if self.attempt < self.retries:",
+    ),
+    "M4": ("", "if self.watermark.should_shed("),
+    "M5": (
+        "return (delivery.sender, delivery.target, delivery.message_type)",
+        "return (delivery.sender, delivery.target, delivery.message_type, identity)",
+    ),
+    "M6": ("done()", "self.hold_until_drained(done)"),
+    "M7": ("nack.subscribe(self.mesh.scheduler)", "handle = self.mesh.pool.subscribe(nack)"),
+    "M8": ("", "if not delivery.may_answer():"),
+}
+MAX_CHANGED_LINES = 8  # a mutant is one statement or expression, plus an import
+
+
+def _source(mutant: Mutant) -> str:
+    return (reference_root() / mutant.path).read_text(encoding="utf-8")
+
+
+def _function_lines(source: str, qualified: str) -> range:
+    """The line span of the function `qualified` ("Class.method" or "function")."""
+    wrapper = MetadataWrapper(cst.parse_module(source))
+    positions = wrapper.resolve(PositionProvider)
+    spans: list[range] = []
+
+    class Finder(cst.CSTVisitor):
+        def __init__(self) -> None:
+            self.scope: list[str] = []
+
+        def visit_ClassDef(self, node: cst.ClassDef) -> None:
+            self.scope.append(node.name.value)
+
+        def leave_ClassDef(self, original_node: cst.ClassDef) -> None:
+            self.scope.pop()
+
+        def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+            if ".".join([*self.scope, node.name.value]) == qualified:
+                where = positions[node]
+                spans.append(range(where.start.line, where.end.line + 1))
+
+    wrapper.module.visit(Finder())
+    assert len(spans) == 1, f"{qualified} defined {len(spans)} times"
+    return spans[0]
+
+
+def _changed_lines(before: str, after: str) -> tuple[list[int], list[str], list[str]]:
+    """(old line numbers touched, removed lines, added lines)."""
+    touched: list[int] = []
+    removed: list[str] = []
+    added: list[str] = []
+    old, new = before.splitlines(), after.splitlines()
+    matcher = difflib.SequenceMatcher(a=old, b=new, autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag == "equal":
+            continue
+        touched += list(range(i1 + 1, max(i2, i1 + 1) + 1)) if i2 > i1 else [i1]
+        removed += old[i1:i2]
+        added += new[j1:j2]
+    return touched, removed, added
+
+
+@pytest.mark.parametrize("mutant", MUTANTS, ids=lambda m: m.id)
+def test_codemod_changes_only_its_site(mutant: Mutant) -> None:
+    before = _source(mutant)
+    after = mutant.apply(before)
+    touched, removed, added = _changed_lines(before, after)
+    site = _function_lines(before, mutant.site)
+    produced, gone = PRE_FIX[mutant.id]
+    assert 0 < len(removed) + len(added) <= MAX_CHANGED_LINES, (removed, added)
+    assert any(gone in line for line in removed), f"{gone!r} not removed"
+    assert not any(gone in line for line in added)
+    if produced:
+        assert any(produced in line for line in added), f"{produced!r} not produced: {added}"
+    outside = [n for n, line in zip(touched, removed, strict=False)
+               if n not in site and not line.lstrip().startswith("from ")]
+    assert not outside, f"lines outside {mutant.site} changed: {outside}"
+    cst.parse_module(after)  # still valid Python
+
+
+@pytest.mark.parametrize("mutant", MUTANTS, ids=lambda m: m.id)
+def test_codemod_on_source_without_its_target_names_mutant_and_file(mutant: Mutant) -> None:
+    unrelated = (reference_root() / "constants.py").read_text(encoding="utf-8")
+    with pytest.raises(MutantNotApplicable) as caught:
+        mutant.apply(unrelated, filename="constants.py")
+    message = str(caught.value)
+    assert mutant.name in message and "constants.py" in message
+    assert "found 0 time(s)" in message
+
+
+@pytest.mark.parametrize("mutant", MUTANTS, ids=lambda m: m.id)
+def test_codemod_does_not_apply_twice(mutant: Mutant) -> None:
+    """Once mutated, the target is gone: a second application is an error, not a no-op."""
+    once = mutant.apply(_source(mutant))
+    with pytest.raises(MutantNotApplicable, match=mutant.id):
+        mutant.apply(once)
+
+
+def test_target_found_too_often_is_an_error() -> None:
+    m6 = find_mutant("M6")
+    doubled = (
+        "class A:\n"
+        "    def on_active_stop(self, done):\n"
+        "        self.hold_until_drained(done)\n"
+        "        self.hold_until_drained(done)\n"
+    )
+    expected = r"found 2 time\(s\) in quiescence.py, expected 1"
+    with pytest.raises(MutantNotApplicable, match=expected):
+        m6.apply(doubled)
+
+
+def test_target_outside_its_function_is_not_mutated() -> None:
+    """The codemods match inside the named function only."""
+    m6 = find_mutant("M6")
+    elsewhere = "class A:\n    def stop(self, done):\n        self.hold_until_drained(done)\n"
+    with pytest.raises(MutantNotApplicable, match="found 0"):
+        m6.apply(elsewhere)
+
+
+def test_unparsable_source_is_reported_with_the_file() -> None:
+    with pytest.raises(MutantNotApplicable, match=r"M2 resend-timeouts: cannot parse grain.py"):
+        find_mutant("M2").apply("def broken(:\n", filename="grain.py")
+
+
+def test_every_mutant_has_a_module_a_distinct_site_and_its_spec_kills() -> None:
+    spec_kills = {
+        "M1": {"MESH001", "MESH002", "INV7"}, "M2": {"MESH003", "INV4"}, "M3": {"INV2"},
+        "M4": {"INV3"}, "M5": {"INV6"}, "M6": {"INV5"}, "M7": {"MESH004", "INV5"},
+        "M8": {"MESH001", "INV1"},
+    }
+    assert [m.id for m in MUTANTS] == [f"M{i}" for i in range(1, 9)]
+    assert {m.id: set(m.kills) for m in MUTANTS} == spec_kills
+    assert len({(m.path, m.site) for m in MUTANTS}) == len(MUTANTS)
+    for mutant in MUTANTS:
+        assert Path(reference_root(), mutant.path).is_file()
+
+
+def test_mutants_are_found_by_id_or_slug_and_unknown_names_are_clear() -> None:
+    assert find_mutant("m2") is find_mutant("resend-timeouts") is find_mutant("M2 resend-timeouts")
+    assert [m.id for m in select_mutants(["M3", "no-stop-hold"])] == ["M3", "M6"]
+    with pytest.raises(ValueError, match=r"unknown mutant 'M9' \(known: M1 payload-type-guard"):
+        find_mutant("M9")
