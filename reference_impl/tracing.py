@@ -18,6 +18,7 @@ from reference_impl.envelope import Delivery
 from reference_impl.messages import ErrorType
 
 KINDS = MappingProxyType({kind.value: kind for kind in EventKind})
+CLASSES = MappingProxyType({cls.value: cls for cls in MessageClass})
 _IGNORED = ErrorType.IGNORED.value
 _INTAKE, _HANDLED = "intake", "handled"
 
@@ -79,7 +80,7 @@ def _expand(r: tuple[Any, ...], events: list[TraceEvent]) -> None:
 def _expand_intake(r: tuple[Any, ...], events: list[TraceEvent]) -> None:
     (time_ms, _, hub, delivery_id, sender, target, message_type, class_value, key, packaged,
      subscription_id, outcome_value, depth, watermark, tripped) = r
-    message_class = MessageClass(class_value)
+    message_class = CLASSES[class_value]
     events.append(TraceEvent(
         len(events), time_ms, EventKind.POSTED, hub=hub, delivery_id=delivery_id,
         sender=sender, target=target, message_type=message_type, message_class=message_class,
