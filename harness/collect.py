@@ -52,4 +52,14 @@ def build_items(parent: pytest.Collector, run: HarnessRun) -> list[HarnessItem]:
                 path=run.settings.root, label=f"{check_id} on {adapter}",
                 check_id=check_id, adapter=adapter,
             ))
+    if run.settings.prove:
+        from harness.prove_items import MutantItem, prove_nodeid  # prove mode only
+        from invariants.mutants.registry import MUTANTS
+
+        for mutant in MUTANTS:
+            items.append(MutantItem.from_parent(
+                session, name=f"prove::{mutant.id}", nodeid=prove_nodeid(mutant.id),
+                path=run.settings.root, label=f"prove {mutant.name}",
+                mutant_id=mutant.id, profile=run.settings.profile,
+            ))
     return items

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from hypothesis import settings as Settings
 from hypothesis.errors import InvalidArgument
@@ -20,6 +21,10 @@ from invariants.adapter import AdapterFactory
 from invariants.profiles import PROFILES
 from invariants.scan.config import ConfigError
 from invariants.scan.files import Discovery, discover
+from invariants.scan.model import ScanConfig
+
+if TYPE_CHECKING:
+    from invariants.mutants.matrix import StaticScan
 
 
 def hypothesis_profile(name: str) -> Settings:
@@ -43,6 +48,7 @@ class HarnessRun:
     profile: Settings
     baseline: Counter[tuple[str, str, str, str]] | None
     _verdict: ScanVerdict | None = field(default=None, repr=False)
+    _reference_scan: StaticScan | None = field(default=None, repr=False)
 
     def discovery(self) -> Discovery:
         """The files the scan will read, without analysing them (for collection)."""
@@ -59,9 +65,24 @@ class HarnessRun:
             )
         return self._verdict
 
+    def reference_scan(self) -> StaticScan:
+        """The reference mesh's own scan (default names, which fit it), which a mutant's
+        findings are compared with."""
+        if self._reference_scan is None:
+            from invariants.mutants.build import reference_root  # prove mode only
+            from invariants.mutants.matrix import scan_tree
+
+            self._reference_scan = scan_tree(reference_root(), ScanConfig())
+        return self._reference_scan
+
 
 def prepare(settings: HarnessSettings) -> HarnessRun:
     """Raises `ConfigError`, `AdapterSpecError` or `BaselineError`, each one line."""
+    if settings.prove and settings.profile not in PROFILES:
+        known = ", ".join(sorted(PROFILES))
+        raise ConfigError(
+            f"the kill matrix runs under a named profile ({known}), not {settings.profile!r}"
+        )
     factories = {
         spec: load_factory(spec, settings.adapter_origin) for spec in settings.adapters
     }
