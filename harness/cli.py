@@ -16,6 +16,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "harness.scan_command",
     "harness.fuzz_command",
     "harness.prove_command",
+    "harness.check_command",
 )
 
 

@@ -1,0 +1,54 @@
+"""`python -m harness check`: the main job, every check against the bundled reference mesh.
+
+Scans the reference mesh, runs every dynamic invariant on it and runs the kill matrix,
+then prints one report. Progress goes to standard error, the report to standard output.
+Exit 0 when everything passed, 1 when a check failed, 2 on a usage error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from harness.main_job import render, run_check
+from invariants.mutants.base import MutantNotApplicable
+from invariants.profiles import PROFILES
+
+PROG = "mesh-harness check"
+
+
+def add_parser(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "check",
+        help="the main job: scan, invariants and kill matrix on the bundled reference mesh",
+        description="Scan the bundled reference mesh, run every dynamic invariant on it and "
+        "the kill matrix of its pre-fix mutants, and print one report. Exit 0 all passed, "
+        "1 a check failed, 2 usage error.",
+    )
+    parser.add_argument("--profile", default="ci",
+                        help=f"Hypothesis profile ({', '.join(sorted(PROFILES))}; default ci)")
+    parser.add_argument("--no-prove", action="store_true",
+                        help="skip the kill matrix (the mutants)")
+    parser.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.profile not in PROFILES:
+        known = ", ".join(sorted(PROFILES))
+        print(f"{PROG}: error: --profile: unknown profile {args.profile!r} (known: {known})",
+              file=sys.stderr)
+        return 2
+
+    def progress(line: str) -> None:
+        if not args.quiet:
+            print(line, file=sys.stderr, flush=True)
+
+    try:
+        result = run_check(args.profile, kill_matrix=not args.no_prove, progress=progress)
+    except MutantNotApplicable as exc:  # the reference changed under a mutant: a failed check
+        print(f"{PROG}: {exc}", file=sys.stderr)
+        return 1
+    sys.stdout.write(render(result))
+    return 0 if result.ok else 1

@@ -1,0 +1,148 @@
+"""The main job: every check against the bundled reference mesh, as one report.
+
+1. the static scan of the installed `reference_impl` package (default names, which fit it);
+2. every dynamic invariant on the reference mesh under a Hypothesis profile;
+3. the kill matrix: each pre-fix mutant against the checks that must kill it.
+
+With the kill matrix, the reference's invariant verdicts are the matrix's reference row
+(seed programs plus state machine), so no invariant runs twice.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from harness.scan_verdict import ScanVerdict, run_scan
+from invariants.checks import CHECK_IDS, CHECKS
+from invariants.dynamic_run import run_invariant
+from invariants.mutants.build import reference_root
+from invariants.mutants.matrix import Matrix, prove
+from invariants.mutants.render import matrix_text
+from invariants.scan.model import RULES, ScanConfig
+from invariants.scan.report import finding_line, problem_line
+
+Progress = Callable[[str], None]
+
+
+@dataclass(frozen=True)
+class InvariantRow:
+    check_id: str
+    passed: bool
+    examples: int
+    seconds: float  # for people; never part of a verdict
+    evidence: str = ""
+
+
+@dataclass
+class CheckResult:
+    profile: str
+    scan: ScanVerdict
+    invariants: list[InvariantRow]
+    matrix: Matrix | None
+    errors: list[str] = field(default_factory=list)
+
+    @property
+    def scan_ok(self) -> bool:
+        return not self.scan.findings and not self.scan.problems
+
+    @property
+    def invariants_ok(self) -> bool:
+        return all(row.passed for row in self.invariants)
+
+    @property
+    def ok(self) -> bool:
+        matrix_ok = self.matrix is None or self.matrix.ok
+        return self.scan_ok and self.invariants_ok and matrix_ok and not self.errors
+
+
+def _invariants_alone(profile: str, say: Progress) -> list[InvariantRow]:
+    from reference_impl.adapter import make_adapter  # the mesh under test, only when run
+
+    rows = []
+    for check_id in CHECK_IDS:
+        outcome = run_invariant(check_id, make_adapter, profile)
+        say(f"  {check_id}: {outcome.verdict} ({outcome.seconds:.1f} s)")
+        evidence = str(outcome.violations[0]) if outcome.violations else ""
+        if outcome.verdict == "error" and outcome.failure_text:
+            evidence = outcome.failure_text.splitlines()[0]
+        rows.append(InvariantRow(check_id, outcome.passed, outcome.examples, outcome.seconds,
+                                 evidence))
+    return rows
+
+
+def _invariants_of(matrix: Matrix) -> list[InvariantRow]:
+    return [
+        InvariantRow(check, not cell.killed, cell.examples, cell.seconds, cell.evidence)
+        for check, cell in matrix.reference.items()
+        if check in CHECKS
+    ]
+
+
+def run_check(profile: str = "ci", *, kill_matrix: bool = True,
+              progress: Progress | None = None) -> CheckResult:
+    say = progress or (lambda _line: None)
+    root = reference_root()
+    say(f"scanning {root}")
+    # No cache: an installed package directory may be read-only, and the scan is quick.
+    verdict = run_scan(["."], ScanConfig(), root, cache_dir=None, baseline=None)
+    if not kill_matrix:
+        say("dynamic invariants on the reference mesh")
+        return CheckResult(profile, verdict, _invariants_alone(profile, say), None)
+    say("kill matrix (the reference first, then each mutant against the checks it must fail)")
+    matrix = prove(profile, expected_only=True, progress=say)
+    return CheckResult(profile, verdict, _invariants_of(matrix), matrix, list(matrix.errors))
+
+
+def _verdict(ok: bool) -> str:
+    return "pass" if ok else "FAIL"
+
+
+def render(result: CheckResult) -> str:
+    scan = result.scan
+    stats = scan.result.stats
+    sites = scan.result.emit_sites
+    guarded = sum(1 for site in sites if site.guarded)
+    per_rule = scan.per_rule()
+    lines = [
+        f"mesh-harness check: the bundled reference mesh ({scan.result.root}), "
+        f"profile {result.profile}",
+        "",
+        f"1. Static scan: {_verdict(result.scan_ok)}",
+        f"   {stats.files} file(s) scanned, {len(scan.findings)} finding(s), "
+        f"{len(scan.problems)} error(s), {stats.suppressed} suppressed",
+        f"   emit sites: {len(sites)}, {guarded} guarded by may_answer()",
+    ]
+    lines += [f"   {rule} {slug}: {per_rule[rule]}" for rule, slug in RULES.items()]
+    lines += ["   " + finding_line(f).replace("\n", "\n   ") for f in scan.findings]
+    lines += ["   " + problem_line(p) for p in scan.problems]
+    passed = sum(1 for row in result.invariants if row.passed)
+    lines += [
+        "",
+        f"2. Dynamic invariants on the reference mesh: {_verdict(result.invariants_ok)} "
+        f"({passed} of {len(result.invariants)} passed)",
+    ]
+    width = max((len(CHECKS[row.check_id].title) for row in result.invariants), default=0)
+    for row in result.invariants:
+        title = CHECKS[row.check_id].title.ljust(width)
+        lines.append(f"   {row.check_id} {title}  {_verdict(row.passed):4}  "
+                     f"{row.examples:4d} examples  {row.seconds:6.1f} s")
+        if not row.passed and row.evidence:
+            lines.append(f"        {row.evidence}")
+    if result.matrix is not None:
+        killed = sum(
+            1 for mutant, checks in result.matrix.expected.items()
+            if all(result.matrix.mutants.get(mutant, {}).get(c) is not None
+                   and result.matrix.mutants[mutant][c].killed for c in checks)
+        )
+        lines += [
+            "",
+            f"3. Kill matrix: {_verdict(result.matrix.ok)} ({killed} of "
+            f"{len(result.matrix.expected)} mutants killed by every check that must kill them)",
+        ]
+        lines += ["   " + line if line else "" for line in matrix_text(result.matrix).splitlines()]
+    else:
+        lines += ["", "3. Kill matrix: not run (--no-prove)"]
+    lines += [f"error: {error}" for error in result.errors]
+    lines += ["", f"Result: {'PASS' if result.ok else 'FAIL'}"]
+    return "\n".join(lines) + "\n"
