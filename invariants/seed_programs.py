@@ -36,11 +36,13 @@ SEED_PROGRAMS: Mapping[str, Mapping[str, Program]] = {
               for r in (D, M, G)],
             ("advance", {"ms": 1_000, "schedule": []}),
         ),
-        # The DeliveryFailure/ShutdownRequest ping-pong: failures to a departed owner.
+        # The DeliveryFailure/ShutdownRequest ping-pong: failures to a departed owner, through
+        # each router and straight to the intake (the hub's own reporting tail).
         "failure-ping-pong": (
             _init(),
             ("failure", {"sender": "client", "to": "ghost", "route": M, "lifecycle": False}),
             ("failure", {"sender": "client", "to": "h0/gone", "route": G, "lifecycle": True}),
+            ("failure", {"sender": "client", "to": "ghost", "route": D, "lifecycle": False}),
             ("advance", {"ms": 1_000, "schedule": []}),
         ),
     },
