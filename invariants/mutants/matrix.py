@@ -172,23 +172,23 @@ def _reference_factory() -> AdapterFactory:
 
 def prove(
     profile: str = "ci",
-    mutants: Sequence[str] | None = None,
+    mutants: Sequence[str | Mutant] | None = None,
     *,
     checks: Sequence[str] | None = None,
     expected_only: bool = False,
     scan_config: ScanConfig | None = None,
     progress: Progress | None = None,
 ) -> Matrix:
-    """Run the reference and the chosen mutants (default all) against the chosen checks
-    (default all). `expected_only` runs each mutant only against the checks that must kill
-    it; the reference always runs against every chosen check."""
+    """Run the reference and the chosen mutants (registered names or `Mutant` objects;
+    default all) against the chosen checks (default all). `expected_only` runs each mutant
+    only against the checks that must kill it; the reference runs every chosen check."""
     started = time.perf_counter()
     config = scan_config or ScanConfig()
     unknown = [c for c in checks or () if c not in ALL_CHECKS]
     chosen_checks = tuple(c for c in ALL_CHECKS if not checks or c in checks)
     if unknown:
         raise ValueError(f"unknown check(s) {unknown} (known: {', '.join(ALL_CHECKS)})")
-    chosen = select_mutants(mutants)
+    chosen = _chosen(mutants)
     say = progress or (lambda _line: None)
     errors: list[str] = []
 
@@ -217,6 +217,15 @@ def prove(
         errors=errors,
         seconds=time.perf_counter() - started,
     )
+
+
+def _chosen(mutants: Sequence[str | Mutant] | None) -> tuple[Mutant, ...]:
+    """Registered mutants by name (default: all), or `Mutant` objects as given."""
+    if not mutants:
+        return select_mutants(None)
+    named = select_mutants([m for m in mutants if isinstance(m, str)])
+    given = tuple(m for m in mutants if isinstance(m, Mutant))
+    return (named if any(isinstance(m, str) for m in mutants) else ()) + given
 
 
 def _as_reference(line: str) -> str:

@@ -1,0 +1,85 @@
+"""`python -m harness prove`: the matrix as text or JSON, and its exit codes."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from harness import prove_command
+from harness.cli import main
+from invariants.mutants.matrix import Cell, Matrix
+from invariants.mutants.render import matrix_text
+
+
+def test_prove_json_for_one_mutant_and_check() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "harness", "prove", "--format", "json", "--mutant", "M3",
+         "--check", "INV2"],
+        capture_output=True, text=True, timeout=300, check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    data = json.loads(done.stdout)
+    assert data["reference"] == {"INV2": "pass"}
+    assert data["expected"] == {"M3": ["INV2"]}
+    cell = data["mutants"]["M3"]["INV2"]
+    assert cell["killed"] is True and cell["examples"] >= 1 and 1 <= cell["steps"] <= 12
+    assert isinstance(cell["seconds"], float)
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--mutant", "M9"], "unknown mutant 'M9'"),
+        (["--profile", "nightly"], "--profile: unknown profile 'nightly'"),
+        (["--check", "INV9"], "unknown check(s) ['INV9']"),
+    ],
+)
+def test_usage_errors_exit_2_with_one_line(
+    argv: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["prove", *argv]) == 2
+    err = capsys.readouterr().err.strip()
+    assert message in err and len(err.splitlines()) == 1
+
+
+def _matrix(*, reference_fails: bool = False, kill: bool = True) -> Matrix:
+    dead = Cell(True, 4, 3, 0.5, "INV2: subscription s1 made 7 attempts")
+    alive = Cell(False, 60, 0, 1.0)
+    return Matrix(
+        profile="ci",
+        checks=("MESH004", "INV2"),
+        reference={"MESH004": alive if not reference_fails else Cell(True, 0, 0, 0.1, "x.py:1"),
+                   "INV2": alive},
+        mutants={"M3": {"MESH004": alive, "INV2": dead if kill else alive}},
+        expected={"M3": ("INV2",)},
+        slugs={"M3": "unbounded-resubscribe"},
+    )
+
+
+@pytest.mark.parametrize(
+    ("matrix", "code", "says"),
+    [
+        (_matrix(), 0, "prove: ok"),
+        (_matrix(kill=False), 1, "MISSING KILL: M3 survived INV2"),
+        (_matrix(reference_fails=True), 1, "reference FAILS MESH004: x.py:1"),
+    ],
+)
+def test_exit_code_follows_the_matrix(
+    matrix: Matrix, code: int, says: str,
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+) -> None:
+    monkeypatch.setattr(prove_command, "prove", lambda *args, **kwargs: matrix)
+    assert main(["prove"]) == code
+    assert says in capsys.readouterr().out
+
+
+def test_text_table_marks_listed_kills_and_survivors() -> None:
+    lines = matrix_text(_matrix()).splitlines()
+    assert lines[0].split() == ["MESH004", "INV2"]
+    assert lines[1].split() == ["reference", "pass", "pass"]
+    assert lines[2].split() == ["M3", "unbounded-resubscribe", "-", "KILLED", "4ex/3st*"]
+    survived = matrix_text(_matrix(kill=False)).splitlines()[2].split()
+    assert survived[-1] == "SURVIVED!"
