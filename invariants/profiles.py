@@ -4,11 +4,24 @@
   dynamic suite takes a few minutes at most on 2 cores and every run finds the same thing.
 - `dev`: a local run: random, more examples, remembers failures in the local database.
 - `fuzz`: long sessions that explore deep schedules; pair it with a shared database.
+
+With `HARNESS_SHARED_DATABASE` set (a directory or a `redis://` URL, the database fuzzing
+sessions write to), every profile reads that database read-only beside its local one and
+replays what it holds first, so CI fails on every failure a session saved until it is
+fixed (`with_shared_database`).
 """
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
+
 from hypothesis import HealthCheck, Phase, settings
+from hypothesis.database import (
+    DirectoryBasedExampleDatabase,
+    MultiplexedDatabase,
+    ReadOnlyDatabase,
+)
 
 CI = "ci"
 DEV = "dev"
@@ -49,6 +62,37 @@ PROFILES: dict[str, settings] = {
         report_multiple_bugs=False,
     ),
 }
+
+SHARED_DATABASE_ENV = "HARNESS_SHARED_DATABASE"
+LOCAL_DATABASE = Path(".hypothesis") / "examples"
+
+
+def with_shared_database(base: settings, shared_spec: str) -> settings:
+    """`base`, replaying first every example saved in the shared database (read-only, so
+    CI never deletes a session's failure) beside a local one that records its own.
+
+    `derandomize` is inherited, not passed, so `ci` stays derandomized: generation is still
+    seeded by each test's digest, and the database only adds the saved examples before it.
+    A saved example replays as recorded when it has at most `stateful_step_count` steps.
+    """
+    from invariants.fuzzing.database import DatabaseSpecError, open_database
+
+    try:
+        shared = open_database(shared_spec)
+    except DatabaseSpecError as exc:
+        raise ValueError(f"{SHARED_DATABASE_ENV}: {exc}") from None
+    local = base.database
+    if local is None:
+        local = DirectoryBasedExampleDatabase(LOCAL_DATABASE)
+    phases = tuple(dict.fromkeys((Phase.reuse, *base.phases)))
+    return settings(
+        base, database=MultiplexedDatabase(local, ReadOnlyDatabase(shared)), phases=phases
+    )
+
+
+_shared_spec = os.environ.get(SHARED_DATABASE_ENV, "").strip()
+if _shared_spec:
+    PROFILES = {name: with_shared_database(s, _shared_spec) for name, s in PROFILES.items()}
 
 for _name, _settings in PROFILES.items():
     settings.register_profile(_name, _settings)

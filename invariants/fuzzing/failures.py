@@ -1,12 +1,11 @@
 """Failures a session saved: watch for new ones, and replay each to show it.
 
 HypoFuzz saves a shrunk failure under the test's own database key, the key Hypothesis
-replays first. `FailureWatcher` notices a key gaining an entry during the session. After
-the session, `replay_saved` re-runs each test's saved examples in this process under
-Hypothesis (reuse phase only, the database read-only): a failure that still reproduces
-comes back with its violations, the shrunk step program, the reproduce blob and the
-Mermaid trace diagram; an entry that no longer fails is reported as stale, not as a
-failure.
+replays first. `FailureWatcher` notices a key gaining a fully shrunk failure during the
+session. After the session, `collect_failures` re-runs each test's saved examples in this
+process under Hypothesis (`replay_settings`): a failure that still reproduces comes back
+with its violations, the shrunk step program, the reproduce blob and the Mermaid trace
+diagram; saved examples that no longer fail are reported as stale, not as a failure.
 """
 
 from __future__ import annotations
@@ -18,10 +17,12 @@ from typing import Any, cast
 from hypofuzz.database import FailureState
 from hypofuzz.database.database import failure_observation_key
 from hypothesis import HealthCheck, Phase, settings
-from hypothesis.database import ExampleDatabase, ReadOnlyDatabase
+from hypothesis.database import ExampleDatabase
 from hypothesis.stateful import run_state_machine_as_test
 
 from invariants.machines import MeshMachine
+from invariants.profiles import CI, FUZZ
+from invariants.profiles import profile as named_profile
 from invariants.report import InvariantViolated, failure_text
 
 _run_machine = cast(Callable[..., None], run_state_machine_as_test)
@@ -70,11 +71,22 @@ class FailureWatcher:
 
 
 def replay_settings(database: ExampleDatabase) -> settings:
-    """Replay saved examples only: no generation, no shrinking, no writes."""
+    """Replay the saved examples and shrink a failing one as the `ci` profile would.
+
+    HypoFuzz's shrinker stops earlier than Hypothesis' own, so a session's failure is
+    shrunk once more here, derandomized like `ci`, with the database writable: the
+    minimal example is saved under the test's key (larger ones move aside), which is the
+    counterexample a `ci` run replaying the shared database then reports. Steps up to the
+    `fuzz` profile's count, so a long saved program is read as it was recorded. No
+    generation: only what the session saved is run.
+    """
     return settings(
-        database=ReadOnlyDatabase(database),
-        phases=(Phase.reuse,),
-        deadline=None,
+        named_profile(CI),
+        database=database,
+        phases=(Phase.reuse, Phase.shrink),
+        stateful_step_count=max(
+            named_profile(CI).stateful_step_count, named_profile(FUZZ).stateful_step_count
+        ),
         print_blob=True,
         report_multiple_bugs=False,
         suppress_health_check=list(HealthCheck),

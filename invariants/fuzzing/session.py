@@ -42,6 +42,12 @@ class SessionPlan:
     stop_on_failure: bool = False
     grace_seconds: float = GRACE_SECONDS
 
+    @property
+    def processes(self) -> int:
+        """HypoFuzz gives worker i only the tests from the i-th on, so a worker beyond the
+        number of tests would get none and spin idle: never start more than that."""
+        return max(1, min(self.workers, len(self.config.invariants)))
+
 
 @dataclass(frozen=True)
 class SessionRun:
@@ -67,7 +73,7 @@ def hypofuzz_command(plan: SessionPlan, session_dir: Path) -> list[str]:
         "-m",
         "invariants.fuzzing.hypofuzz_main",
         "-n",
-        str(plan.workers),
+        str(plan.processes),
         "--no-dashboard",
         "--",
         str(module),
@@ -97,6 +103,55 @@ def prepare(session_dir: Path) -> None:
     (session_dir / INI_NAME).write_text("[pytest]\n", encoding="utf-8")
 
 
+@dataclass(frozen=True)
+class Supervised:
+    ended_by: str
+    exit_code: int | None
+    first_failure_seconds: float | None
+    elapsed: float
+
+
+def supervise(
+    process: subprocess.Popen[bytes],
+    *,
+    seconds: float,
+    new_failure: Callable[[], bool],
+    stop_on_failure: bool = False,
+    grace_seconds: float = GRACE_SECONDS,
+) -> Supervised:
+    """Wait on a session leading its own process group for at most `seconds`, polling
+    `new_failure()` about once a second; then stop the whole group."""
+    start = time.monotonic()
+    deadline = start + seconds
+    first_failure: float | None = None
+    exit_code: int | None = None
+    ended_by = "time box"
+    try:
+        while True:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                break
+            try:
+                exit_code = process.wait(timeout=min(POLL_SECONDS, remaining))
+            except subprocess.TimeoutExpired:
+                pass
+            else:
+                ended_by = "hypofuzz exited"
+                break
+            if first_failure is None and new_failure():
+                first_failure = time.monotonic() - start
+                if stop_on_failure:
+                    ended_by = "failure found"
+                    break
+    except KeyboardInterrupt:
+        ended_by = "interrupted"
+    finally:
+        stop_group(process, grace_seconds)
+    if first_failure is None and new_failure():  # saved just before the stop
+        first_failure = time.monotonic() - start
+    return Supervised(ended_by, exit_code, first_failure, time.monotonic() - start)
+
+
 def run_session(
     plan: SessionPlan,
     session_dir: Path,
@@ -104,16 +159,11 @@ def run_session(
     new_failure: Callable[[], bool],
     environ: Mapping[str, str] | None = None,
 ) -> SessionRun:
-    """Run one time-boxed session; `new_failure()` is polled about once a second."""
+    """Run one time-boxed HypoFuzz session in `session_dir`."""
     prepare(session_dir)
     log_path = session_dir / LOG_NAME
     env = session_environ(plan.config, os.environ if environ is None else environ, Path.cwd())
     started_at = time.time()  # reported beside observed test cases, never decides anything
-    start = time.monotonic()
-    deadline = start + plan.seconds
-    first_failure: float | None = None
-    exit_code: int | None = None
-    ended_by = "time box"
     with log_path.open("wb") as log:
         process = subprocess.Popen(
             hypofuzz_command(plan, session_dir),
@@ -124,35 +174,19 @@ def run_session(
             stderr=subprocess.STDOUT,
             start_new_session=True,
         )
-        try:
-            while True:
-                remaining = deadline - time.monotonic()
-                if remaining <= 0:
-                    break
-                try:
-                    exit_code = process.wait(timeout=min(POLL_SECONDS, remaining))
-                except subprocess.TimeoutExpired:
-                    pass
-                else:
-                    ended_by = "hypofuzz exited"
-                    break
-                if first_failure is None and new_failure():
-                    first_failure = time.monotonic() - start
-                    if plan.stop_on_failure:
-                        ended_by = "failure found"
-                        break
-        except KeyboardInterrupt:
-            ended_by = "interrupted"
-        finally:
-            stop_group(process, plan.grace_seconds)
-    if first_failure is None and new_failure():
-        first_failure = time.monotonic() - start
+        outcome = supervise(
+            process,
+            seconds=plan.seconds,
+            new_failure=new_failure,
+            stop_on_failure=plan.stop_on_failure,
+            grace_seconds=plan.grace_seconds,
+        )
     return SessionRun(
-        elapsed=time.monotonic() - start,
+        elapsed=outcome.elapsed,
         started_at=started_at,
-        ended_by=ended_by,
-        exit_code=exit_code,
-        first_failure_seconds=first_failure,
+        ended_by=outcome.ended_by,
+        exit_code=outcome.exit_code,
+        first_failure_seconds=outcome.first_failure_seconds,
         log_path=log_path,
     )
 

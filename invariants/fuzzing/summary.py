@@ -17,22 +17,26 @@ def render_text(report: FuzzReport) -> str:
     plan, run = report.plan, report.run
     lines = [
         f"fuzz session: {plan.config.subject}, invariants {', '.join(plan.config.invariants)}",
-        f"  database {plan.config.database}, {plan.workers} worker(s), "
+        f"  database {plan.config.database}, {plan.processes} worker(s), "
         f"time box {plan.seconds:.0f} s, ran {run.elapsed:.1f} s, ended by {run.ended_by}",
     ]
     if run.first_failure_seconds is not None:
         lines.append(f"  first new failure saved after {run.first_failure_seconds:.1f} s")
     lines += ["", "per test:"]
     header = f"  {'test':<6} {'examples':>9} {'ex/s':>7} {'shrink':>7} {'invalid':>8} "
-    lines.append(header + f"{'behaviours':>11} {'fingerprints':>13}")
+    lines.append(header + f"{'goals':>6} {'behaviours':>11} {'fingerprints':>13}")
     for check, seen in report.tests.items():
         coverage = report.coverage.get(check)
         lines.append(
             f"  {check:<6} {seen.examples:>9} {_rate(seen.examples, run.elapsed):>7.1f} "
-            f"{seen.shrink_runs:>7} {seen.invalid:>8} "
+            f"{seen.shrink_runs:>7} {seen.invalid:>8} {len(seen.goals):>6} "
             f"{coverage.behaviours if coverage else 0:>11} "
             f"{coverage.fingerprints if coverage else 0:>13}"
         )
+    lines.append(
+        "  (goals: distinct behaviours reached; behaviours/fingerprints: HypoFuzz's "
+        "coverage-guided corpus, which keeps only behaviours stable on re-execution)"
+    )
     lines += ["", "per worker (examples, examples/s):"]
     for index, (_pid, count) in enumerate(sorted(report.examples_per_worker.items()), 1):
         lines.append(f"  worker {index}: {count} ({_rate(count, run.elapsed):.1f}/s)")
@@ -71,7 +75,7 @@ def report_json(report: FuzzReport) -> dict[str, Any]:
         "subject": plan.config.subject,
         "invariants": list(plan.config.invariants),
         "database": plan.config.database,
-        "workers": plan.workers,
+        "workers": plan.processes,
         "time_box_seconds": plan.seconds,
         "elapsed_seconds": run.elapsed,
         "ended_by": run.ended_by,
