@@ -1,7 +1,7 @@
 """Per-file result cache keyed by a hash of everything the result depends on.
 
 Key = sha256(cache format, rule-set fingerprint, configuration, path, test-ness, file bytes).
-The rule-set fingerprint hashes the scanner's own source files, so editing a rule invalidates
+The rule-set fingerprint hashes the harness's own source files, so editing a rule invalidates
 every entry without anyone bumping a version by hand. Entries are JSON (never pickle: a cache
 directory must not be able to run code), written atomically; an entry that does not decode
 into exactly the expected shape is ignored and rewritten, so the cache can never change a
@@ -35,9 +35,10 @@ T = TypeVar("T")
 
 @cache
 def ruleset_fingerprint() -> str:
-    """A hash of the scanner's source (this package) and the parser's version."""
+    """A hash of the parser's version and the whole `invariants` package's source: wider than
+    the scanner itself, so a rule that imports a helper from elsewhere is covered too."""
     digest = hashlib.sha256()
-    package = Path(__file__).parent
+    package = Path(__file__).parent.parent
     for source in sorted(package.rglob("*.py")):
         digest.update(source.relative_to(package).as_posix().encode())
         digest.update(source.read_bytes())
