@@ -12,8 +12,11 @@ import sys
 from typing import Any
 
 from harness.main_job import render, run_check
+from harness.settings import invariant_ids
+from invariants.checks import CHECK_IDS
 from invariants.mutants.base import MutantNotApplicable
 from invariants.profiles import PROFILES
+from invariants.scan.config import ConfigError
 
 PROG = "mesh-harness check"
 
@@ -30,6 +33,8 @@ def add_parser(subparsers: Any) -> None:
                         help=f"Hypothesis profile ({', '.join(sorted(PROFILES))}; default ci)")
     parser.add_argument("--no-prove", action="store_true",
                         help="skip the kill matrix (the mutants)")
+    parser.add_argument("--invariants", metavar="IDS", default=None,
+                        help="with --no-prove: comma-separated invariants to run (default all)")
     parser.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
     parser.set_defaults(func=run)
 
@@ -41,12 +46,25 @@ def run(args: argparse.Namespace) -> int:
               file=sys.stderr)
         return 2
 
+    invariants = CHECK_IDS
+    if args.invariants is not None:
+        try:
+            invariants = invariant_ids("--invariants", args.invariants.split(","))
+        except ConfigError as exc:
+            print(f"{PROG}: error: {exc}", file=sys.stderr)
+            return 2
+        if not args.no_prove:
+            print(f"{PROG}: error: --invariants needs --no-prove (the kill matrix runs all)",
+                  file=sys.stderr)
+            return 2
+
     def progress(line: str) -> None:
         if not args.quiet:
             print(line, file=sys.stderr, flush=True)
 
     try:
-        result = run_check(args.profile, kill_matrix=not args.no_prove, progress=progress)
+        result = run_check(args.profile, kill_matrix=not args.no_prove, invariants=invariants,
+                           progress=progress)
     except MutantNotApplicable as exc:  # the reference changed under a mutant: a failed check
         print(f"{PROG}: {exc}", file=sys.stderr)
         return 1

@@ -1,0 +1,73 @@
+"""`python -m harness check`: the report and its exit codes.
+
+The full job (with the kill matrix) takes minutes; here it runs narrowed to INV1 without
+the mutants, on the reference mesh (passes) and, as the negative control, with the
+reference's adapter swapped for the sample repo's tiny mesh that answers rejections.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import sample_repo
+
+from harness.cli import main
+
+
+def test_the_reference_passes_and_the_report_says_so(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    code = main(["check", "--no-prove", "--invariants", "INV1", "--quiet"])
+    out = capsys.readouterr().out
+    assert code == 0, out
+    assert "1. Static scan: pass" in out
+    assert "2. Dynamic invariants on the reference mesh: pass (1 of 1 passed)" in out
+    assert "   INV1 rejection is terminal  pass" in out
+    assert "3. Kill matrix: not run (--no-prove)" in out
+    assert out.rstrip().endswith("Result: PASS")
+
+
+@pytest.fixture
+def forget_tinymesh() -> Iterator[None]:
+    """Other tests load their own (fixed or violating) tinymesh: drop this one afterwards."""
+    yield
+    for name in [name for name in sys.modules if name.split(".")[0] == "tinymesh"]:
+        del sys.modules[name]
+
+
+@pytest.mark.usefixtures("forget_tinymesh")
+def test_a_violating_mesh_fails_the_job(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    sample_repo.write(tmp_path, fixed=False)
+    monkeypatch.syspath_prepend(str(tmp_path / "src"))
+    import tinymesh.adapter
+
+    import reference_impl.adapter
+
+    monkeypatch.setattr(reference_impl.adapter, "make_adapter", tinymesh.adapter.make_adapter)
+    code = main(["check", "--no-prove", "--invariants", "INV1", "--quiet"])
+    out = capsys.readouterr().out
+    assert code == 1
+    assert "2. Dynamic invariants on the reference mesh: FAIL (0 of 1 passed)" in out
+    assert "DeliveryFailure answers rejected post" in out
+    assert out.rstrip().endswith("Result: FAIL")
+
+
+@pytest.mark.parametrize(
+    ("args", "fragment"),
+    [
+        (["--profile", "nightly"], "--profile: unknown profile 'nightly'"),
+        (["--no-prove", "--invariants", "INV8"], "--invariants: unknown invariant 'INV8'"),
+        (["--invariants", "INV1"], "--invariants needs --no-prove"),
+    ],
+)
+def test_a_usage_error_is_one_line_and_exit_2(
+    args: list[str], fragment: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["check", *args]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and fragment in err[0], err
