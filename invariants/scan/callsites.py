@@ -1,0 +1,70 @@
+"""Call sites for the MESH001 call graph: who calls what, and whether the call is guarded.
+
+A call can only be guarded in a file that mentions a guard function; there the calls come
+from the tree, with CFG dominance. Every other production file contributes its calls from
+a cheap line scan (all unguarded), which avoids a full tree visit of files that cannot
+guard anything. The line scan does not tell code from strings, so a call spelled out in a
+docstring counts as an (unguarded) caller. Test files contribute no callers: tests call
+helpers directly on purpose.
+"""
+
+from __future__ import annotations
+
+import keyword
+import re
+
+from invariants.scan.context import FileContext
+from invariants.scan.names import dotted_name, last_part
+from invariants.scan.rules.mesh001_unguarded_emit import guards_at
+
+_DEF = re.compile(r"(?:async\s+)?(?:def|class)\s+(\w+)")
+_CALL = re.compile(r"(\w+)\s*\(")
+_NOT_CALLS = frozenset(keyword.kwlist) | {"print", "super", "isinstance", "len", "str", "int"}
+
+
+def collect_call_sites(ctx: FileContext) -> None:
+    if ctx.is_test:
+        return
+    if any(last_part(name) in ctx.text for name in ctx.config.guard_functions):
+        _from_tree(ctx)
+    else:
+        _from_lines(ctx)
+
+
+def _from_tree(ctx: FileContext) -> None:
+    seen: set[tuple[str, str, bool]] = set()
+    for record in ctx.calls:
+        func = dotted_name(record.node.func)
+        if func is None:
+            continue
+        callee = last_part(func)
+        passed = {dotted_name(arg.value) for arg in record.node.args}
+        guarded = bool(passed & set(guards_at(ctx, record)))
+        key = (record.symbol, callee, guarded)
+        if key not in seen:  # one site per (caller, callee, guard status) is enough
+            seen.add(key)
+            ctx.call_site(record.node, record.symbol, callee, guarded)
+
+
+def _from_lines(ctx: FileContext) -> None:
+    scopes: list[tuple[int, str]] = []  # (indent, name) of the enclosing defs/classes
+    seen: set[tuple[str, str]] = set()
+    for number, line in enumerate(ctx.lines, start=1):
+        if "(" not in line:
+            continue
+        body = line.lstrip()
+        if body.startswith("#"):
+            continue
+        indent = len(line) - len(body)
+        while scopes and scopes[-1][0] >= indent:
+            scopes.pop()
+        caller = ".".join(name for _, name in scopes)
+        definition = _DEF.match(body)
+        if definition is not None:
+            scopes.append((indent, definition.group(1)))
+            body = body[definition.end() :]
+        for callee in _CALL.findall(body):
+            if callee in _NOT_CALLS or (caller, callee) in seen:
+                continue
+            seen.add((caller, callee))
+            ctx.call_site_at_line(number, caller, callee)

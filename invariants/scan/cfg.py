@@ -1,0 +1,258 @@
+"""A per-function control-flow graph built from libcst, and dominance on it (networkx).
+
+Nodes are integers. Every statement gets a node; a condition is split into one test node
+per operand so `and`/`or`/`not` and conditional expressions short-circuit as Python runs
+them. A test node that checks `may_answer()` on a delivery gets a *fact* node on its true
+edge: whatever that fact node dominates runs only when the delivery may be answered.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import libcst as cst
+import networkx as nx
+
+from invariants.scan.guards import guarded_delivery
+from invariants.scan.names import suite_body
+
+ENTRY, EXIT = 0, 1
+
+
+@dataclass(slots=True)
+class _Loop:
+    head: int
+    breaks: list[int] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class FunctionCfg:
+    graph: nx.DiGraph
+    node_of: dict[int, int]  # id(statement) -> node
+    fact_delivery: dict[int, str]  # fact node -> delivery it proves answerable
+    fact_guard: dict[int, cst.Call]  # fact node -> the may_answer() call
+    _idom: dict[int, int] | None = None
+
+    def idom(self) -> dict[int, int]:
+        if self._idom is None:
+            self._idom = nx.immediate_dominators(self.graph, ENTRY)
+        return self._idom
+
+    def dominating_facts(self, node: int) -> dict[str, cst.Call] | None:
+        """Deliveries proved answerable on every path to `node`; None if unreachable."""
+        idom = self.idom()
+        if node not in idom:
+            return None
+        found: dict[str, cst.Call] = {}
+        while node != ENTRY:
+            delivery = self.fact_delivery.get(node)
+            if delivery is not None and delivery not in found:
+                found[delivery] = self.fact_guard[node]
+            node = idom[node]
+        return found
+
+
+class _Builder:
+    def __init__(self, guard_functions: Sequence[str]) -> None:
+        self.guard_functions = guard_functions
+        self.graph: nx.DiGraph = nx.DiGraph()
+        self.graph.add_nodes_from((ENTRY, EXIT))
+        self.node_of: dict[int, int] = {}
+        self.fact_delivery: dict[int, str] = {}
+        self.fact_guard: dict[int, cst.Call] = {}
+        self.loops: list[_Loop] = []
+        # Where an exception raised here may land: the innermost try's handlers/finally.
+        self.raise_targets: list[list[int]] = [[EXIT]]
+        # Where `return` goes: the exit, or an enclosing finally first.
+        self.return_targets: list[int] = [EXIT]
+
+    def new(self, preds: Sequence[int]) -> int:
+        node: int = self.graph.number_of_nodes()
+        self.graph.add_node(node)
+        self.link(preds, node)
+        for target in self.raise_targets[-1]:
+            self.graph.add_edge(node, target)
+        return node
+
+    def link(self, preds: Sequence[int], node: int) -> None:
+        for pred in preds:
+            self.graph.add_edge(pred, node)
+
+    # -- conditions ------------------------------------------------------------------
+    def condition(
+        self, expr: cst.BaseExpression, preds: Sequence[int]
+    ) -> tuple[list[int], list[int]]:
+        """Build the tests of `expr`; return (nodes leaving on true, nodes leaving on false)."""
+        if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Not):
+            true, false = self.condition(expr.expression, preds)
+            return false, true
+        if isinstance(expr, cst.BooleanOperation):
+            left_true, left_false = self.condition(expr.left, preds)
+            if isinstance(expr.operator, cst.And):
+                right_true, right_false = self.condition(expr.right, left_true)
+                return right_true, left_false + right_false
+            right_true, right_false = self.condition(expr.right, left_false)
+            return left_true + right_true, right_false
+        if isinstance(expr, cst.IfExp):
+            test_true, test_false = self.condition(expr.test, preds)
+            body_true, body_false = self.condition(expr.body, test_true)
+            else_true, else_false = self.condition(expr.orelse, test_false)
+            return body_true + else_true, body_false + else_false
+        test = self.new(preds)
+        delivery = guarded_delivery(expr, self.guard_functions)
+        if delivery is None:
+            return [test], [test]
+        fact = self.new([test])
+        assert isinstance(expr, cst.Call)
+        self.fact_delivery[fact] = delivery
+        self.fact_guard[fact] = expr
+        return [fact], [test]
+
+    # -- statements ------------------------------------------------------------------
+    def block(self, statements: Sequence[cst.BaseStatement], preds: list[int]) -> list[int]:
+        for statement in statements:
+            preds = self.statement(statement, preds)
+        return preds
+
+    def statement(self, statement: cst.BaseStatement, preds: list[int]) -> list[int]:
+        if isinstance(statement, cst.SimpleStatementLine):
+            for small in statement.body:
+                preds = self.small(small, preds)
+            return preds
+        if isinstance(statement, cst.If):
+            return self.if_(statement, preds)
+        if isinstance(statement, cst.While):
+            return self.while_(statement, preds)
+        if isinstance(statement, cst.For):
+            return self.for_(statement, preds)
+        if isinstance(statement, (cst.Try, cst.TryStar)):
+            return self.try_(statement, preds)
+        if isinstance(statement, cst.With):
+            head = self.new(preds)
+            self.node_of[id(statement)] = head
+            return self.block(suite_body(statement.body), [head])
+        if isinstance(statement, cst.Match):
+            return self.match(statement, preds)
+        # Nested def/class: defining it is one step; its body is another function.
+        node = self.new(preds)
+        self.node_of[id(statement)] = node
+        return [node]
+
+    def small(self, small: cst.BaseSmallStatement, preds: list[int]) -> list[int]:
+        node = self.new(preds)
+        self.node_of[id(small)] = node
+        if isinstance(small, cst.Return):
+            self.graph.add_edge(node, self.return_targets[-1])
+            return []
+        if isinstance(small, cst.Raise):
+            self.graph.add_edge(node, EXIT)
+            return []
+        if isinstance(small, cst.Break) and self.loops:
+            self.loops[-1].breaks.append(node)
+            return []
+        if isinstance(small, cst.Continue) and self.loops:
+            self.graph.add_edge(node, self.loops[-1].head)
+            return []
+        if isinstance(small, cst.Assert):
+            true, false = self.condition(small.test, [node])
+            self.link(false, EXIT)
+            return true
+        return [node]
+
+    def if_(self, statement: cst.If, preds: list[int]) -> list[int]:
+        head = self.new(preds)
+        self.node_of[id(statement)] = head
+        true, false = self.condition(statement.test, [head])
+        exits = self.block(suite_body(statement.body), true)
+        if isinstance(statement.orelse, cst.If):
+            return exits + self.if_(statement.orelse, false)
+        if statement.orelse is not None:
+            return exits + self.block(suite_body(statement.orelse.body), false)
+        return exits + false
+
+    def while_(self, statement: cst.While, preds: list[int]) -> list[int]:
+        head = self.new(preds)
+        self.node_of[id(statement)] = head
+        forever = isinstance(statement.test, cst.Name) and statement.test.value == "True"
+        true, false = ([head], []) if forever else self.condition(statement.test, [head])
+        return self.loop_body(statement, head, true, false)
+
+    def for_(self, statement: cst.For, preds: list[int]) -> list[int]:
+        head = self.new(preds)
+        self.node_of[id(statement)] = head
+        return self.loop_body(statement, head, [head], [head])
+
+    def loop_body(
+        self, statement: cst.For | cst.While, head: int, true: list[int], false: list[int]
+    ) -> list[int]:
+        loop = _Loop(head)
+        self.loops.append(loop)
+        self.link(self.block(suite_body(statement.body), true), head)
+        self.loops.pop()
+        exits = false
+        if statement.orelse is not None:
+            exits = self.block(suite_body(statement.orelse.body), false)
+        return exits + loop.breaks
+
+    def try_(self, statement: cst.Try | cst.TryStar, preds: list[int]) -> list[int]:
+        final: int | None = None
+        if statement.finalbody is not None:
+            final = self.graph.number_of_nodes()
+            self.graph.add_node(final)
+            self.return_targets.append(final)
+        handlers = []
+        for _ in statement.handlers:
+            node: int = self.graph.number_of_nodes()
+            self.graph.add_node(node)
+            handlers.append(node)
+        # Every statement of the body may raise into each handler (and the finally).
+        self.raise_targets.append(handlers + ([final] if final is not None else []))
+        head = self.new(preds)
+        self.node_of[id(statement)] = head
+        exits = self.block(suite_body(statement.body), [head])
+        self.raise_targets.pop()
+        if final is not None:
+            self.raise_targets.append([final])
+        if statement.orelse is not None:
+            exits = self.block(suite_body(statement.orelse.body), exits)
+        bodies: list[cst.BaseSuite] = [handler.body for handler in statement.handlers]
+        for handler_node, body in zip(handlers, bodies, strict=True):
+            exits = exits + self.block(suite_body(body), [handler_node])
+        if final is None:
+            return exits
+        self.raise_targets.pop()
+        self.return_targets.pop()
+        self.link(exits, final)
+        assert statement.finalbody is not None
+        after = self.block(suite_body(statement.finalbody.body), [final])
+        # Leaving a finally may also re-raise or finish a pending return.
+        self.link(after, EXIT)
+        return after
+
+    def match(self, statement: cst.Match, preds: list[int]) -> list[int]:
+        head = self.new(preds)
+        self.node_of[id(statement)] = head
+        exits: list[int] = []
+        pending = [head]
+        for case in statement.cases:
+            test = self.new(pending)
+            if case.guard is not None:
+                true, false = self.condition(case.guard, [test])
+            else:
+                true, false = [test], [test]
+            exits += self.block(suite_body(case.body), true)
+            pending = [] if _irrefutable(case) else false
+        return exits + pending
+
+
+def _irrefutable(case: cst.MatchCase) -> bool:
+    pattern = case.pattern
+    return case.guard is None and isinstance(pattern, cst.MatchAs) and pattern.pattern is None
+
+
+def build_cfg(function: cst.FunctionDef, guard_functions: Sequence[str]) -> FunctionCfg:
+    builder = _Builder(guard_functions)
+    exits = builder.block(suite_body(function.body), [ENTRY])
+    builder.link(exits, EXIT)
+    return FunctionCfg(builder.graph, builder.node_of, builder.fact_delivery, builder.fact_guard)

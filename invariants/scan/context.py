@@ -1,0 +1,210 @@
+"""What the rules share while analysing one file: the tree, lazily built indexes, and the
+findings they report (positions are computed once, at the end, for reported nodes only)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+
+import libcst as cst
+
+from invariants.scan.cfg import FunctionCfg, build_cfg
+from invariants.scan.deep import run_deep
+from invariants.scan.model import CallSite, EmitSite, FileReport, Finding, ScanConfig
+from invariants.scan.names import canonical, dotted_name, import_aliases
+from invariants.scan.positions import Span, locate
+
+
+@dataclass(frozen=True, slots=True)
+class _Located:
+    ancestors: tuple[cst.CSTNode, ...]  # module first, direct parent last
+
+    @property
+    def symbol(self) -> str:
+        return symbol_of(self.ancestors)
+
+    @property
+    def function(self) -> cst.FunctionDef | None:
+        for node in reversed(self.ancestors):
+            if isinstance(node, cst.FunctionDef):
+                return node
+        return None
+
+    @property
+    def statement(self) -> cst.CSTNode | None:
+        """The innermost statement (small or compound) holding the call."""
+        for node in reversed(self.ancestors):
+            if isinstance(node, (cst.BaseSmallStatement, cst.BaseCompoundStatement)):
+                return node
+        return None
+
+
+@dataclass(frozen=True, slots=True)
+class CallRecord(_Located):
+    """A call expression and the nodes enclosing it."""
+
+    node: cst.Call
+
+
+@dataclass(frozen=True, slots=True)
+class ClassReadRecord(_Located):
+    """An `x.__class__` read and the nodes enclosing it."""
+
+    node: cst.Attribute
+
+
+def symbol_of(ancestors: tuple[cst.CSTNode, ...]) -> str:
+    """Qualified name of the enclosing defs and classes, e.g. `Router.route`."""
+    return ".".join(
+        node.name.value for node in ancestors if isinstance(node, (cst.FunctionDef, cst.ClassDef))
+    )
+
+
+class _CallCollector(cst.CSTVisitor):
+    def __init__(self) -> None:
+        self.stack: list[cst.CSTNode] = []
+        self.calls: list[CallRecord] = []
+        self.class_reads: list[ClassReadRecord] = []
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        if isinstance(node, cst.Call):
+            self.calls.append(CallRecord(tuple(self.stack), node))
+        elif isinstance(node, cst.Attribute) and node.attr.value == "__class__":
+            self.class_reads.append(ClassReadRecord(tuple(self.stack), node))
+        self.stack.append(node)
+        return True
+
+    def on_leave(self, original_node: cst.CSTNode) -> None:
+        self.stack.pop()
+
+
+@dataclass(slots=True)
+class _Pending:
+    rule: str
+    node: cst.CSTNode
+    message: str
+    symbol: str
+
+
+@dataclass(slots=True)
+class _PendingEmit:
+    node: cst.CSTNode
+    symbol: str
+    guard: cst.CSTNode | None
+
+
+@dataclass(slots=True)
+class _PendingCall:
+    node: cst.CSTNode
+    caller: str
+    callee: str
+    guarded: bool
+
+
+@dataclass
+class FileContext:
+    path: str
+    text: str
+    module: cst.Module
+    config: ScanConfig
+    is_test: bool
+    _findings: list[_Pending] = field(default_factory=list)
+    _emits: list[_PendingEmit] = field(default_factory=list)
+    _calls: list[_PendingCall] = field(default_factory=list)
+    _line_calls: list[CallSite] = field(default_factory=list)
+    _cfgs: dict[int, FunctionCfg] = field(default_factory=dict)
+
+    @cached_property
+    def aliases(self) -> dict[str, str]:
+        return import_aliases(self.module)
+
+    @cached_property
+    def _collected(self) -> _CallCollector:
+        def collect() -> _CallCollector:
+            collector = _CallCollector()  # fresh per attempt: a failed walk leaves partial lists
+            self.module.visit(collector)
+            return collector
+
+        return run_deep(collect)
+
+    @property
+    def calls(self) -> list[CallRecord]:
+        """Every call in the file, from one visit (paid only by files whose text needs it)."""
+        return self._collected.calls
+
+    @property
+    def class_reads(self) -> list[ClassReadRecord]:
+        return self._collected.class_reads
+
+    @cached_property
+    def lines(self) -> list[str]:
+        return self.text.splitlines()
+
+    def name_of(self, expr: cst.BaseExpression) -> str | None:
+        """The dotted name of `expr` with import aliases expanded."""
+        dotted = dotted_name(expr)
+        return None if dotted is None else canonical(dotted, self.aliases)
+
+    def cfg(self, function: cst.FunctionDef) -> FunctionCfg:
+        key = id(function)
+        if key not in self._cfgs:
+            guards = self.config.guard_functions
+            self._cfgs[key] = run_deep(lambda: build_cfg(function, guards))
+        return self._cfgs[key]
+
+    # -- recording -------------------------------------------------------------------
+    def report(self, rule: str, node: cst.CSTNode, message: str, symbol: str) -> None:
+        self._findings.append(_Pending(rule, node, message, symbol))
+
+    def emit_site(self, node: cst.CSTNode, symbol: str, guard: cst.CSTNode | None) -> None:
+        self._emits.append(_PendingEmit(node, symbol, guard))
+
+    def call_site(self, node: cst.CSTNode, caller: str, callee: str, guarded: bool) -> None:
+        self._calls.append(_PendingCall(node, caller, callee, guarded))
+
+    def call_site_at_line(self, line: int, caller: str, callee: str) -> None:
+        self._line_calls.append(CallSite(self.path, line, caller, callee, False))
+
+    def snippet(self, line: int) -> str:
+        return self.lines[line - 1].strip() if 0 < line <= len(self.lines) else ""
+
+    def finish(self, report: FileReport) -> None:
+        nodes: list[cst.CSTNode] = [p.node for p in self._findings]
+        nodes += [e.node for e in self._emits] + [e.guard for e in self._emits if e.guard]
+        nodes += [c.node for c in self._calls]
+        spans = run_deep(lambda: locate(self.module, nodes))
+        unknown = Span(1, 1, 1, 1)
+        for pending in self._findings:
+            span = spans.get(id(pending.node), unknown)
+            report.findings.append(
+                Finding(
+                    pending.rule,
+                    self.path,
+                    span.line,
+                    span.column,
+                    span.end_line,
+                    pending.message,
+                    pending.symbol,
+                    self.snippet(span.line),
+                )
+            )
+        for emit in self._emits:
+            span = spans.get(id(emit.node), unknown)
+            guard_line = spans.get(id(emit.guard), unknown).line if emit.guard else None
+            report.emit_sites.append(
+                EmitSite(
+                    self.path,
+                    span.line,
+                    span.column,
+                    emit.symbol,
+                    emit.guard is not None,
+                    guard_line,
+                    self.snippet(span.line),
+                )
+            )
+        for call in self._calls:
+            span = spans.get(id(call.node), unknown)
+            report.calls.append(
+                CallSite(self.path, span.line, call.caller, call.callee, call.guarded)
+            )
+        report.calls.extend(self._line_calls)

@@ -1,0 +1,80 @@
+"""Source positions for just the nodes a rule reports.
+
+libcst's PositionProvider records a range for every node of the module (and
+MetadataWrapper deep-copies the tree first); that costs several times the parse. Here a
+code generation pass records token offsets only for the wanted nodes, and line/column
+are derived in one sweep over the tokens. Files that report nothing pay nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+import libcst as cst
+from libcst._nodes.internal import CodegenState
+
+
+@dataclass(frozen=True, slots=True)
+class Span:
+    line: int  # 1-based
+    column: int  # 1-based
+    end_line: int
+    end_column: int
+
+
+class _MarkingState(CodegenState):
+    """Code generation that notes the token index where wanted nodes start and end."""
+
+    def __init__(self, module: cst.Module, wanted: set[int]) -> None:
+        super().__init__(
+            default_indent=module.default_indent, default_newline=module.default_newline
+        )
+        self.wanted = wanted
+        self.marks: dict[int, tuple[int, int]] = {}
+
+    @contextmanager
+    def record_syntactic_position(
+        self,
+        node: cst.CSTNode,
+        *,
+        start_node: cst.CSTNode | None = None,
+        end_node: cst.CSTNode | None = None,
+    ) -> Iterator[None]:
+        if id(node) not in self.wanted:
+            yield
+            return
+        start = len(self.tokens)
+        yield
+        self.marks[id(node)] = (start, len(self.tokens))
+
+
+def locate(module: cst.Module, nodes: Iterable[cst.CSTNode]) -> dict[int, Span]:
+    """Spans keyed by `id(node)`; a node the generator never marks is left out."""
+    wanted = {id(node) for node in nodes}
+    if not wanted:
+        return {}
+    state = _MarkingState(module, wanted)
+    module._codegen(state)
+    # One sweep: token index -> (line, column) for every boundary we need.
+    boundaries = sorted({index for pair in state.marks.values() for index in pair})
+    where: dict[int, tuple[int, int]] = {}
+    line, column, cursor = 1, 1, 0
+    tokens = state.tokens
+    for boundary in boundaries:
+        while cursor < boundary:
+            token = tokens[cursor]
+            newlines = token.count("\n")
+            if newlines:
+                line += newlines
+                column = len(token) - token.rfind("\n")
+            else:
+                column += len(token)
+            cursor += 1
+        where[boundary] = (line, column)
+    spans: dict[int, Span] = {}
+    for key, (start, end) in state.marks.items():
+        (line, column), (end_line, end_column) = where[start], where[end]
+        spans[key] = Span(line, column, end_line, end_column)
+    return spans

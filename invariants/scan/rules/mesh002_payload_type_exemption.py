@@ -1,0 +1,156 @@
+"""MESH002 payload-type-exemption: an answer-policy exemption read off the payload's type.
+
+After packaging, every routed payload is RawJson, so `isinstance(d.message, DeliveryFailure)`
+or `type(d.message).can_be_ignored` can never match: the exemption silently does nothing.
+Ordinary dispatch on user message types is left alone.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from invariants.scan.context import FileContext
+from invariants.scan.names import dotted_name, last_part
+from invariants.scan.rules.spec import InvalidExample, Rule
+
+RULE_ID = "MESH002"
+MESSAGE = (
+    "answer exemption read off the payload's type: after packaging the payload is RawJson, "
+    "so this check never matches; call may_answer() on the delivery"
+)
+_TYPE_WORDS = ("isinstance", "issubclass", "type(", "__class__")
+
+
+def applies(ctx: FileContext) -> bool:
+    return any(a in ctx.text for a in ctx.config.payload_attributes) and any(
+        word in ctx.text for word in _TYPE_WORDS
+    )
+
+
+def _is_payload(ctx: FileContext, expr: cst.BaseExpression) -> bool:
+    return isinstance(expr, cst.Attribute) and expr.attr.value in ctx.config.payload_attributes
+
+
+def _is_payload_type(ctx: FileContext, expr: cst.BaseExpression) -> bool:
+    """`type(x.message)` or `x.message.__class__`."""
+    if isinstance(expr, cst.Attribute) and expr.attr.value == "__class__":
+        return _is_payload(ctx, expr.value)
+    return (
+        isinstance(expr, cst.Call)
+        and dotted_name(expr.func) == "type"
+        and len(expr.args) == 1
+        and _is_payload(ctx, expr.args[0].value)
+    )
+
+
+def _names_exemption_type(ctx: FileContext, expr: cst.BaseExpression) -> bool:
+    if isinstance(expr, (cst.Tuple, cst.List, cst.Set)):
+        return any(_names_exemption_type(ctx, element.value) for element in expr.elements)
+    name = ctx.name_of(expr)
+    return name is not None and last_part(name) in {
+        last_part(t) for t in ctx.config.exemption_types
+    }
+
+
+def _exemption_use(ctx: FileContext, expr: cst.BaseExpression, parent: cst.CSTNode) -> bool:
+    """Is the payload type `expr` used, in `parent`, to decide an answer exemption?"""
+    if isinstance(parent, cst.Attribute) and parent.value is expr:
+        return parent.attr.value in ctx.config.exemption_attributes
+    if isinstance(parent, cst.Comparison):
+        operands = [parent.left, *(target.comparator for target in parent.comparisons)]
+        return any(_names_exemption_type(ctx, o) for o in operands if o is not expr)
+    return False
+
+
+def _check_call(ctx: FileContext, call: cst.Call) -> bool:
+    func = dotted_name(call.func)
+    args = [arg.value for arg in call.args]
+    if func == "isinstance" and len(args) == 2:
+        return _is_payload(ctx, args[0]) and _names_exemption_type(ctx, args[1])
+    if func == "issubclass" and len(args) == 2:
+        return _is_payload_type(ctx, args[0]) and _names_exemption_type(ctx, args[1])
+    if func in ("getattr", "hasattr") and len(args) >= 2 and _is_payload_type(ctx, args[0]):
+        attribute = args[1]
+        return isinstance(attribute, cst.SimpleString) and (
+            attribute.evaluated_value in ctx.config.exemption_attributes
+        )
+    return False
+
+
+def check(ctx: FileContext) -> None:
+    for record in ctx.calls:
+        if _check_call(ctx, record.node) or (
+            _is_payload_type(ctx, record.node)
+            and _exemption_use(ctx, record.node, record.ancestors[-1])
+        ):
+            ctx.report(RULE_ID, record.node, MESSAGE, record.symbol)
+    for read in ctx.class_reads:
+        if _is_payload_type(ctx, read.node) and _exemption_use(ctx, read.node, read.ancestors[-1]):
+            ctx.report(RULE_ID, read.node, MESSAGE, read.symbol)
+
+
+VALID: tuple[str, ...] = (
+    """
+def route(d):
+    if not d.may_answer():
+        return
+    answer(d)
+""",
+    # ordinary dispatch on user message types
+    """
+def handle(d):
+    if isinstance(d.message, OrderPlaced):
+        place(d.message)
+    if type(d.message) is OrderCancelled:
+        cancel(d.message)
+""",
+    # a type check on something that is not the payload
+    """
+def handle(error):
+    if isinstance(error, DeliveryFailure):
+        log(error)
+""",
+)
+
+INVALID: tuple[InvalidExample, ...] = (
+    (
+        """
+def route(d):
+    if isinstance(d.message, DeliveryFailure):
+        return
+    answer(d)
+""",
+        (3,),
+    ),
+    (
+        """
+def route(d):
+    if isinstance(d.message, (Heartbeat, DeliveryFailure)):
+        return
+""",
+        (3,),
+    ),
+    (
+        """
+def route(d):
+    exempt = type(d.message) is DeliveryFailure
+    ignorable = getattr(type(d.message), "can_be_ignored", False)
+    system = d.message.__class__.system_message
+""",
+        (3, 4, 5),
+    ),
+    (
+        """
+import messages
+
+def route(delivery):
+    if type(delivery.message).can_be_ignored or issubclass(
+        delivery.message.__class__, messages.DeliveryFailure
+    ):
+        return
+""",
+        (5, 5),
+    ),
+)
+
+RULE = Rule(RULE_ID, applies, check, VALID, INVALID)

@@ -1,0 +1,302 @@
+"""MESH003 resend-after-timeout: a non-idempotent call retried on a timeout.
+
+A timeout means the callee accepted the request and has not answered: re-sending it runs
+the handler twice. Retries of non-idempotent calls must be gated on a predicate that
+excludes timeouts (`is_resendable`). Three shapes are recognised: a loop around a `try`
+whose handler catches a timeout or consults a timeout-admitting predicate; a tenacity
+`@retry` that admits timeouts (explicitly, or by retrying every exception); and a retry
+helper handed both the call and a timeout-admitting predicate.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import libcst as cst
+
+from invariants.scan.context import CallRecord, FileContext
+from invariants.scan.names import child_blocks, last_part, matches_suffix, suite_body
+from invariants.scan.rules.spec import InvalidExample, Rule
+
+RULE_ID = "MESH003"
+
+
+def applies(ctx: FileContext) -> bool:
+    config = ctx.config
+    if not any(last_part(name) in ctx.text for name in config.non_idempotent_calls):
+        return False
+    triggers = (*config.timeout_predicates, *map(last_part, config.timeout_exceptions), "retry")
+    return any(word in ctx.text for word in triggers)
+
+
+def _is_non_idempotent(ctx: FileContext, call: cst.Call) -> bool:
+    func = call.func
+    name = func.attr.value if isinstance(func, cst.Attribute) else ctx.name_of(func)
+    return name is not None and last_part(name) in ctx.config.non_idempotent_calls
+
+
+def _is_predicate(ctx: FileContext, expr: cst.BaseExpression) -> bool:
+    name = ctx.name_of(expr)
+    return name is not None and last_part(name) in ctx.config.timeout_predicates
+
+
+def _names_timeout(ctx: FileContext, expr: cst.BaseExpression | None) -> bool:
+    if expr is None:
+        return False
+    if isinstance(expr, cst.Tuple):
+        return any(_names_timeout(ctx, element.value) for element in expr.elements)
+    name = ctx.name_of(expr)
+    return name is not None and matches_suffix(name, ctx.config.timeout_exceptions)
+
+
+def _inside(record: CallRecord, node: cst.CSTNode) -> bool:
+    return any(ancestor is node for ancestor in record.ancestors)
+
+
+def _ends_the_loop(body: cst.BaseSuite) -> bool:
+    statements = suite_body(body)
+    last = statements[-1] if statements else None
+    return isinstance(last, cst.SimpleStatementLine) and isinstance(
+        last.body[-1], (cst.Raise, cst.Return, cst.Break)
+    )
+
+
+def _tries_in(statements: object) -> Iterator[cst.Try]:
+    """Try statements in a loop body, not descending into nested defs."""
+    assert isinstance(statements, (list, tuple))
+    for statement in statements:
+        if isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
+            continue
+        if isinstance(statement, cst.Try):
+            yield statement
+        for block in child_blocks(statement):
+            yield from _tries_in(block)
+
+
+def _loops(ctx: FileContext) -> Iterator[cst.For | cst.While]:
+    seen: set[int] = set()
+    for record in ctx.calls:
+        for ancestor in record.ancestors:
+            if isinstance(ancestor, (cst.For, cst.While)) and id(ancestor) not in seen:
+                seen.add(id(ancestor))
+                yield ancestor
+
+
+def _retry_loops(ctx: FileContext) -> None:
+    calls = ctx.calls
+    for loop in _loops(ctx):
+        for attempt in _tries_in(list(suite_body(loop.body))):
+            sent = [
+                r for r in calls if _inside(r, attempt.body) and _is_non_idempotent(ctx, r.node)
+            ]
+            if not sent:
+                continue
+            for handler in attempt.handlers:
+                consults = any(
+                    _inside(r, handler) and _is_predicate(ctx, r.node.func) for r in calls
+                )
+                catches = _names_timeout(ctx, handler.type)
+                if (catches and not _ends_the_loop(handler.body)) or consults:
+                    why = "catching a timeout" if catches else "a timeout-admitting predicate"
+                    for record in sent:
+                        ctx.report(
+                            RULE_ID,
+                            record.node,
+                            f"{_call_name(record.node)}() is re-sent after {why}: a timed-out "
+                            "callee still holds the request; gate the retry on is_resendable",
+                            record.symbol,
+                        )
+                    break
+
+
+def _call_name(call: cst.Call) -> str:
+    func = call.func
+    if isinstance(func, cst.Attribute):
+        return func.attr.value
+    return func.value if isinstance(func, cst.Name) else "call"
+
+
+def _retry_admits_timeouts(ctx: FileContext, decorator: cst.BaseExpression) -> bool:
+    """A tenacity `@retry` whose retry condition lets a timeout through."""
+    target = decorator.func if isinstance(decorator, cst.Call) else decorator
+    name = ctx.name_of(target)
+    if name is None or last_part(name) != "retry":
+        return False
+    if not isinstance(decorator, cst.Call):
+        return True  # bare @retry retries every exception
+    condition = next(
+        (arg.value for arg in decorator.args if arg.keyword and arg.keyword.value == "retry"),
+        None,
+    )
+    if condition is None:
+        return True
+    for record in ctx.calls:
+        if record.node is not condition and not _inside(record, condition):
+            continue
+        called = ctx.name_of(record.node.func) or ""
+        args = [arg.value for arg in record.node.args]
+        if last_part(called) == "retry_if_exception_type" and (
+            not args or any(_names_timeout(ctx, a) for a in args)
+        ):
+            return True
+        if last_part(called) == "retry_if_exception" and any(_is_predicate(ctx, a) for a in args):
+            return True
+    return False
+
+
+def _tenacity(ctx: FileContext) -> None:
+    functions = {id(r.function): r.function for r in ctx.calls if r.function is not None}
+    for function in functions.values():
+        assert function is not None
+        for decorator in function.decorators:
+            if not _retry_admits_timeouts(ctx, decorator.decorator):
+                continue
+            if any(r.function is function and _is_non_idempotent(ctx, r.node) for r in ctx.calls):
+                ctx.report(
+                    RULE_ID,
+                    decorator.decorator,
+                    f"@retry on {function.name.value}() admits timeouts and it makes a "
+                    "non-idempotent call: a timed-out callee still holds the request",
+                    ".".join(filter(None, [_outer(ctx, function), function.name.value])),
+                )
+
+
+def _outer(ctx: FileContext, function: cst.FunctionDef) -> str:
+    for record in ctx.calls:
+        if record.function is function:
+            index = record.ancestors.index(function)
+            return ".".join(
+                n.name.value
+                for n in record.ancestors[:index]
+                if isinstance(n, (cst.FunctionDef, cst.ClassDef))
+            )
+    return ""
+
+
+def _helpers(ctx: FileContext) -> None:
+    """`retry_call(lambda: deliver(d), should_retry=is_transient)` and the like."""
+    for record in ctx.calls:
+        args = [arg.value for arg in record.node.args]
+        if not any(_is_predicate(ctx, a) for a in args):
+            continue
+        for arg in args:
+            sends = (
+                isinstance(arg, cst.Lambda)
+                and isinstance(arg.body, cst.Call)
+                and _is_non_idempotent(ctx, arg.body)
+            )
+            named = ctx.name_of(arg)
+            if sends or (named is not None and last_part(named) in ctx.config.non_idempotent_calls):
+                ctx.report(
+                    RULE_ID,
+                    record.node,
+                    "a non-idempotent call is retried under a timeout-admitting predicate: "
+                    "use is_resendable",
+                    record.symbol,
+                )
+                break
+
+
+def check(ctx: FileContext) -> None:
+    _retry_loops(ctx)
+    _tenacity(ctx)
+    _helpers(ctx)
+
+
+VALID: tuple[str, ...] = (
+    """
+def deliver_with_retry(router, d):
+    for attempt in range(7):
+        try:
+            return router.deliver(d)
+        except Exception as exc:
+            if not is_resendable(exc):
+                raise
+""",
+    # a rejection-only catch
+    """
+def deliver_with_retry(router, d):
+    while True:
+        try:
+            return router.deliver(d)
+        except RejectedError:
+            continue
+""",
+    # an idempotent call may retry on timeouts
+    """
+def attach_with_retry(hub, d):
+    for attempt in range(7):
+        try:
+            return hub.attach(d)
+        except TimeoutError:
+            continue
+""",
+    # a timeout that ends the loop is not a retry
+    """
+def deliver_once(router, d):
+    for attempt in range(3):
+        try:
+            return router.deliver(d)
+        except TimeoutError:
+            raise
+""",
+    """
+from tenacity import retry, retry_if_exception
+
+@retry(retry=retry_if_exception(is_resendable))
+def send_it(router, d):
+    router.send(d)
+""",
+)
+
+INVALID: tuple[InvalidExample, ...] = (
+    (
+        """
+def deliver_with_retry(router, d):
+    for attempt in range(7):
+        try:
+            return router.deliver(d)
+        except Exception as exc:
+            if not is_transient(exc):
+                raise
+""",
+        (5,),
+    ),
+    (
+        """
+import asyncio
+
+async def deliver_with_retry(router, d):
+    while True:
+        try:
+            return await router.deliver_message(d)
+        except (asyncio.TimeoutError, RejectedError):
+            await backoff()
+""",
+        (7,),
+    ),
+    (
+        """
+import tenacity
+from tenacity import retry, retry_if_exception_type
+
+@retry(retry=retry_if_exception_type(TimeoutError))
+def route(router, d):
+    router.route_message(d)
+
+@tenacity.retry
+def post_it(hub, d):
+    hub.post(d)
+""",
+        (5, 9),
+    ),
+    (
+        """
+def send_later(router, d):
+    return retry_call(lambda: router.send(d), should_retry=is_transient)
+""",
+        (3,),
+    ),
+)
+
+RULE = Rule(RULE_ID, applies, check, VALID, INVALID)

@@ -1,0 +1,67 @@
+"""MESH006 fixed-sleep-in-test: a test that sleeps a fixed time instead of waiting for the
+condition it needs. It is slow when the machine is fast and flaky when it is slow.
+Test files only; `sleep(0)` (a yield to the event loop) is fine.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from invariants.scan.context import FileContext
+from invariants.scan.rules.spec import InvalidExample, Rule
+
+RULE_ID = "MESH006"
+
+
+def applies(ctx: FileContext) -> bool:
+    return ctx.is_test and "sleep" in ctx.text
+
+
+def _positive_literal(expr: cst.BaseExpression) -> bool:
+    if isinstance(expr, (cst.Integer, cst.Float)):
+        return float(expr.evaluated_value) > 0
+    return False
+
+
+def check(ctx: FileContext) -> None:
+    for record in ctx.calls:
+        name = ctx.name_of(record.node.func)
+        if name is None or name not in ctx.config.sleep_calls or not record.node.args:
+            continue
+        if _positive_literal(record.node.args[0].value):
+            ctx.report(
+                RULE_ID,
+                record.node,
+                f"{name}() with a fixed delay in a test: wait on the condition instead",
+                record.symbol,
+            )
+
+
+VALID: tuple[str, ...] = (
+    """
+import asyncio
+
+async def test_flush(hub, clock):
+    await asyncio.sleep(0)
+    clock.sleep(5)
+    await hub.wait_until(lambda: hub.idle)
+""",
+)
+
+INVALID: tuple[InvalidExample, ...] = (
+    (
+        """
+import time
+import asyncio
+from time import sleep
+
+async def test_flush(hub):
+    time.sleep(0.5)
+    sleep(2)
+    await asyncio.sleep(1)
+""",
+        (7, 8, 9),
+    ),
+)
+
+RULE = Rule(RULE_ID, applies, check, VALID, INVALID, examples_are_tests=True)
