@@ -57,10 +57,12 @@ def load(path: Path) -> Counter[Key]:
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise BaselineError(f"{path}: baseline is not valid JSON: {exc}") from exc
     if not isinstance(data, dict) or data.get("version") != FORMAT_VERSION:
-        raise BaselineError(f'{path}: baseline must be an object with "version": {FORMAT_VERSION}')
+        raise BaselineError(
+            f"{path}: baseline must be an object with \"version\": {FORMAT_VERSION}"
+        )
     entries = data.get("entries")
     if not isinstance(entries, list):
-        raise BaselineError(f'{path}: baseline key "entries" must be an array')
+        raise BaselineError(f"{path}: baseline key \"entries\" must be an array")
     counts: Counter[Key] = Counter()
     for index, entry in enumerate(entries):
         fields = ("rule", "path", "symbol", "snippet")
@@ -112,12 +114,8 @@ def compare(
         if left > 0:
             where = f" in {symbol}" if symbol else ""
             stale.append(
-                Problem(
-                    path,
-                    0,
-                    STALE_BASELINE,
-                    f"stale baseline entry: {rule}{where} `{snippet}` ({left} no longer found)",
-                )
+                Problem(path, 0, STALE_BASELINE,
+                        f"stale baseline entry: {rule}{where} `{snippet}` ({left} no longer found)")
             )
     return Outcome(new, len(findings) - len(new), stale, remaining)
 

@@ -81,10 +81,8 @@ def _check(annotation: str, value: object) -> object:
         return value
     if annotation == "str | None" and (value is None or isinstance(value, str)):
         return value
-    if (
-        annotation == "tuple[str, ...]"
-        and isinstance(value, list)
-        and all(isinstance(item, str) for item in value)
+    if annotation == "tuple[str, ...]" and isinstance(value, list) and all(
+        isinstance(item, str) for item in value
     ):
         return tuple(value)
     raise _Malformed(f"{annotation}: {value!r}")

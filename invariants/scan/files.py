@@ -139,14 +139,8 @@ def read_source(file: SourceFile, config: ScanConfig) -> ReadResult:
         return ReadResult(
             None,
             Finding(
-                "MESH000",
-                file.path,
-                line,
-                1,
-                line,
-                f"binary content: NUL byte at offset {nul}: not parsed",
-                "",
-                "",
+                "MESH000", file.path, line, 1, line,
+                f"binary content: NUL byte at offset {nul}: not parsed", "", "",
             ),
         )
     return ReadResult(data)

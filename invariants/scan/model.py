@@ -31,14 +31,8 @@ class ScanConfig:
 
     paths: tuple[str, ...] = (".",)
     exclude: tuple[str, ...] = (
-        ".git/*",
-        "*/.git/*",
-        ".venv/*",
-        "*/.venv/*",
-        "build/*",
-        "dist/*",
-        "*/node_modules/*",
-        "*/__pycache__/*",
+        ".git/*", "*/.git/*", ".venv/*", "*/.venv/*", "build/*", "dist/*",
+        "*/node_modules/*", "*/__pycache__/*",
     )
     test_globs: tuple[str, ...] = ("test_*.py", "*_test.py", "conftest.py")
     select: tuple[str, ...] = tuple(RULES)
@@ -53,22 +47,14 @@ class ScanConfig:
     exemption_attributes: tuple[str, ...] = ("can_be_ignored", "system_message")
     # MESH003
     non_idempotent_calls: tuple[str, ...] = (
-        "deliver",
-        "deliver_message",
-        "route_message",
-        "post",
-        "send",
+        "deliver", "deliver_message", "route_message", "post", "send",
     )
     timeout_predicates: tuple[str, ...] = ("is_transient", "is_transient_failure")
     timeout_exceptions: tuple[str, ...] = ("TimeoutError", "asyncio.TimeoutError")
     # MESH004
     subscription_calls: tuple[str, ...] = (
-        "subscribe",
-        "asyncio.create_task",
-        "loop.create_task",
-        "asyncio.ensure_future",
-        "create_task",
-        "ensure_future",
+        "subscribe", "asyncio.create_task", "loop.create_task", "asyncio.ensure_future",
+        "create_task", "ensure_future",
     )
     # MESH006
     sleep_calls: tuple[str, ...] = ("time.sleep", "sleep", "asyncio.sleep")

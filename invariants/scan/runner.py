@@ -148,13 +148,9 @@ def _canary(config: ScanConfig, sites: Sequence[EmitSite]) -> list[Problem]:
     if expected is None or expected == len(sites):
         return []
     return [
-        Problem(
-            "",
-            0,
-            EMIT_SITE_COUNT,
-            f"found {len(sites)} emit sites, expected_emit_sites = {expected}: "
-            "the emit matcher or the code changed; check the inventory (--inventory)",
-        )
+        Problem("", 0, EMIT_SITE_COUNT,
+                f"found {len(sites)} emit sites, expected_emit_sites = {expected}: "
+                "the emit matcher or the code changed; check the inventory (--inventory)")
     ]
 
 

@@ -97,9 +97,8 @@ def to_sarif(findings: Sequence[Finding], errors: Sequence[Problem], root: Path)
             "level": "error",
             "message": {"text": finding.message},
             "locations": [
-                _location(
-                    finding.path, finding.line, finding.column, finding.end_line, finding.snippet
-                )
+                _location(finding.path, finding.line, finding.column, finding.end_line,
+                          finding.snippet)
             ],
             "partialFingerprints": {FINGERPRINT_NAME: fingerprint},
         }

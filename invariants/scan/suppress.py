@@ -40,7 +40,7 @@ def _comments(source: bytes) -> list[tuple[int, str]]:
     except (tokenize.TokenError, SyntaxError, UnicodeDecodeError, ValueError):
         text = source.decode("utf-8", errors="replace")
         return [
-            (number, line[line.index("#") :])
+            (number, line[line.index("#"):])
             for number, line in enumerate(text.splitlines(), start=1)
             if "#" in line
         ]
@@ -125,11 +125,7 @@ def apply(
         ]
         if idle:
             unused.append(
-                Problem(
-                    path,
-                    line,
-                    UNUSED_SUPPRESSION,
-                    f"unused suppression: no {', '.join(idle)} finding on this line",
-                )
+                Problem(path, line, UNUSED_SUPPRESSION,
+                        f"unused suppression: no {', '.join(idle)} finding on this line")
             )
     return Applied(kept, len(findings) - len(kept), unused)
