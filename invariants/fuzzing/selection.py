@@ -27,7 +27,7 @@ def build_machines(config: FuzzConfig) -> dict[str, type[MeshMachine]]:
     return {check_id: machine_class(check_id, factory) for check_id in config.invariants}
 
 
-def test_name(check_id: str) -> str:
+def target_name(check_id: str) -> str:
     """The name a machine's TestCase has in the fuzz target module (and in node ids)."""
     return f"Test{check_id}"
 

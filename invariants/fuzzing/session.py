@@ -15,6 +15,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -25,6 +26,7 @@ from invariants.fuzzing.config import FuzzConfig
 
 POLL_SECONDS = 1.0
 GRACE_SECONDS = 10.0
+KILL_CHECK_SECONDS = 0.05
 LOG_NAME = "hypofuzz.log"
 INI_NAME = "pytest.ini"
 
@@ -200,6 +202,7 @@ def stop_group(process: subprocess.Popen[bytes], grace_seconds: float) -> None:
     # Workers and the manager may outlive the hub; nothing of the group may survive.
     _signal_group(group, signal.SIGKILL)
     process.wait()
+    _await_group_exit(group, grace_seconds)
 
 
 def _signal_group(group: int, signum: signal.Signals) -> None:
@@ -207,9 +210,38 @@ def _signal_group(group: int, signum: signal.Signals) -> None:
         os.killpg(group, signum)
 
 
+def _await_group_exit(group: int, limit_seconds: float) -> None:
+    """SIGKILL takes effect asynchronously; wait (bounded) until no member still runs."""
+    settled = threading.Event()
+    for _ in range(max(1, int(limit_seconds / KILL_CHECK_SECONDS))):
+        if not group_members(group):
+            return
+        settled.wait(KILL_CHECK_SECONDS)
+
+
+def group_members(group: int) -> list[int]:
+    """Processes of the group that still run (a killed one awaiting its reaper does not)."""
+    proc = Path("/proc")
+    if not proc.is_dir():  # no procfs: ask the kernel whether any member is left
+        try:
+            os.killpg(group, 0)
+        except ProcessLookupError:
+            return []
+        return [group]
+    members = []
+    for entry in proc.iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text(encoding="ascii", errors="replace")
+        except OSError:
+            continue  # exited while we looked
+        # pid (comm) state ppid pgrp ...: comm may hold spaces, so split after its ")".
+        fields = stat[stat.rfind(")") + 2 :].split()
+        if len(fields) > 2 and int(fields[2]) == group and fields[0] not in ("Z", "X"):
+            members.append(int(entry.name))
+    return members
+
+
 def group_alive(group: int) -> bool:
-    try:
-        os.killpg(group, 0)
-    except ProcessLookupError:
-        return False
-    return True
+    return bool(group_members(group))

@@ -15,7 +15,7 @@ from hypothesis import settings
 
 from invariants.fuzzing.config import FuzzConfig
 from invariants.fuzzing.database import open_database
-from invariants.fuzzing.selection import build_machines, test_name
+from invariants.fuzzing.selection import build_machines, target_name
 from invariants.profiles import FUZZ, profile
 
 SESSION_PROFILE = "harness-fuzz-session"
@@ -27,4 +27,4 @@ settings.register_profile(
 settings.load_profile(SESSION_PROFILE)
 
 for _check_id, _machine in build_machines(_config).items():
-    globals()[test_name(_check_id)] = _machine.TestCase
+    globals()[target_name(_check_id)] = _machine.TestCase

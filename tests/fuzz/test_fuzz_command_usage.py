@@ -1,0 +1,46 @@
+"""`python -m harness fuzz` refuses bad input with one line naming it, before any session."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from harness.cli import main
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--adapter", "reference_impl.adapter:make_adapter", "--mutant", "M2"],
+         "--adapter and --mutant exclude each other"),
+        (["--database", "ftp://somewhere/db"], "'ftp://somewhere/db': unsupported URL scheme"),
+        (["--invariant", "INV42"], "unknown invariant(s) ['INV42']"),
+        (["--mutant", "M42"], "unknown mutant 'M42'"),
+        (["--adapter", "no_such_module_xyz:make"], "cannot import no_such_module_xyz"),
+    ],
+)
+def test_bad_input_is_one_error_line(
+    argv: list[str], message: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code = main(["fuzz", "--minutes", "0.1", "--session-dir", str(tmp_path / "s"), *argv])
+    err = capsys.readouterr().err.strip()
+    assert code == 2
+    assert err.count("\n") == 0 and err.startswith("mesh-harness fuzz: error: ")
+    assert message in err
+
+
+@pytest.mark.parametrize("minutes", ["0", "-1", "soon"])
+def test_the_time_box_must_be_a_positive_number(
+    minutes: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        main(["fuzz", "--minutes", minutes])
+    assert exit_info.value.code == 2
+    assert "--minutes" in capsys.readouterr().err
+
+
+def test_workers_must_be_at_least_one(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        main(["fuzz", "--workers", "0"])
+    assert "must be at least 1" in capsys.readouterr().err

@@ -1,0 +1,80 @@
+"""Reading observed test cases, and the list of goals the machines can reach."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from invariants.fuzzing.goals import GOALS, TEARDOWN_LABELS, goal_labels, never_reached
+from invariants.fuzzing.observed import observed_directory, read_observed
+
+NODE = "targets.py::TestINV4::runTest"
+
+
+def _case(status: str, phase: str, pid: int, *labels: str, start: float = 1.0) -> dict[str, Any]:
+    return {
+        "type": "test_case",
+        "property": NODE,
+        "status": status,
+        "how_generated": f"during {phase} phase",
+        "run_start": start,
+        "features": {label: "" for label in labels} | {"target:max queue depth": 3},
+        "metadata": {"phase": phase, "os.getpid()": pid},
+    }
+
+
+def _write(session: Path, lines: list[str]) -> None:
+    directory = observed_directory(session)
+    directory.mkdir(parents=True)
+    (directory / "2026-01-01_testcases.jsonl").write_text("\n".join(lines) + "\n", "utf-8")
+
+
+def test_counts_examples_goals_workers_and_skips_cut_lines(tmp_path: Path) -> None:
+    cases = [
+        _case("passed", "generate", 11, "breaker tripped", "quiescent at teardown"),
+        _case("passed", "generate", 12, "breaker tripped", "aggregate shed"),
+        _case("gave_up", "generate", 12),
+        _case("failed", "generate", 11, "attempt timed out", start=7.5),
+        _case("failed", "shrink", 11, "attempt timed out", start=8.0),  # shrinking
+        {"type": "info", "property": NODE},  # not a test case
+    ]
+    lines = [json.dumps(c) for c in cases] + ['{"type": "test_case", "prop']  # cut short
+    _write(tmp_path, lines)
+    observed = read_observed(tmp_path)
+    test = observed.tests[NODE]
+    assert (test.examples, test.shrink_runs, test.failed, test.invalid) == (4, 1, 2, 1)
+    assert test.first_failure_at == 7.5
+    assert dict(test.goals) == {"breaker tripped": 2, "aggregate shed": 1, "attempt timed out": 1}
+    assert dict(test.teardown) == {"quiescent at teardown": 1}
+    assert dict(observed.examples_per_worker) == {11: 2, 12: 2}
+    assert observed.skipped_lines == 2
+    assert observed.goal_counts()["breaker tripped"] == 2
+
+
+def test_no_observations_is_an_empty_result(tmp_path: Path) -> None:
+    observed = read_observed(tmp_path)
+    assert observed.tests == {} and not observed.examples_per_worker
+
+
+def test_hypothesis_labels_are_not_goals() -> None:
+    features = ["Retried draw from ...", "target:max legs in flight", "aggregate shed"]
+    assert goal_labels(features) == ["aggregate shed"]
+
+
+def test_never_reached_lists_goals_with_no_example() -> None:
+    counts = dict.fromkeys(GOALS, 1) | {"stop hold expired": 0}
+    assert never_reached(counts) == ["stop hold expired"]
+    assert never_reached(dict.fromkeys(GOALS, 1)) == []
+    assert never_reached({}) == list(GOALS)
+
+
+def test_every_label_the_machines_emit_is_a_goal_or_a_teardown_label() -> None:
+    machines = pytest.importorskip("invariants.machines")
+    behaviours = set(machines._BEHAVIOURS.values())
+    assert behaviours <= set(GOALS), behaviours - set(GOALS)
+    source = Path(machines.__file__).read_text(encoding="utf-8")
+    for label in [*GOALS, *TEARDOWN_LABELS]:
+        assert f'"{label}"' in source, f"{label!r} is no longer emitted by invariants.machines"

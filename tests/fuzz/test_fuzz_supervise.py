@@ -1,0 +1,88 @@
+"""The time box and the clean shutdown of a session's whole process group.
+
+The "sessions" here are small Python processes that block forever (on stdin, or ignoring
+SIGTERM), each with a child in the same group, so only the harness can end them.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from collections.abc import Iterator
+
+import pytest
+
+from invariants.fuzzing.session import group_alive, stop_group, supervise
+
+# A parent that starts a child in its own group, prints the child's pid, then blocks.
+BLOCKING = """
+import signal, subprocess, sys
+if len(sys.argv) > 1:
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+child = subprocess.Popen([sys.executable, "-c", "import sys; sys.stdin.read()"],
+                         stdin=subprocess.PIPE)
+print(child.pid, flush=True)
+sys.stdin.read()
+"""
+
+
+@pytest.fixture
+def session() -> Iterator[subprocess.Popen[bytes]]:
+    process = subprocess.Popen(
+        [sys.executable, "-c", BLOCKING], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+        start_new_session=True,
+    )
+    assert process.stdout is not None
+    process.stdout.readline()  # the child is running
+    yield process
+    stop_group(process, 1.0)  # whatever a test left, never leak it
+    for stream in (process.stdin, process.stdout):
+        if stream is not None:
+            stream.close()
+
+
+def test_the_time_box_ends_the_session_and_its_group(session: subprocess.Popen[bytes]) -> None:
+    assert group_alive(session.pid)  # control: it would run forever on its own
+    outcome = supervise(session, seconds=0.5, new_failure=lambda: False)
+    assert outcome.ended_by == "time box"
+    assert outcome.first_failure_seconds is None
+    assert not group_alive(session.pid)
+
+
+def test_a_new_failure_ends_the_session_when_asked(session: subprocess.Popen[bytes]) -> None:
+    polls = iter([False, True])
+    outcome = supervise(
+        session, seconds=600, new_failure=lambda: next(polls, True), stop_on_failure=True
+    )
+    assert outcome.ended_by == "failure found"
+    assert outcome.first_failure_seconds is not None
+    assert not group_alive(session.pid)
+
+
+def test_a_failure_is_noted_but_the_session_continues_by_default(
+    session: subprocess.Popen[bytes],
+) -> None:
+    outcome = supervise(session, seconds=1.5, new_failure=lambda: True)
+    assert outcome.ended_by == "time box"
+    assert outcome.first_failure_seconds is not None
+
+
+def test_a_session_that_exits_by_itself_is_reported() -> None:
+    process = subprocess.Popen([sys.executable, "-c", "raise SystemExit(3)"],
+                               start_new_session=True)
+    outcome = supervise(process, seconds=600, new_failure=lambda: False)
+    assert (outcome.ended_by, outcome.exit_code) == ("hypofuzz exited", 3)
+
+
+def test_what_ignores_sigterm_is_killed() -> None:
+    process = subprocess.Popen(
+        [sys.executable, "-c", BLOCKING, "ignore-term"], stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE, start_new_session=True,
+    )
+    assert process.stdout is not None and process.stdin is not None
+    process.stdout.readline()  # SIGTERM is ignored from here on
+    stop_group(process, 0.5)
+    assert process.returncode is not None and process.returncode < 0
+    assert not group_alive(process.pid)
+    process.stdout.close()
+    process.stdin.close()

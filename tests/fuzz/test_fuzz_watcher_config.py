@@ -1,0 +1,75 @@
+"""Noticing a session's new, fully shrunk failures; the selection passed to workers."""
+
+from __future__ import annotations
+
+import pytest
+from hypofuzz.database import FailureState
+from hypofuzz.database.database import failure_observation_key
+from hypothesis.database import InMemoryExampleDatabase
+
+from invariants.fuzzing.config import (
+    FuzzConfig,
+    FuzzConfigError,
+    load_factory,
+    normalise_invariants,
+)
+from invariants.fuzzing.failures import FailureWatcher
+from invariants.fuzzing.selection import build_machines, check_of, database_key, target_name
+
+KEY = b"k" * 48
+
+
+def test_only_new_and_fully_shrunk_failures_count() -> None:
+    database = InMemoryExampleDatabase()
+    database.save(KEY, b"old")  # saved by an earlier session
+    watcher = FailureWatcher(database, {"INV4": KEY})
+    assert watcher.checks_with_new_failures() == []
+    database.save(KEY, b"new")  # found, still being shrunk
+    assert watcher.new_entries("INV4") == {b"new"}
+    assert watcher.checks_with_new_failures() == []
+    database.save(failure_observation_key(KEY, b"new", state=FailureState.SHRUNK), b"{}")
+    assert watcher.checks_with_new_failures() == ["INV4"]
+
+
+def test_an_old_failure_is_not_new() -> None:
+    database = InMemoryExampleDatabase()
+    database.save(KEY, b"old")
+    database.save(failure_observation_key(KEY, b"old", state=FailureState.SHRUNK), b"{}")
+    assert FailureWatcher(database, {"INV4": KEY}).checks_with_new_failures() == []
+
+
+def test_the_selection_round_trips_through_the_environment() -> None:
+    config = FuzzConfig(mutant="M2", invariants=("INV2", "INV4"), database="redis://h:1/0")
+    assert FuzzConfig.from_environ(config.to_environ()) == config
+    assert FuzzConfig.from_environ({}) == FuzzConfig()
+
+
+def test_invariant_names_are_normalised_and_checked() -> None:
+    assert normalise_invariants(["inv4", "INV2", "inv4"]) == ("INV2", "INV4")
+    with pytest.raises(FuzzConfigError, match="INV9"):
+        normalise_invariants(["INV9"])
+
+
+@pytest.mark.parametrize(
+    ("spec", "message"),
+    [
+        ("no_colon", "expected module:factory"),
+        ("no_such_module_xyz:make", "cannot import no_such_module_xyz"),
+        ("reference_impl.adapter:nothing_here", "has no callable nothing_here"),
+    ],
+)
+def test_a_bad_adapter_spec_is_named(spec: str, message: str) -> None:
+    with pytest.raises(FuzzConfigError, match=message):
+        load_factory(spec)
+
+
+def test_machines_keep_the_key_a_plain_run_of_the_check_uses() -> None:
+    machines = build_machines(FuzzConfig(invariants=("INV4", "INV7")))
+    assert [m.__name__ for m in machines.values()] == ["INV4Machine", "INV7Machine"]
+    keys = {check: database_key(machine) for check, machine in machines.items()}
+    assert len(set(keys.values())) == 2
+    # The same check over another mesh shares the key: a saved failure replays there.
+    other = build_machines(FuzzConfig(mutant="M2", invariants=("INV4",)))["INV4"]
+    assert database_key(other) == keys["INV4"]
+    assert check_of(f"targets.py::{target_name('INV4')}::runTest") == "INV4"
+    assert check_of("targets.py::TestOther::runTest") is None
