@@ -31,6 +31,8 @@ MESH = '''\
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from invariants.trace import EventKind, MessageClass, TraceEvent
 
 # Every type name this mesh has seen, for its own diagnostics.
@@ -45,9 +47,16 @@ class DeliveryFailure:
         self.error = error
 
 
-def may_answer(message_class: MessageClass) -> bool:
-    """Failures, heartbeats and lifecycle messages are never answered."""
-    return not message_class.suppresses_answer
+@dataclass(frozen=True)
+class Delivery:
+    id: str
+    sender: str
+    target: str
+    message_class: MessageClass
+
+    def may_answer(self) -> bool:
+        """Failures, heartbeats and lifecycle messages are never answered."""
+        return not self.message_class.suppresses_answer
 
 
 class TinyMesh:
@@ -62,30 +71,30 @@ class TinyMesh:
 
     def post(self, sender: str, target: str, type_name: str, message_class: MessageClass,
              identity: str | None) -> str:
-        delivery_id = f"d{self.next_id}"
+        delivery = Delivery(f"d{self.next_id}", sender, target, message_class)
         self.next_id += 1
         SEEN_TYPES.add(type_name)
-        self.emit(EventKind.POSTED, hub=target, delivery_id=delivery_id, sender=sender,
+        self.emit(EventKind.POSTED, hub=target, delivery_id=delivery.id, sender=sender,
                   target=target, message_type=type_name, message_class=message_class)
         if identity is None and message_class is not MessageClass.SYSTEM:
-            self.reject(delivery_id, target)
+            self.reject(delivery)
         elif target not in self.hubs:
-            self.not_found(delivery_id, target, message_class)
+            self.not_found(delivery)
         else:
-            self.hubs[target].append(delivery_id)
-            self.emit(EventKind.ENQUEUED, hub=target, delivery_id=delivery_id)
-        return delivery_id
+            self.hubs[target].append(delivery.id)
+            self.emit(EventKind.ENQUEUED, hub=target, delivery_id=delivery.id)
+        return delivery.id
 
-    def reject(self, delivery_id: str, hub: str) -> None:
-        self.emit(EventKind.REJECTED, hub=hub, delivery_id=delivery_id)
+    def reject(self, delivery: Delivery) -> None:
+        self.emit(EventKind.REJECTED, hub=delivery.target, delivery_id=delivery.id)
         # BUG: a rejection is answered, so a rejected post amplifies.
-        self.send(DeliveryFailure(delivery_id, "Rejected"), hub)
+        self.send(DeliveryFailure(delivery.id, "Rejected"), delivery.target)
 
-    def not_found(self, delivery_id: str, hub: str, message_class: MessageClass) -> None:
-        if may_answer(message_class):
-            self.send(DeliveryFailure(delivery_id, "NotFound"), hub)
+    def not_found(self, delivery: Delivery) -> None:
+        if delivery.may_answer():
+            self.send(DeliveryFailure(delivery.id, "NotFound"), delivery.target)
         else:
-            self.emit(EventKind.ANSWER_SUPPRESSED, hub=hub, delivery_id=delivery_id)
+            self.emit(EventKind.ANSWER_SUPPRESSED, hub=delivery.target, delivery_id=delivery.id)
 
     def send(self, failure: DeliveryFailure, hub: str) -> None:
         self.emit(EventKind.FAILURE_EMITTED, hub=hub, delivery_id=f"f{self.next_id}",
@@ -100,16 +109,16 @@ class TinyMesh:
 '''
 
 FIXED_REJECT = '''\
-    def reject(self, delivery_id: str, hub: str) -> None:
+    def reject(self, delivery: Delivery) -> None:
         # Rejection is terminal: logged once, dropped, never answered.
-        self.emit(EventKind.REJECTED, hub=hub, delivery_id=delivery_id)
+        self.emit(EventKind.REJECTED, hub=delivery.target, delivery_id=delivery.id)
 '''
 
 BUGGY_REJECT = '''\
-    def reject(self, delivery_id: str, hub: str) -> None:
-        self.emit(EventKind.REJECTED, hub=hub, delivery_id=delivery_id)
+    def reject(self, delivery: Delivery) -> None:
+        self.emit(EventKind.REJECTED, hub=delivery.target, delivery_id=delivery.id)
         # BUG: a rejection is answered, so a rejected post amplifies.
-        self.send(DeliveryFailure(delivery_id, "Rejected"), hub)
+        self.send(DeliveryFailure(delivery.id, "Rejected"), delivery.target)
 '''
 
 ADAPTER = '''\
