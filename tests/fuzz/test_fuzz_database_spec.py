@@ -7,6 +7,8 @@ import socket
 from pathlib import Path
 
 import pytest
+
+pytest.importorskip("redis", reason="needs the fuzz extra: pip install -e '.[fuzz]'")
 from hypothesis.database import DirectoryBasedExampleDatabase
 from hypothesis.extra.redis import RedisExampleDatabase
 

@@ -20,6 +20,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
+pytest.importorskip("hypofuzz", reason="needs the fuzz extra: pip install -e '.[fuzz]'")
+pytest.importorskip("redis", reason="needs the fuzz extra: pip install -e '.[fuzz]'")
 import redis
 from hypothesis.extra.redis import RedisExampleDatabase
 

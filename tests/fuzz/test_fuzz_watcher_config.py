@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+
+pytest.importorskip("hypofuzz", reason="needs the fuzz extra: pip install -e '.[fuzz]'")
 from hypofuzz.database import FailureState
 from hypofuzz.database.database import failure_observation_key
 from hypothesis.database import InMemoryExampleDatabase
