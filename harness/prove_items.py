@@ -62,7 +62,8 @@ class MutantItem(HarnessItem):
         killers = [check for check in mutant.kills if cells[check].killed]
         detail = f"by {', '.join(killers)}" if killers else ""
         if survived:
-            detail = f"(missed by {', '.join(survived)}" + (f"; killed {detail})" if detail else ")")
+            killed = f"; killed {detail}" if detail else ""
+            detail = f"(missed by {', '.join(survived)}{killed})"
         self.record(kind="mutant", mutant=mutant.name,
                     verdict="survived" if survived else "killed", detail=detail)
         if survived:
