@@ -59,8 +59,15 @@ def run_invariant(
     *,
     params: CheckParams | None = None,
     diagram_path: Path | None = None,
+    seed_scenarios: bool = True,
 ) -> Outcome:
-    machine = machine_class(check_id, adapter_factory, params=params, diagram_path=diagram_path)
+    machine = machine_class(
+        check_id,
+        adapter_factory,
+        params=params,
+        diagram_path=diagram_path,
+        seed_scenarios=seed_scenarios,
+    )
     started = time.perf_counter()  # reporting only: no decision depends on it
     verdict: Verdict = "pass"
     text: str | None = None

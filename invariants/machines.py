@@ -12,7 +12,8 @@ virtual time and stops the silo gracefully or not.
 - Swarm: the `init` rule switches each optional rule family (fault kinds among them) on
   or off for the run, so a shrunk failure carries only the families it needs.
 - Each check gets the rule families its invariant needs (`PLANS`), so a mesh breaking it
-  is found in few examples and shrinks to a few steps.
+  is found in few examples and shrinks to a few steps; `init` may start a run with one of
+  the check's seed scenarios (`invariants.seed_programs`), so the known shapes are tried.
 - Safety after every step (the checker's monitor is fed only the new events), deadlines
   against virtual time, liveness at teardown: run to quiescence within a bound, then
   every subscription terminated, queues drained, the stop completed, answers owed given.
@@ -40,6 +41,7 @@ from invariants.adapter import AdapterFactory, Fault, FaultKind, MeshAdapter, Me
 from invariants.checks import CHECK_IDS, CheckParams, Monitor, Violation, monitor_for
 from invariants.report import InvariantViolated, failure_diagram, failure_note, write_diagram
 from invariants.scripted_chooser import ScriptedChooser
+from invariants.seed_programs import SEED_PROGRAMS
 from invariants.trace import EventKind, MessageClass, TraceEvent
 
 HUBS = ("h0", "h1", "h2")
@@ -150,7 +152,6 @@ class MeshMachine(RuleBasedStateMachine):
         return self.adapter
 
     def start(self, watermarks: Sequence[int | None], swarm: Mapping[str, bool]) -> None:
-        self.steps += 1
         self.enabled = self.plan.core | {name for name, on in swarm.items() if on}
         self.adapter = type(self).adapter_factory(self.chooser)
         configured = {}
@@ -282,11 +283,13 @@ class MeshMachine(RuleBasedStateMachine):
         self.post(sender, to, spec, identity=None, route=route)
 
     def do_flood(self, to: str, count: int, route: Route) -> None:
-        """Many distinct keys of can-be-ignored traffic: no single key trips the breaker."""
+        """Many distinct keys of can-be-ignored traffic (no single key trips the breaker),
+        then a user-facing probe behind it, which must still be handled."""
         for _ in range(count):
             self.flood_keys += 1
             spec = MessageSpec("Heartbeat", MessageClass.IGNORABLE, f"path/{self.flood_keys}")
             self.post("flooder", to, spec, route=route)
+        self.post("prober", to, MessageSpec("Probe"), route=route)
 
     def do_fanout(self, to: str, extra: int) -> None:
         """One sender, target and type about many payload identities, in one window."""
@@ -320,13 +323,29 @@ class MeshMachine(RuleBasedStateMachine):
     def do_remove(self, to: str) -> None:
         self.mesh.inject(Fault(FaultKind.REMOVE_TARGET, to))
 
-    def do_stop(self, graceful: bool) -> None:
+    def do_stop(self, graceful: bool, racing: Sequence[tuple[str, Route]] = ()) -> None:
+        """Stop the silo; `racing` posts are sent in the same instant, so their legs (and
+        the NACKs they cause) are in flight while the stop runs."""
+        for to, route in racing:
+            self.post("client", to, MessageSpec("Request"), route=route)
         self.stopped = True
         self.mesh.stop(graceful=graceful)
 
     def do_advance(self, ms: int, schedule: list[int]) -> None:
         self.chooser.load(schedule)
         self.mesh.advance(ms)
+
+    def play(self, name: str) -> None:
+        """Replay a seed scenario's steps (its own `init` aside) on this run's hubs, so the
+        known shapes are always among the runs and combine with the steps drawn after."""
+        check_id, _, program = name.partition(":")
+        for family, arguments in SEED_PROGRAMS[check_id][program]:
+            if family == "init" or (family == "stop" and self.stopped):
+                continue
+            if family == "advance":
+                self.mesh.advance(arguments["ms"])
+            else:
+                getattr(self, f"do_{family}")(**arguments)
 
 
 # Rule families: the strategies of each rule's arguments.
@@ -362,7 +381,10 @@ def _family_arguments(plan: Plan) -> dict[str, dict[str, st.SearchStrategy[Any]]
         "block": {"to": _HUB, "duration_ms": st.sampled_from([100, 1_000, 5_000, 40_000])},
         "slow": {"to": _ANY_TARGET, "duration_ms": st.sampled_from([5, 5_000, 45_000])},
         "remove": {"to": _HUB},
-        "stop": {"graceful": st.sampled_from([True, False])},  # graceful first: it holds
+        "stop": {
+            "graceful": st.sampled_from([True, False]),  # graceful first: it holds
+            "racing": st.lists(st.tuples(to, route), max_size=3),
+        },
     }
 
 
@@ -397,9 +419,11 @@ def machine_class(
     params: CheckParams | None = None,
     diagram_path: Path | None = None,
     name: str | None = None,
+    seed_scenarios: bool = True,
 ) -> type[MeshMachine]:
     """A fresh machine class checking `check_id` (one id, or several) on meshes from
-    `adapter_factory`; its `TestCase` runs under pytest/unittest."""
+    `adapter_factory`; its `TestCase` runs under pytest/unittest. `seed_scenarios=False`
+    leaves the seed scenarios out of `init`, so only the drawn rules explore."""
     check_ids = (check_id,) if isinstance(check_id, str) else tuple(check_id)
     unknown = [c for c in check_ids if c not in PLANS]
     if unknown or not check_ids:
@@ -414,8 +438,16 @@ def machine_class(
     arguments = _family_arguments(plan)
     toggled = sorted(plan.extra - plan.core)
 
-    def init(self: MeshMachine, watermarks: tuple[int | None, ...], swarm: dict[str, bool]) -> None:
+    def init(
+        self: MeshMachine,
+        watermarks: tuple[int | None, ...],
+        swarm: dict[str, bool],
+        scenario: str | None,
+    ) -> None:
+        self.steps += 1
         self.start(watermarks, swarm)
+        if scenario is not None:
+            self.play(scenario)
 
     namespace: dict[str, Any] = {
         "check_ids": check_ids,
@@ -427,6 +459,12 @@ def machine_class(
         "init": initialize(
             watermarks=st.tuples(*(st.sampled_from(WATERMARKS) for _ in HUBS)),
             swarm=st.fixed_dictionaries({f: st.booleans() for f in toggled}),
+            # None first: a shrunk failure names a seed scenario only when it needs one.
+            scenario=st.sampled_from(
+                [None, *(f"{c}:{p}" for c in check_ids for p in SEED_PROGRAMS[c])]
+                if seed_scenarios
+                else [None]
+            ),
         )(init),
         "advance": rule(
             ms=st.sampled_from([1, 250, 1_000, 30_000, 31_000]),

@@ -20,7 +20,7 @@ M, G, D = Route.MONOLITH, Route.GRAIN, Route.DIRECT
 
 def _init(*watermarks: int | None) -> Step:
     padded = (*watermarks, None, None, None)[:3]
-    return ("init", {"watermarks": padded, "swarm": {}})
+    return ("init", {"watermarks": padded, "swarm": {}, "scenario": None})
 
 
 def _user(to: str, route: Route = M, count: int = 1, sender: str = "client") -> Step:

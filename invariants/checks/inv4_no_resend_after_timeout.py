@@ -42,8 +42,11 @@ class NoResendAfterTimeout(Monitor):
             self._stopped_at = event.time_ms
             return
         did = event.delivery_id
-        if event.kind is EventKind.LEG_ENDED and did in self._deliveries:
-            self._deliveries[did].last_failure = None  # the leg is over: no retry is owed
+        ended = did if event.kind is EventKind.LEG_ENDED else None
+        if event.kind is EventKind.FAILURE_EMITTED:
+            ended = event.answers  # the sender is told it failed: the retries are over
+        if ended is not None and ended in self._deliveries:
+            self._observe_gave_up(self._deliveries[ended], ended, event)
             return
         if did is None or event.kind not in (
             EventKind.ATTEMPT,
@@ -95,18 +98,38 @@ class NoResendAfterTimeout(Monitor):
                 )
         d.last_failure = None
 
+    def _owes_retry(self, d: _Delivery) -> TraceEvent | None:
+        """The rejection still owed a retry: re-sendable, and the budget not yet spent."""
+        failure = d.last_failure
+        if (
+            failure is None
+            or failure.timed_out
+            or failure.error not in self.params.resendable_errors
+            or d.attempts > self.params.delivery_retries
+        ):
+            return None
+        return failure
+
+    def _observe_gave_up(self, d: _Delivery, did: str, event: TraceEvent) -> None:
+        """The leg ended or the sender was answered: fine unless a retry was still owed
+        (a leg the stop's pool drain terminated owes nothing)."""
+        failure = self._owes_retry(d)
+        d.last_failure = None
+        if failure is None or event.reason == "drained":
+            return
+        self.flag(
+            f"rejected delivery {did} given up after {d.attempts} attempt(s) "
+            f"(budget of {self.params.delivery_retries} retries not spent)",
+            failure,
+            event,
+        )
+
     def overdue(self, now_ms: int) -> list[Violation]:
         found: list[Violation] = []
         for did, d in self._deliveries.items():
-            failure = d.last_failure
-            if (
-                failure is None
-                or failure.timed_out
-                or failure.error not in self.params.resendable_errors
-            ):
+            failure = self._owes_retry(d)
+            if failure is None:
                 continue
-            if d.attempts > self.params.delivery_retries:
-                continue  # budget spent: the failure stands
             due = failure.time_ms + self.params.retry_delay_ms(d.attempts)
             if self._stopped_at is not None and self._stopped_at <= due:
                 continue

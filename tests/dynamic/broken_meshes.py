@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 from invariants.adapter import Chooser, MessageSpec, Route
-from invariants.trace import EventKind
+from invariants.trace import EventKind, MessageClass
 from reference_impl.adapter import ReferenceAdapter
 from reference_impl.breaker import StormBreaker
 from reference_impl.constants import STAGE_ACTIVE, retry_delay_ms
@@ -150,6 +150,85 @@ class PayloadTypeGuard(ReferenceAdapter):
         _payload_type_guard(self.mesh.grain)
 
 
+class AnswersFailures(ReferenceAdapter):
+    """INV1: the routers answer a DeliveryFailure that fails routing (the ping-pong)."""
+
+    def __init__(self, chooser: Chooser | None = None) -> None:
+        super().__init__(chooser)
+        for router in (self.mesh.monolith, self.mesh.grain):
+            _answer_failures(router)
+
+
+def _answer_failures(router: Router) -> None:
+    guarded = router.answer_failure
+
+    def answer_failure(delivery: Delivery, error: ErrorType, *, local: bool = False,
+                       hub: str | None = None) -> None:
+        if delivery.message_class is MessageClass.FAILURE:
+            router.mesh.answers.send(delivery, DeliveryFailure(delivery.id, error),
+                                     hub=hub or router.name, local=local)
+            return
+        guarded(delivery, error, local=local, hub=hub)
+
+    router.answer_failure = answer_failure  # type: ignore[method-assign]
+
+
+class NeverRetries(ReferenceAdapter):
+    """INV4, the other side: the retry was simply disabled, so a rejection is not re-sent."""
+
+    def __init__(self, chooser: Chooser | None = None) -> None:
+        super().__init__(chooser, delivery_retries=0)
+
+
+class ShedsUserMessages(ReferenceAdapter):
+    """INV3: past the watermark everything is shed, user-facing messages included."""
+
+    def create_hub(self, address: str, *, watermark: int | None = None) -> None:
+        super().create_hub(address, watermark=watermark)
+        policy = self.mesh.hubs[address].watermark
+
+        def should_shed(message_class: MessageClass, depth: int) -> bool:
+            return depth >= policy.watermark
+
+        policy.should_shed = should_shed  # type: ignore[method-assign]
+
+
+class DetachedNack(ReferenceAdapter):
+    """INV5: a NACK subscribed outside the routing pool: uncounted, so the stop does not
+    wait for it and it lands after the silo stopped."""
+
+    def __init__(self, chooser: Chooser | None = None) -> None:
+        super().__init__(chooser)
+        scheduler = self.mesh.scheduler
+
+        def send_nack(nack: LegOperation) -> LegHandle:
+            return nack.subscribe(scheduler)
+
+        self.mesh.answers.send_nack = send_nack  # type: ignore[method-assign,assignment]
+
+
+class HoldsNonGraceful(ReferenceAdapter):
+    """INV5: a non-graceful stop (token already cancelled) still holds at Active."""
+
+    def __init__(self, chooser: Chooser | None = None) -> None:
+        super().__init__(chooser)
+        self.mesh.silo._participants[STAGE_ACTIVE] = self.mesh.silo.quiescence.hold_until_drained
+
+
+class NeverAnswers(ReferenceAdapter):
+    """INV7: the routers answer nothing, not even an ordinary delivery they failed."""
+
+    def __init__(self, chooser: Chooser | None = None) -> None:
+        super().__init__(chooser)
+        for router in (self.mesh.monolith, self.mesh.grain):
+            router.answer_failure = _silent  # type: ignore[method-assign]
+
+
+def _silent(delivery: Delivery, error: ErrorType, *, local: bool = False,
+            hub: str | None = None) -> None:
+    return None
+
+
 BROKEN: dict[str, type[ReferenceAdapter]] = {
     "INV1": AnswersRejections,
     "INV2": UnboundedResubscribe,
@@ -159,3 +238,14 @@ BROKEN: dict[str, type[ReferenceAdapter]] = {
     "INV6": KeyWithoutIdentity,
     "INV7": PayloadTypeGuard,
 }
+
+# Further controls: the other half of a check (e.g. INV4's "a rejection is still re-sent")
+# or a second shape of the same defect (INV5's detached NACK, mutant M7's shape).
+MORE_BROKEN: list[tuple[str, type[ReferenceAdapter]]] = [
+    ("INV1", AnswersFailures),
+    ("INV3", ShedsUserMessages),
+    ("INV4", NeverRetries),
+    ("INV5", DetachedNack),
+    ("INV5", HoldsNonGraceful),
+    ("INV7", NeverAnswers),
+]

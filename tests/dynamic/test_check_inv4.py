@@ -100,7 +100,7 @@ def test_timed_out_delivery_never_received_is_unfinished() -> None:
     assert "reached the callee 0 times (expected 1)" in v.message
 
 
-def test_no_retry_owed_once_the_leg_ended() -> None:
+def test_no_retry_owed_once_the_stop_drained_the_leg() -> None:
     t = Trace()
     _rejected_all_the_way(t, 2)
     t.add(K.LEG_ENDED, leg_id="L1", delivery_id="d1", reason="drained")
@@ -113,3 +113,21 @@ def test_unknown_error_names_are_not_assumed_resendable() -> None:
     t.add(K.ATTEMPT_FAILED, hub="router", delivery_id="d1", error="TargetNotFoundError",
           timed_out=False)
     assert inv4.check(t.events, now_ms=100_000, final=True) == []
+
+
+def test_rejected_delivery_answered_before_its_budget_is_spent_is_flagged() -> None:
+    t = Trace()
+    _rejected_all_the_way(t, 1)
+    t.add(K.FAILURE_EMITTED, hub="grain", delivery_id="n1", answers="d1", error="Unavailable")
+    t.add(K.LEG_ENDED, leg_id="L1", delivery_id="d1", reason="failed")
+    [v] = inv4.check(t.events)
+    assert "given up after 1 attempt(s)" in v.message
+    assert v.seqs == (1, 2)
+
+
+def test_rejection_answered_once_the_budget_is_spent_passes() -> None:
+    t = Trace()
+    _rejected_all_the_way(t, 7)
+    t.add(K.FAILURE_EMITTED, hub="grain", delivery_id="n1", answers="d1", error="Unavailable")
+    t.add(K.LEG_ENDED, leg_id="L1", delivery_id="d1", reason="failed")
+    assert inv4.check(t.events, final=True) == []
