@@ -1,0 +1,135 @@
+"""THE KILL MATRIX AS A TEST (SPEC §3.3): in the `ci` profile every mutant is killed by every
+check listed for it, and the reference passes every check; deterministically. The seed
+scenarios are tried as fixed step programs, so the known shapes always run."""
+
+from __future__ import annotations
+
+import jsonschema
+import libcst as cst
+import libcst.matchers as m
+import pytest
+
+from invariants.dynamic_run import run_program
+from invariants.mutants.base import Mutant, MutationCodemod
+from invariants.mutants.build import build_mutant
+from invariants.mutants.matrix import ALL_CHECKS, DYNAMIC_CHECKS, Matrix, dynamic_cell, prove
+from invariants.mutants.registry import MUTANTS, find_mutant
+from invariants.seed_programs import SEED_PROGRAMS
+
+EXPECTED_KILLS = [(mutant.id, check) for mutant in MUTANTS for check in mutant.kills]
+MAX_SHRUNK_STEPS = 12
+
+
+@pytest.fixture(scope="module")
+def matrix() -> Matrix:
+    return prove("ci", expected_only=True)
+
+
+def test_reference_passes_every_check(matrix: Matrix) -> None:
+    assert tuple(matrix.reference) == ALL_CHECKS
+    failing = {c: cell.evidence for c, cell in matrix.reference.items() if cell.killed}
+    assert failing == {}
+
+
+@pytest.mark.parametrize(("mutant", "check"), EXPECTED_KILLS, ids=[f"{m}-{c}" for m, c in
+                                                                   EXPECTED_KILLS])
+def test_mutant_is_killed_by_listed_check(matrix: Matrix, mutant: str, check: str) -> None:
+    cell = matrix.mutants[mutant][check]
+    assert cell.killed, f"{mutant} survived {check}"
+    if check in DYNAMIC_CHECKS:
+        assert cell.examples >= 1 and 1 <= cell.steps <= MAX_SHRUNK_STEPS, cell
+    else:
+        assert check in cell.evidence
+
+
+def test_matrix_is_clean_and_its_json_has_the_documented_shape(matrix: Matrix) -> None:
+    assert matrix.errors == [] and matrix.missing_kills() == [] and matrix.ok
+    cell = {
+        "type": "object",
+        "properties": {
+            "killed": {"type": "boolean"},
+            "examples": {"type": "integer", "minimum": 0},
+            "steps": {"type": "integer", "minimum": 0},
+            "seconds": {"type": "number", "minimum": 0},
+        },
+        "required": ["killed", "examples", "steps", "seconds"],
+        "additionalProperties": False,
+    }
+    checks = {"type": "string", "enum": list(ALL_CHECKS)}
+    schema = {
+        "type": "object",
+        "properties": {
+            "reference": {"type": "object", "propertyNames": checks,
+                          "additionalProperties": {"enum": ["pass", "fail"]}},
+            "mutants": {"type": "object", "additionalProperties": {
+                "type": "object", "propertyNames": checks, "additionalProperties": cell}},
+            "expected": {"type": "object",
+                         "additionalProperties": {"type": "array", "items": checks}},
+        },
+        "required": ["reference", "mutants", "expected"],
+        "additionalProperties": False,
+    }
+    data = matrix.to_json()
+    jsonschema.validate(data, schema)
+    assert data["expected"] == {mutant.id: list(mutant.kills) for mutant in MUTANTS}
+    assert set(data["reference"].values()) == {"pass"}
+
+
+# The seed scenario that must catch each mutant, as a fixed step program.
+SEED_KILLS = [
+    ("M1", "INV7", "answer-once"),
+    ("M1", "INV7", "departed-owner"),
+    ("M2", "INV4", "timeout"),
+    ("M3", "INV2", "missing-target"),
+    ("M4", "INV3", "flood"),
+    ("M5", "INV6", "fanout"),
+    ("M6", "INV5", "stop-with-legs"),
+    ("M7", "INV5", "stop-with-legs"),
+    ("M8", "INV1", "failure-ping-pong"),
+]
+
+
+@pytest.mark.parametrize(("mutant", "check", "seed"), SEED_KILLS,
+                         ids=[f"{m}-{s}" for m, _, s in SEED_KILLS])
+def test_seed_program_catches_its_mutant(mutant: str, check: str, seed: str) -> None:
+    outcome = run_program(check, build_mutant(find_mutant(mutant)).factory,
+                          SEED_PROGRAMS[check][seed])
+    assert outcome.verdict == "violation", outcome.failure_text
+    assert {v.check_id for v in outcome.violations} == {check}
+
+
+def test_dynamic_kill_is_deterministic() -> None:
+    factory = build_mutant(find_mutant("M3")).factory
+    first, second = dynamic_cell("INV2", factory, "ci"), dynamic_cell("INV2", factory, "ci")
+    assert first.killed and second.killed
+    assert (first.examples, first.steps, first.evidence) == (
+        second.examples, second.steps, second.evidence)
+
+
+class SwapComparison(MutationCodemod):
+    """`self.attempt < self.retries` -> `self.retries > self.attempt`: the same bound."""
+
+    @m.call_if_inside(m.FunctionDef(name=m.Name("_retry_or_terminate")))
+    @m.leave(m.If(test=m.Comparison(comparisons=[m.ComparisonTarget(operator=m.LessThan())])))
+    def swap(self, original_node: cst.If, updated_node: cst.If) -> cst.If:
+        self.hit()
+        return updated_node.with_changes(
+            test=cst.parse_expression("self.retries > self.attempt"))
+
+
+EQUIVALENT = Mutant(
+    id="M0", slug="equivalent-bound", shape="the retry bound written the other way round",
+    path="subscribe.py", site="BoundedSubscription._retry_or_terminate",
+    target="if self.attempt < self.retries:", kills=("INV2", "MESH004"), codemod=SwapComparison,
+)
+
+
+def test_an_equivalent_mutant_survives_and_the_matrix_says_so() -> None:
+    """Negative control of the matrix itself: a rewrite that changes nothing is not killed,
+    and a kill it claims is reported missing."""
+    result = prove("ci", [EQUIVALENT], checks=["MESH004", "INV2"], expected_only=True)
+    cells = result.mutants["M0"]
+    assert not cells["INV2"].killed and not cells["MESH004"].killed
+    assert cells["INV2"].examples > 1 and cells["INV2"].steps == 0
+    assert result.missing_kills() == [("M0", "INV2"), ("M0", "MESH004")]
+    assert not result.ok
