@@ -2,9 +2,9 @@
 
 Steps are recorded as cheap tuples and turned into `TraceEvent`s only when the trace is
 read, so a flood costs little; recording can be switched off entirely (the benchmark
-measures both). The hot records are tuples of plain strings and ints, which the cyclic
-garbage collector stops tracking, and one intake is one record: it reads back as POSTED,
-the breaker trip if there was one, and the intake's outcome.
+measures both). Records hold plain strings, ints and bools only, which the cyclic garbage
+collector stops tracking, and one intake is one record: it reads back as POSTED, the
+breaker trip if there was one, and the intake's outcome.
 """
 
 from __future__ import annotations
@@ -39,7 +39,11 @@ class TraceRecorder:
 
     def emit(self, kind: EventKind, **fields: Any) -> None:
         if self.enabled:
-            self._raw.append((self._clock.now, kind, fields))
+            # Plain values only (enums by their value), so the collector untracks the record.
+            message_class = fields.get("message_class")
+            if message_class is not None:
+                fields["message_class"] = message_class._value_
+            self._raw.append((self._clock.now, kind._value_, fields))
 
     def intake(self, hub: str, d: Delivery, outcome: EventKind, depth: int,
                watermark: int | None = None, tripped: bool = False) -> None:
@@ -69,7 +73,11 @@ def _expand(r: tuple[Any, ...], events: list[TraceEvent]) -> None:
     """Append the event(s) one record stands for, numbered by their position."""
     time_ms, tag = r[0], r[1]
     if len(r) == 3:
-        events.append(TraceEvent(len(events), time_ms, tag, **r[2]))
+        fields = r[2]
+        message_class = fields.get("message_class")
+        if message_class is not None:
+            fields = {**fields, "message_class": CLASSES[message_class]}
+        events.append(TraceEvent(len(events), time_ms, KINDS[tag], **fields))
     elif tag == _HANDLED:
         events.append(TraceEvent(len(events), time_ms, EventKind.HANDLED, hub=r[2],
                                  delivery_id=r[3], message_type=r[4]))
