@@ -3,6 +3,7 @@ findings they report (positions are computed once, at the end, for reported node
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -60,22 +61,79 @@ def symbol_of(ancestors: tuple[cst.CSTNode, ...]) -> str:
     )
 
 
-class _CallCollector(cst.CSTVisitor):
-    def __init__(self) -> None:
-        self.stack: list[cst.CSTNode] = []
-        self.calls: list[CallRecord] = []
-        self.class_reads: list[ClassReadRecord] = []
+# Fields that hold only punctuation and whitespace: nothing a rule looks for lives there.
+_SKIPPED_FIELDS = frozenset(
+    {
+        "lpar",
+        "rpar",
+        "comma",
+        "semicolon",
+        "leading_lines",
+        "lines_after_decorator",
+        "header",
+        "footer",
+        "colon",
+        "equal",
+        "dot",
+        "operator",
+        "newline",
+        "star",
+        "asynchronous",
+        "lbracket",
+        "rbracket",
+        "lbrace",
+        "rbrace",
+        "indent",
+    }
+)
+_NODE_FIELDS: dict[type[cst.CSTNode], tuple[str, ...]] = {}
 
-    def on_visit(self, node: cst.CSTNode) -> bool:
+
+def _node_fields(kind: type[cst.CSTNode]) -> tuple[str, ...]:
+    names = _NODE_FIELDS.get(kind)
+    if names is None:
+        names = tuple(
+            f.name
+            for f in dataclasses.fields(kind)
+            if f.name not in _SKIPPED_FIELDS and "whitespace" not in f.name
+        )
+        _NODE_FIELDS[kind] = names
+    return names
+
+
+@dataclass(slots=True)
+class _Collected:
+    calls: list[CallRecord] = field(default_factory=list)
+    class_reads: list[ClassReadRecord] = field(default_factory=list)
+
+
+def _collect(module: cst.Module) -> _Collected:
+    """Calls and `__class__` reads with their ancestors, in source order.
+
+    An explicit-stack walk over the node fields: no recursion limit to hit, and far
+    cheaper than libcst's visitor machinery, which rebuilds every node it passes.
+    """
+    found = _Collected()
+    path: list[cst.CSTNode] = []
+    stack: list[tuple[cst.CSTNode, int]] = [(module, 0)]
+    while stack:
+        node, depth = stack.pop()
+        del path[depth:]
         if isinstance(node, cst.Call):
-            self.calls.append(CallRecord(tuple(self.stack), node))
+            found.calls.append(CallRecord(tuple(path), node))
         elif isinstance(node, cst.Attribute) and node.attr.value == "__class__":
-            self.class_reads.append(ClassReadRecord(tuple(self.stack), node))
-        self.stack.append(node)
-        return True
-
-    def on_leave(self, original_node: cst.CSTNode) -> None:
-        self.stack.pop()
+            found.class_reads.append(ClassReadRecord(tuple(path), node))
+        path.append(node)
+        children: list[cst.CSTNode] = []
+        for name in _node_fields(type(node)):
+            value = getattr(node, name)
+            if isinstance(value, cst.CSTNode):
+                children.append(value)
+            elif isinstance(value, (list, tuple)):
+                children.extend(item for item in value if isinstance(item, cst.CSTNode))
+        depth += 1
+        stack.extend((child, depth) for child in reversed(children))
+    return found
 
 
 @dataclass(slots=True)
@@ -119,13 +177,8 @@ class FileContext:
         return import_aliases(self.module)
 
     @cached_property
-    def _collected(self) -> _CallCollector:
-        def collect() -> _CallCollector:
-            collector = _CallCollector()  # fresh per attempt: a failed walk leaves partial lists
-            self.module.visit(collector)
-            return collector
-
-        return run_deep(collect)
+    def _collected(self) -> _Collected:
+        return _collect(self.module)
 
     @property
     def calls(self) -> list[CallRecord]:

@@ -9,7 +9,7 @@ are derived in one sweep over the tokens. Files that report nothing pay nothing.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 
 import libcst as cst
@@ -33,6 +33,7 @@ class _MarkingState(CodegenState):
         )
         self.wanted = wanted
         self.marks: dict[int, tuple[int, int]] = {}
+        self.open = len(wanted)
 
     @contextmanager
     def record_syntactic_position(
@@ -48,6 +49,13 @@ class _MarkingState(CodegenState):
         start = len(self.tokens)
         yield
         self.marks[id(node)] = (start, len(self.tokens))
+        self.open -= 1
+        if self.open == 0:
+            raise _AllMarked  # the rest of the file cannot move these positions
+
+
+class _AllMarked(Exception):
+    pass
 
 
 def locate(module: cst.Module, nodes: Iterable[cst.CSTNode]) -> dict[int, Span]:
@@ -56,7 +64,8 @@ def locate(module: cst.Module, nodes: Iterable[cst.CSTNode]) -> dict[int, Span]:
     if not wanted:
         return {}
     state = _MarkingState(module, wanted)
-    module._codegen(state)
+    with suppress(_AllMarked):
+        module._codegen(state)
     # One sweep: token index -> (line, column) for every boundary we need.
     boundaries = sorted({index for pair in state.marks.values() for index in pair})
     where: dict[int, tuple[int, int]] = {}

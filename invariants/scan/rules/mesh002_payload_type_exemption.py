@@ -22,8 +22,12 @@ _TYPE_WORDS = ("isinstance", "issubclass", "type(", "__class__")
 
 
 def applies(ctx: FileContext) -> bool:
-    return any(a in ctx.text for a in ctx.config.payload_attributes) and any(
-        word in ctx.text for word in _TYPE_WORDS
+    config = ctx.config
+    exemptions = (*map(last_part, config.exemption_types), *config.exemption_attributes)
+    return (
+        any(word in ctx.text for word in exemptions)
+        and any(a in ctx.text for a in config.payload_attributes)
+        and any(word in ctx.text for word in _TYPE_WORDS)
     )
 
 

@@ -2,14 +2,17 @@
 
 A timeout means the callee accepted the request and has not answered: re-sending it runs
 the handler twice. Retries of non-idempotent calls must be gated on a predicate that
-excludes timeouts (`is_resendable`). Three shapes are recognised: a loop around a `try`
+excludes timeouts (`is_resendable`). Four shapes are recognised: a loop around a `try`
 whose handler catches a timeout or consults a timeout-admitting predicate; a tenacity
-`@retry` that admits timeouts (explicitly, or by retrying every exception); and a retry
-helper handed both the call and a timeout-admitting predicate.
+`@retry` that admits timeouts (explicitly, or by retrying every exception); a retry
+helper handed both the call and a timeout-admitting predicate; and an event-driven retry,
+an `if` on a timeout-admitting predicate whose true branch calls the non-idempotent call
+again or hands it to a scheduler as a callback.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 import libcst as cst
@@ -23,7 +26,8 @@ RULE_ID = "MESH003"
 
 def applies(ctx: FileContext) -> bool:
     config = ctx.config
-    if not any(last_part(name) in ctx.text for name in config.non_idempotent_calls):
+    names = "|".join(re.escape(last_part(name)) for name in config.non_idempotent_calls)
+    if not names or re.search(rf"\b(?:{names})\s*\(", ctx.text) is None:
         return False
     triggers = (*config.timeout_predicates, *map(last_part, config.timeout_exceptions), "retry")
     return any(word in ctx.text for word in triggers)
@@ -197,10 +201,46 @@ def _helpers(ctx: FileContext) -> None:
                 break
 
 
+def _sends(ctx: FileContext, call: cst.Call) -> bool:
+    """The call makes a non-idempotent call, or hands one over as a callback."""
+    if _is_non_idempotent(ctx, call):
+        return True
+    for arg in call.args:
+        named = ctx.name_of(arg.value)
+        if named is not None and last_part(named) in ctx.config.non_idempotent_calls:
+            return True
+    return False
+
+
+def _gates(ctx: FileContext) -> None:
+    """`if is_transient(exc) and ...: leg.schedule(delay, self.deliver, d)`: the retry is
+    a scheduled re-invocation behind a gate that lets a timeout through."""
+    calls = ctx.calls
+    for record in calls:
+        if not _is_predicate(ctx, record.node.func):
+            continue
+        gate = next((a for a in reversed(record.ancestors) if isinstance(a, cst.If)), None)
+        if gate is None or not (record.node is gate.test or _inside(record, gate.test)):
+            continue
+        inside_test = record.ancestors[record.ancestors.index(gate) + 1 :]
+        if any(isinstance(a, cst.UnaryOperation) for a in inside_test):
+            continue  # `not is_transient(exc)`: its true branch gives up
+        for sent in calls:
+            if _inside(sent, gate.body) and _sends(ctx, sent.node):
+                ctx.report(
+                    RULE_ID,
+                    sent.node,
+                    "a non-idempotent call is re-sent behind a timeout-admitting gate: a "
+                    "timed-out callee still holds the request; gate the retry on is_resendable",
+                    sent.symbol,
+                )
+
+
 def check(ctx: FileContext) -> None:
     _retry_loops(ctx)
     _tenacity(ctx)
     _helpers(ctx)
+    _gates(ctx)
 
 
 VALID: tuple[str, ...] = (
@@ -246,6 +286,16 @@ from tenacity import retry, retry_if_exception
 @retry(retry=retry_if_exception(is_resendable))
 def send_it(router, d):
     router.send(d)
+""",
+    # an event-driven retry gated on is_resendable; giving up on a transient failure
+    """
+class Operation:
+    def failed(self, leg, attempt, exc):
+        if is_resendable(exc) and attempt < self.retries:
+            leg.schedule(retry_delay_ms(attempt), self.deliver, leg, attempt + 1)
+            return
+        if not is_transient(exc):
+            self.router.answer_failure(self.d, classify(exc))
 """,
 )
 
@@ -296,6 +346,18 @@ def send_later(router, d):
     return retry_call(lambda: router.send(d), should_retry=is_transient)
 """,
         (3,),
+    ),
+    (
+        """
+class Operation:
+    def failed(self, leg, attempt, exc):
+        if is_transient(exc) and attempt < self.retries:
+            leg.schedule(retry_delay_ms(attempt), self.deliver, leg, attempt + 1)
+            return
+        if is_transient(exc):
+            self.router.send(self.d)
+""",
+        (5, 8),
     ),
 )
 
