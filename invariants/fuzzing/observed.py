@@ -20,7 +20,7 @@ OBSERVED_GLOB = "*_testcases.jsonl"
 
 
 @dataclass
-class TestObservations:
+class TargetObservations:
     """One fuzz target's test cases."""
 
     examples: int = 0  # generated or mutated inputs (shrinking excluded)
@@ -34,7 +34,7 @@ class TestObservations:
 
 @dataclass
 class Observed:
-    tests: dict[str, TestObservations] = field(default_factory=dict)
+    tests: dict[str, TargetObservations] = field(default_factory=dict)
     examples_per_worker: Counter[int] = field(default_factory=Counter)  # pid -> examples
     skipped_lines: int = 0
 
@@ -81,7 +81,7 @@ def _is_shrinking(record: dict[str, Any]) -> bool:
 
 
 def _add(observed: Observed, record: dict[str, Any]) -> None:
-    test = observed.tests.setdefault(str(record.get("property", "?")), TestObservations())
+    test = observed.tests.setdefault(str(record.get("property", "?")), TargetObservations())
     status = record.get("status")
     if status == "failed":
         test.failed += 1

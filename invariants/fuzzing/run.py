@@ -11,7 +11,7 @@ from invariants.fuzzing.behaviours import Coverage, session_coverage
 from invariants.fuzzing.database import check_reachable, open_database
 from invariants.fuzzing.failures import FailureWatcher, SavedFailure, collect_failures
 from invariants.fuzzing.goals import never_reached
-from invariants.fuzzing.observed import TestObservations, read_observed
+from invariants.fuzzing.observed import TargetObservations, read_observed
 from invariants.fuzzing.selection import build_machines, check_of, database_key
 from invariants.fuzzing.session import SessionPlan, SessionRun, run_session
 
@@ -20,7 +20,7 @@ from invariants.fuzzing.session import SessionPlan, SessionRun, run_session
 class FuzzReport:
     plan: SessionPlan
     run: SessionRun
-    tests: dict[str, TestObservations]  # by invariant
+    tests: dict[str, TargetObservations]  # by invariant
     coverage: dict[str, Coverage]
     goals: Counter[str]
     examples_per_worker: dict[int, int]
@@ -30,6 +30,12 @@ class FuzzReport:
     @property
     def never_reached(self) -> list[str]:
         return never_reached(dict(self.goals))
+
+    @property
+    def first_failing_example_seconds(self) -> float | None:
+        """When a worker first ran a failing example (before shrinking), from the start."""
+        starts = [t.first_failure_at for t in self.tests.values() if t.first_failure_at]
+        return max(0.0, min(starts) - self.run.started_at) if starts else None
 
     @property
     def failed(self) -> bool:
@@ -48,7 +54,7 @@ def run_fuzz(plan: SessionPlan, session_dir: Path) -> FuzzReport:
         plan, session_dir, new_failure=lambda: bool(watcher.checks_with_new_failures())
     )
     observed = read_observed(session_dir)
-    tests: dict[str, TestObservations] = {check: TestObservations() for check in machines}
+    tests: dict[str, TargetObservations] = {check: TargetObservations() for check in machines}
     for nodeid, seen in observed.tests.items():
         check = check_of(nodeid)
         if check in tests:

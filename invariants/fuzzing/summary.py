@@ -20,8 +20,12 @@ def render_text(report: FuzzReport) -> str:
         f"  database {plan.config.database}, {plan.processes} worker(s), "
         f"time box {plan.seconds:.0f} s, ran {run.elapsed:.1f} s, ended by {run.ended_by}",
     ]
+    first_example = report.first_failing_example_seconds
+    if first_example is not None:
+        lines.append(f"  first failing example ran after {first_example:.1f} s")
     if run.first_failure_seconds is not None:
-        lines.append(f"  first new failure saved after {run.first_failure_seconds:.1f} s")
+        saved = run.first_failure_seconds
+        lines.append(f"  first new failure shrunk and saved after {saved:.1f} s")
     lines += ["", "per test:"]
     header = f"  {'test':<6} {'examples':>9} {'ex/s':>7} {'shrink':>7} {'invalid':>8} "
     lines.append(header + f"{'goals':>6} {'behaviours':>11} {'fingerprints':>13}")
@@ -79,6 +83,7 @@ def report_json(report: FuzzReport) -> dict[str, Any]:
         "time_box_seconds": plan.seconds,
         "elapsed_seconds": run.elapsed,
         "ended_by": run.ended_by,
+        "first_failing_example_seconds": report.first_failing_example_seconds,
         "first_failure_seconds": run.first_failure_seconds,
         "tests": {
             check: {

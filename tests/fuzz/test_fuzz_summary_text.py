@@ -1,0 +1,66 @@
+"""The session summary: goals never reached are said, failures carry their report."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("hypofuzz", reason="needs the fuzz extra: pip install -e '.[fuzz]'")
+
+from invariants.fuzzing.behaviours import Coverage
+from invariants.fuzzing.config import FuzzConfig
+from invariants.fuzzing.failures import SavedFailure
+from invariants.fuzzing.goals import GOALS
+from invariants.fuzzing.observed import TargetObservations
+from invariants.fuzzing.run import FuzzReport
+from invariants.fuzzing.session import SessionPlan, SessionRun
+from invariants.fuzzing.summary import render_text, report_json
+
+
+def _report(tmp_path: Path, failures: list[SavedFailure], reached: Counter[str]) -> FuzzReport:
+    plan = SessionPlan(FuzzConfig(invariants=("INV4", "INV7"), database="/db"), 4, 60.0)
+    run = SessionRun(elapsed=60.0, started_at=1000.0, ended_by="time box", exit_code=None,
+                     first_failure_seconds=None, log_path=tmp_path / "log")
+    seen = TargetObservations(examples=120, shrink_runs=5, goals=reached, first_failure_at=1012.5)
+    return FuzzReport(
+        plan=plan, run=run, tests={"INV4": seen, "INV7": TargetObservations()},
+        coverage={"INV4": Coverage(7, 3, 2), "INV7": Coverage()}, goals=reached,
+        examples_per_worker={101: 80, 102: 40}, failures=failures,
+    )
+
+
+def test_goals_never_reached_are_listed(tmp_path: Path) -> None:
+    reached = Counter({goal: 2 for goal in GOALS if goal != "stop hold expired"})
+    report = _report(tmp_path, [], reached)
+    text = render_text(report)
+    assert "never reached: stop hold expired" in text
+    assert text.count("NEVER REACHED") == 1
+    assert "2 worker(s)" in text  # 4 asked, capped at the 2 tests
+    assert "worker 1: 80 (1.3/s)" in text and "worker 2: 40 (0.7/s)" in text
+    assert "none found" in text and not report.failed
+    data = report_json(report)
+    assert data["never_reached"] == ["stop hold expired"]
+    assert data["examples_per_worker"] == [80, 40]
+    assert data["first_failing_example_seconds"] == 12.5
+
+
+def test_a_reproducing_failure_is_printed_and_fails_the_session(tmp_path: Path) -> None:
+    failure = SavedFailure("INV4", entries=2, new_entries=1, reproduces=True, violation=True,
+                           text="InvariantViolated: INV4 violated\nstate.timeout(count=1)")
+    stale = SavedFailure("INV7", entries=1, new_entries=0, reproduces=False, violation=False,
+                         text=None)
+    report = _report(tmp_path, [failure, stale], Counter(dict.fromkeys(GOALS, 1)))
+    text = render_text(report)
+    assert report.failed
+    assert "- INV4 (new in this session, 2 saved example(s)):" in text
+    assert "    state.timeout(count=1)" in text
+    assert "- INV7: 1 saved example(s) no longer fail" in text
+    assert "every goal was reached" in text
+
+
+def test_only_stale_failures_do_not_fail_the_session(tmp_path: Path) -> None:
+    stale = SavedFailure("INV7", entries=1, new_entries=0, reproduces=False, violation=False,
+                         text=None)
+    assert not _report(tmp_path, [stale], Counter()).failed
