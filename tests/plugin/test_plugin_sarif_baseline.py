@@ -12,6 +12,8 @@ from pathlib import Path
 import jsonschema
 import pytest
 
+from harness.cli import main
+
 SCHEMA = json.loads(
     (Path(__file__).parent.parent / "scan" / "data" / "sarif-schema-2.1.0.json").read_text()
 )
@@ -30,7 +32,7 @@ def test_sarif_lists_the_findings_of_the_run(pytester: pytest.Pytester) -> None:
     result.assert_outcomes(passed=2, failed=1)
     result.stdout.fnmatch_lines([
         f"SARIF written to {pytester.path / 'out' / 'harness.sarif'}",
-        "FAILED src/broken.py::harness-scan - src/broken.py:1:1 MESH000 cannot parse*",
+        "FAILED src/broken.py::harness-scan - src/broken.py:1:* MESH000 *",
     ])
     document = json.loads((pytester.path / "out" / "harness.sarif").read_text())
     jsonschema.Draft4Validator(SCHEMA).validate(document)
@@ -57,14 +59,14 @@ def test_an_unwritable_sarif_path_is_reported(pytester: pytest.Pytester) -> None
 
 
 def test_the_baseline_accepts_known_findings_and_reports_stale_ones(
-    pytester: pytest.Pytester,
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     _repo(pytester, TABLE + 'baseline = "harness-baseline.json"\n')
-    (pytester.path / "harness-baseline.json").write_text(json.dumps({
-        "version": 1,
-        "entries": [{"rule": "MESH000", "path": "src/broken.py", "symbol": "", "snippet": "",
-                     "count": 1}],
-    }))
+    # Created the way a user creates it: the scan command writes today's findings.
+    monkeypatch.chdir(pytester.path)
+    assert main(["scan", "--no-cache", "--update-baseline"]) == 0
+    entries = json.loads((pytester.path / "harness-baseline.json").read_text())["entries"]
+    assert [(e["rule"], e["path"]) for e in entries] == [("MESH000", "src/broken.py")]
     accepted = pytester.runpytest("-p", "harness")
     accepted.assert_outcomes(passed=3)
     accepted.stdout.fnmatch_lines(["scan: 2 file(s), 0 finding(s); 0 suppressed, 1 baselined*"])
