@@ -21,6 +21,7 @@ from invariants.dynamic_run import Outcome, run_invariant, run_seed_programs
 from invariants.mutants.base import Mutant
 from invariants.mutants.build import build_mutant, reference_root
 from invariants.mutants.registry import select_mutants
+from invariants.scan.config import ConfigError, find_pyproject, load_config
 from invariants.scan.model import Finding, ScanConfig
 from invariants.scan.runner import scan
 
@@ -107,6 +108,15 @@ class StaticScan:
     seconds: float
 
 
+def reference_scan_config() -> ScanConfig:
+    """The `[tool.harness]` configuration of the repository holding the reference mesh (its
+    mutants are scanned with the same names); defaults when there is none."""
+    try:
+        return load_config(find_pyproject(reference_root()))
+    except ConfigError as exc:
+        raise ValueError(str(exc)) from None
+
+
 def scan_tree(root: Path, config: ScanConfig) -> StaticScan:
     """Scan one package directory (never imports or runs it)."""
     started = time.perf_counter()
@@ -183,7 +193,7 @@ def prove(
     default all) against the chosen checks (default all). `expected_only` runs each mutant
     only against the checks that must kill it; the reference runs every chosen check."""
     started = time.perf_counter()
-    config = scan_config or ScanConfig()
+    config = scan_config or reference_scan_config()
     unknown = [c for c in checks or () if c not in ALL_CHECKS]
     chosen_checks = tuple(c for c in ALL_CHECKS if not checks or c in checks)
     if unknown:
