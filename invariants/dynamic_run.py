@@ -1,17 +1,19 @@
 """Run a dynamic invariant against a mesh and say what happened, for programs and reports.
 
-`run_invariant(check_id, adapter_factory, profile)` runs the check's state machine under a
-named settings profile and returns an `Outcome`: passed or not, examples until the first
-failure, steps of the shrunk counterexample, the failure text (violations, step program,
-reproduce blob, Mermaid diagram) and the seconds it took. `run_program` runs one fixed
-step program (a seed scenario) the same way, without Hypothesis.
+`run_invariant(check_id, adapter_factory, profile)` tries the check's seed programs, then
+runs its state machine under a named settings profile, and returns an `Outcome`: passed or
+not, examples until the first failure (a seed program counts as one), steps of the shrunk
+counterexample, the failure text (violations, step program, reproduce blob, Mermaid
+diagram) and the seconds it took. `run_program` runs one fixed step program the same way,
+without Hypothesis.
 """
 
 from __future__ import annotations
 
 import time
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal, cast
 
@@ -22,7 +24,7 @@ from invariants.adapter import AdapterFactory
 from invariants.checks import CheckParams, Violation
 from invariants.machines import MeshMachine, machine_class
 from invariants.profiles import profile as named_profile
-from invariants.report import InvariantViolated, failure_text
+from invariants.report import InvariantViolated, failure_note, failure_text
 from invariants.seed_programs import SEED_PROGRAMS, Program
 
 Verdict = Literal["pass", "violation", "error"]
@@ -61,6 +63,20 @@ def run_invariant(
     diagram_path: Path | None = None,
     seed_scenarios: bool = True,
 ) -> Outcome:
+    """The check's seed programs first (the known shapes, always tried, like Hypothesis'
+    explicit examples), then its state machine under `profile`. `seed_scenarios=False`
+    leaves the seed shapes out of both, so only the drawn rules explore."""
+    started = time.perf_counter()  # reporting only: no decision depends on it
+    behaviours: Counter[str] = Counter()
+    programs = SEED_PROGRAMS[check_id] if seed_scenarios else {}
+    for index, (name, program) in enumerate(programs.items(), start=1):
+        outcome = run_program(
+            check_id, adapter_factory, program, params=params, diagram_path=diagram_path,
+            name=name,
+        )
+        behaviours.update(outcome.behaviours)
+        if not outcome.passed:
+            return replace(outcome, examples=index, seconds=time.perf_counter() - started)
     machine = machine_class(
         check_id,
         adapter_factory,
@@ -68,7 +84,6 @@ def run_invariant(
         diagram_path=diagram_path,
         seed_scenarios=seed_scenarios,
     )
-    started = time.perf_counter()  # reporting only: no decision depends on it
     verdict: Verdict = "pass"
     text: str | None = None
     try:
@@ -77,20 +92,32 @@ def run_invariant(
         verdict, text = "violation", failure_text(exc)
     except Exception as exc:  # the mesh under test raised: reported, not a verdict
         verdict, text = "error", failure_text(exc)
-    seconds = time.perf_counter() - started
     stats = machine.stats
+    behaviours.update(stats.behaviours)
     failed = verdict != "pass"
+    examples = (stats.first_failure_example or stats.examples) if failed else stats.examples
     return Outcome(
         check_id=check_id,
         verdict=verdict,
-        examples=(stats.first_failure_example or stats.examples) if failed else stats.examples,
+        examples=len(programs) + examples,
         shrunk_steps=stats.failing_steps if verdict == "violation" else None,
         failure_text=text,
-        seconds=seconds,
+        seconds=time.perf_counter() - started,
         violations=stats.violations if verdict == "violation" else (),
         diagram=stats.diagram if verdict == "violation" else None,
-        behaviours=dict(stats.behaviours),
+        behaviours=dict(behaviours),
     )
+
+
+def program_text(machine_name: str, program: Program) -> str:
+    """A step program as the `state.*` lines Hypothesis prints: paste it into a test that
+    has the machine class to replay it."""
+    lines = [f"state = {machine_name}()"]
+    for name, arguments in program:
+        shown = ", ".join(f"{key}={value!r}" for key, value in arguments.items())
+        lines += [f"state.{name}({shown})", "state.safety()"]
+    lines.append("state.teardown()")
+    return "\n".join(lines)
 
 
 def run_program(
@@ -99,17 +126,20 @@ def run_program(
     program: Program,
     *,
     params: CheckParams | None = None,
+    diagram_path: Path | None = None,
+    name: str = "program",
 ) -> Outcome:
     """Run a fixed step program: each step, then the safety checks; teardown at the end."""
-    machine_type = machine_class(check_id, adapter_factory, params=params)
+    machine_type = machine_class(check_id, adapter_factory, params=params,
+                                 diagram_path=diagram_path)
     machine: MeshMachine = machine_type()
     started = time.perf_counter()
     verdict: Verdict = "pass"
     text: str | None = None
     try:
         try:
-            for name, arguments in program:
-                getattr(machine, name)(**arguments)
+            for step, arguments in program:
+                getattr(machine, step)(**arguments)
                 machine.safety()
         finally:
             machine.teardown()
@@ -118,6 +148,11 @@ def run_program(
     except Exception as exc:
         verdict, text = "error", f"{type(exc).__name__}: {exc}"
     stats = machine_type.stats
+    if text is not None:
+        parts = [text, f"Seed program {name!r}:", program_text(machine_type.__name__, program)]
+        if stats.diagram is not None and verdict == "violation":
+            parts.append(failure_note(stats.diagram, diagram_path))
+        text = "\n".join(parts)
     return Outcome(
         check_id=check_id,
         verdict=verdict,

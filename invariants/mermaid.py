@@ -44,6 +44,7 @@ class _Renderer:
         self._trace = trace
         self._marked = set(marked)
         self._senders = {e.delivery_id: e.sender for e in trace if e.kind is K.POSTED}
+        self._callees: dict[str | None, str | None] = {}  # delivery -> its last call's target
         self._participants: dict[str, str] = {}
 
     @property
@@ -79,9 +80,11 @@ class _Renderer:
                 label = f"{what}{cls} {e.delivery_id}"
             case K.ATTEMPT:
                 source, arrow_to = hub, e.target
+                self._callees[e.delivery_id] = e.target
                 label = f"attempt {e.attempt} {e.delivery_id}"
             case K.ATTEMPT_FAILED:
-                source, arrow_to, arrow = e.target or hub, hub, "--x"
+                callee = e.target or self._callees.get(e.delivery_id)
+                source, arrow_to, arrow = callee or hub, hub, "--x"
                 label = f"{'timed out' if e.timed_out else e.error} {e.delivery_id}"
             case K.FAILURE_EMITTED:
                 source, arrow_to, arrow = hub, self._senders.get(e.answers) or e.target, "-->>"

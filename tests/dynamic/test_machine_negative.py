@@ -25,13 +25,15 @@ def test_broken_mesh_is_caught_fast_and_shrunk(check_id: str) -> None:
     assert {v.check_id for v in outcome.violations} == {check_id}
     assert outcome.examples <= 100, summary_line(outcome)
     assert outcome.shrunk_steps is not None and outcome.shrunk_steps <= 12, summary_line(outcome)
-    text = outcome.failure_text or ""
+    _assert_full_report(check_id, outcome.failure_text or "", outcome.diagram or "")
+
+
+def _assert_full_report(check_id: str, text: str, diagram: str) -> None:
     assert f"{check_id} violated" in text
     assert f"state = {check_id}Machine()" in text and "state.init(" in text
     assert "state.teardown()" in text
-    assert "@reproduce_failure(" in text
     assert "```mermaid\nsequenceDiagram" in text
-    assert "VIOLATION" in (outcome.diagram or "")
+    assert "VIOLATION" in diagram
 
 
 @pytest.mark.parametrize("control", EVERY_CONTROL, ids=_ids)
@@ -40,7 +42,10 @@ def test_drawn_rules_alone_catch_every_control(control: tuple[str, AdapterFactor
     outcome = run_invariant(check_id, mesh, "ci", seed_scenarios=False)
     assert outcome.verdict == "violation", outcome.failure_text
     assert {v.check_id for v in outcome.violations} == {check_id}
-    assert "scenario='" not in (outcome.failure_text or "")
+    text = outcome.failure_text or ""
+    assert "scenario='" not in text and "Seed program" not in text
+    assert "Falsifying example:" in text and "@reproduce_failure(" in text
+    _assert_full_report(check_id, text, outcome.diagram or "")
     assert outcome.examples <= 100, summary_line(outcome)
     assert outcome.shrunk_steps is not None and outcome.shrunk_steps <= 12, summary_line(outcome)
 

@@ -2,17 +2,22 @@
 behaviour its invariant is about (a green run that never got there would prove nothing)."""
 
 import pytest
+from hypothesis import settings
+from hypothesis.stateful import run_state_machine_as_test
 
+from invariants.adapter import Chooser
 from invariants.checks import CHECK_IDS
 from invariants.dynamic_run import run_invariant, run_seed_programs, summary_line
-from reference_impl.adapter import make_adapter
+from invariants.machines import FAMILIES, machine_class
+from invariants.profiles import profile
+from reference_impl.adapter import ReferenceAdapter, make_adapter
 
 REACHED = {
     "INV1": {"post rejected", "answer suppressed"},
     "INV2": {"subscription terminated", "subscription answered"},
     "INV3": {"aggregate shed"},
     "INV4": {"attempt timed out", "delivery retry budget spent"},
-    "INV5": {"graceful stop", "non-graceful stop"},
+    "INV5": {"graceful stop", "non-graceful stop", "stop hold expired"},
     "INV6": {"breaker tripped"},
     "INV7": {"answer suppressed", "failure answered", "dispatch refused"},
 }
@@ -33,3 +38,22 @@ def test_reference_passes_every_seed_program(check_id: str) -> None:
     assert outcomes
     for name, outcome in outcomes.items():
         assert outcome.passed, f"{name}: {outcome.failure_text}"
+
+
+def _roundtrip(chooser: Chooser) -> ReferenceAdapter:
+    """Every routed envelope goes through a JSON round trip before its router sees it."""
+    return ReferenceAdapter(chooser, roundtrip_envelopes=True)
+
+
+@pytest.mark.parametrize("check_id", ["INV1", "INV7"])
+def test_answer_policy_holds_after_a_json_round_trip_of_the_envelope(check_id: str) -> None:
+    outcome = run_invariant(check_id, _roundtrip, "ci")
+    assert outcome.passed, outcome.failure_text
+
+
+def test_one_machine_can_check_every_invariant_at_once() -> None:
+    machine = machine_class(CHECK_IDS, make_adapter)
+    assert machine.__name__ == "".join(CHECK_IDS) + "Machine"
+    assert {f for f in FAMILIES if hasattr(machine, f)} == set(FAMILIES)
+    run_state_machine_as_test(machine, settings=settings(profile("ci"), max_examples=8))
+    assert machine.stats.examples >= 8
