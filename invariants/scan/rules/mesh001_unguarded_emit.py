@@ -58,8 +58,18 @@ def check(ctx: FileContext) -> None:
         if name is None or not matches_last(name, constructors):
             continue
         delivery = answered_delivery(record.node)
-        guard = guards_at(ctx, record).get(delivery) if delivery is not None else None
+        guard = _guard_for(delivery, guards_at(ctx, record)) if delivery is not None else None
         ctx.emit_site(record.node, record.symbol, guard)
+
+
+def _guard_for(delivery: str, guards: dict[str, cst.Call]) -> cst.Call | None:
+    """The check on `d` also covers a failure built from `d.id` (the id it answers)."""
+    name = delivery
+    while name not in guards:
+        if "." not in name:
+            return None
+        name = name.rsplit(".", 1)[0]
+    return guards[name]
 
 
 VALID: tuple[str, ...] = (
@@ -75,6 +85,13 @@ def report(d, error):
     if not d.may_answer():
         return
     d.reply(DeliveryFailure(d, error))
+""",
+    # the failure is built from the id of the delivery it answers
+    """
+def report(d, error):
+    if not d.may_answer():
+        return
+    d.reply(DeliveryFailure(d.id, error))
 """,
     # early raise, function form of the guard
     """
@@ -186,6 +203,14 @@ def report(d, error):
 def report(d, other, error):
     if other.may_answer():
         d.reply(DeliveryFailure(d, error))
+""",
+        (4,),
+    ),
+    (  # guard on another delivery, the failure built from an id
+        """
+def report(d, other, error):
+    if other.may_answer():
+        d.reply(DeliveryFailure(d.id, error))
 """,
         (4,),
     ),
