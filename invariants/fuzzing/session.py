@@ -29,6 +29,7 @@ GRACE_SECONDS = 10.0
 KILL_CHECK_SECONDS = 0.05
 LOG_NAME = "hypofuzz.log"
 INI_NAME = "pytest.ini"
+TMP_NAME = "tmp"
 
 # pytest options for the collection HypoFuzz runs in the hub and in each worker: only the
 # target module, with the session's own (empty) ini, and none of the project's conftest
@@ -87,7 +88,9 @@ def hypofuzz_command(plan: SessionPlan, session_dir: Path) -> list[str]:
     ]
 
 
-def session_environ(config: FuzzConfig, base: Mapping[str, str], cwd: Path) -> dict[str, str]:
+def session_environ(
+    config: FuzzConfig, base: Mapping[str, str], cwd: Path, session_dir: Path
+) -> dict[str, str]:
     env = dict(base)
     env.update(config.to_environ())
     # Every test case a worker runs is written to the session's observed/ directory.
@@ -97,11 +100,15 @@ def session_environ(config: FuzzConfig, base: Mapping[str, str], cwd: Path) -> d
     # importable as they were from where the harness was started.
     paths = [str(cwd), *filter(None, env.get("PYTHONPATH", "").split(os.pathsep))]
     env["PYTHONPATH"] = os.pathsep.join(dict.fromkeys(paths))
+    # A killed hub runs no exit handlers; what it and its workers put in temporary
+    # directories (a mutant's source copy) goes with the session directory instead.
+    env["TMPDIR"] = str(session_dir / TMP_NAME)
     return env
 
 
 def prepare(session_dir: Path) -> None:
     session_dir.mkdir(parents=True, exist_ok=True)
+    (session_dir / TMP_NAME).mkdir(exist_ok=True)
     (session_dir / INI_NAME).write_text("[pytest]\n", encoding="utf-8")
 
 
@@ -164,7 +171,8 @@ def run_session(
     """Run one time-boxed HypoFuzz session in `session_dir`."""
     prepare(session_dir)
     log_path = session_dir / LOG_NAME
-    env = session_environ(plan.config, os.environ if environ is None else environ, Path.cwd())
+    base = os.environ if environ is None else environ
+    env = session_environ(plan.config, base, Path.cwd(), session_dir)
     started_at = time.time()  # reported beside observed test cases, never decides anything
     with log_path.open("wb") as log:
         process = subprocess.Popen(
