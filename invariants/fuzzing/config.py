@@ -85,6 +85,11 @@ def load_factory(spec: str) -> AdapterFactory:
         module = importlib.import_module(module_name)
     except ImportError as exc:
         raise FuzzConfigError(f"adapter {spec!r}: cannot import {module_name} ({exc})") from None
+    except Exception as exc:  # the module itself raised while importing: one line
+        first = str(exc).splitlines()[0] if str(exc) else ""
+        raise FuzzConfigError(
+            f"adapter {spec!r}: importing {module_name} raised {type(exc).__name__}: {first}"
+        ) from None
     factory = getattr(module, attribute, None)
     if not callable(factory):
         raise FuzzConfigError(f"adapter {spec!r}: {module_name} has no callable {attribute}")
@@ -92,14 +97,14 @@ def load_factory(spec: str) -> AdapterFactory:
 
 
 def mutant_factory(name: str) -> AdapterFactory:
+    from invariants.mutants.base import MutantNotApplicable
     from invariants.mutants.build import build_mutant
     from invariants.mutants.registry import find_mutant
 
     try:
-        mutant = find_mutant(name)
-    except ValueError as exc:
+        return build_mutant(find_mutant(name)).factory
+    except (ValueError, MutantNotApplicable) as exc:
         raise FuzzConfigError(str(exc)) from None
-    return build_mutant(mutant).factory
 
 
 def resolve_factory(config: FuzzConfig) -> AdapterFactory:

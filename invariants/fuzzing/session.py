@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -23,6 +24,7 @@ from pathlib import Path
 
 import invariants.fuzzing.targets_path as targets_path
 from invariants.fuzzing.config import FuzzConfig
+from invariants.fuzzing.observed import observed_directory
 
 POLL_SECONDS = 1.0
 GRACE_SECONDS = 10.0
@@ -109,6 +111,8 @@ def session_environ(
 def prepare(session_dir: Path) -> None:
     session_dir.mkdir(parents=True, exist_ok=True)
     (session_dir / TMP_NAME).mkdir(exist_ok=True)
+    # A kept session directory may hold an earlier session's test cases: not this one's.
+    shutil.rmtree(observed_directory(session_dir), ignore_errors=True)
     (session_dir / INI_NAME).write_text("[pytest]\n", encoding="utf-8")
 
 

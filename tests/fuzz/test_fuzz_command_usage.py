@@ -46,3 +46,16 @@ def test_workers_must_be_at_least_one(capsys: pytest.CaptureFixture[str]) -> Non
     with pytest.raises(SystemExit):
         main(["fuzz", "--workers", "0"])
     assert "must be at least 1" in capsys.readouterr().err
+
+
+def test_an_adapter_that_raises_on_import_is_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "exploding_adapter.py").write_text("raise RuntimeError('boom\\nmore')\n", "utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    code = main(["fuzz", "--adapter", "exploding_adapter:make", "--minutes", "0.1",
+                 "--database", str(tmp_path / "db"), "--session-dir", str(tmp_path / "s")])
+    err = capsys.readouterr().err.strip()
+    assert code == 2
+    assert err == ("mesh-harness fuzz: error: adapter 'exploding_adapter:make': "
+                   "importing exploding_adapter raised RuntimeError: boom")

@@ -151,7 +151,7 @@ def test_the_failure_comes_from_the_shared_database(
 
 def test_reference_session_finds_nothing(redis_url: str, tmp_path: Path) -> None:
     result = _run(
-        ["-m", "harness", "fuzz", "--minutes", "0.4", "--workers", "2", "--invariant",
+        ["-m", "harness", "fuzz", "--minutes", "0.3", "--workers", "2", "--invariant",
          "INV4", "INV7", "--database", _db(redis_url, 2), "--json", str(tmp_path / "s.json")],
         cwd=tmp_path, env=_env(),
     )
