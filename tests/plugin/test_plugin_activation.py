@@ -124,3 +124,15 @@ def test_the_fixture_runs_a_test_on_every_configured_adapter(pytester: pytest.Py
         "*test_posted?other_adapter:make? PASSED*",
     ])
     result.assert_outcomes(passed=4)
+
+
+def test_p_harness_works_without_the_entry_point(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Plugin autoload off: only `-p harness` itself can bring the plugin in.
+    monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
+    _repo(pytester)
+    listed = pytester.runpytest("-p", "harness", "--collect-only", "-q")
+    assert sorted(_collected(listed)) == sorted([*USER_ITEMS, *HARNESS_ITEMS])
+    without = pytester.runpytest("--collect-only", "-q")
+    assert _collected(without) == USER_ITEMS
