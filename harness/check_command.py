@@ -68,5 +68,8 @@ def run(args: argparse.Namespace) -> int:
     except MutantNotApplicable as exc:  # the reference changed under a mutant: a failed check
         print(f"{PROG}: {exc}", file=sys.stderr)
         return 1
+    except ValueError as exc:  # the reference repository's [tool.harness] is malformed
+        print(f"{PROG}: error: {exc}", file=sys.stderr)
+        return 2
     sys.stdout.write(render(result))
     return 0 if result.ok else 1

@@ -17,9 +17,9 @@ from harness.scan_verdict import ScanVerdict, run_scan
 from invariants.checks import CHECK_IDS, CHECKS
 from invariants.dynamic_run import run_invariant
 from invariants.mutants.build import reference_root
-from invariants.mutants.matrix import Matrix, prove
+from invariants.mutants.matrix import Matrix, prove, reference_scan_config
 from invariants.mutants.render import matrix_text
-from invariants.scan.model import RULES, ScanConfig
+from invariants.scan.model import RULES
 from invariants.scan.report import finding_line, problem_line
 
 Progress = Callable[[str], None]
@@ -93,7 +93,8 @@ def run_check(
     root = reference_root()
     say(f"scanning {root}")
     # No cache: an installed package directory may be read-only, and the scan is quick.
-    verdict = run_scan(["."], ScanConfig(), root, cache_dir=None, baseline=None)
+    # The names are those the kill matrix scans the reference with.
+    verdict = run_scan(["."], reference_scan_config(), root, cache_dir=None, baseline=None)
     if not kill_matrix:
         say("dynamic invariants on the reference mesh")
         return CheckResult(profile, verdict, _invariants_alone(profile, invariants, say), None)

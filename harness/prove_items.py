@@ -20,11 +20,11 @@ from invariants.mutants.matrix import (
     Cell,
     StaticScan,
     dynamic_cell,
+    reference_scan_config,
     scan_tree,
     static_cells,
 )
 from invariants.mutants.registry import find_mutant
-from invariants.scan.model import ScanConfig
 
 
 def prove_nodeid(mutant_id: str) -> str:
@@ -53,8 +53,9 @@ class MutantItem(HarnessItem):
             raise HarnessFailure(f"{mutant.name}: {exc}") from None
         reference: StaticScan = self.run.reference_scan()
         static = [check for check in mutant.kills if check in STATIC_CHECKS]
-        # The reference's names, not the repo's [tool.harness]: these are its mutants.
-        cells = static_cells(scan_tree(build.source_root, ScanConfig()), reference, static)
+        # The reference's names, not this repo's [tool.harness]: these are its mutants.
+        config = reference_scan_config()
+        cells = static_cells(scan_tree(build.source_root, config), reference, static)
         for check in mutant.kills:
             if check not in STATIC_CHECKS:
                 cells[check] = dynamic_cell(check, build.factory, self.profile)

@@ -21,7 +21,6 @@ from invariants.adapter import AdapterFactory
 from invariants.profiles import PROFILES
 from invariants.scan.config import ConfigError
 from invariants.scan.files import Discovery, discover
-from invariants.scan.model import ScanConfig
 
 if TYPE_CHECKING:
     from invariants.mutants.matrix import StaticScan
@@ -66,13 +65,13 @@ class HarnessRun:
         return self._verdict
 
     def reference_scan(self) -> StaticScan:
-        """The reference mesh's own scan (default names, which fit it), which a mutant's
-        findings are compared with."""
+        """The reference mesh's own scan (with its repository's names, as the kill matrix
+        scans it), which a mutant's findings are compared with."""
         if self._reference_scan is None:
             from invariants.mutants.build import reference_root  # prove mode only
-            from invariants.mutants.matrix import scan_tree
+            from invariants.mutants.matrix import reference_scan_config, scan_tree
 
-            self._reference_scan = scan_tree(reference_root(), ScanConfig())
+            self._reference_scan = scan_tree(reference_root(), reference_scan_config())
         return self._reference_scan
 
 
