@@ -34,21 +34,20 @@ def harness_items(session: pytest.Session) -> list[pytest.Item]:
 
 def build_items(parent: pytest.Collector, run: HarnessRun) -> list[HarnessItem]:
     rootdir = parent.config.rootpath
-    session = parent
     items: list[HarnessItem] = []
     for file in run.discovery().files:
         location = Path(file.location)
         items.append(ScanFileItem.from_parent(
-            session, name=f"{file.path}::scan", nodeid=scan_nodeid(location, rootdir, file.path),
+            parent, name=f"{file.path}::scan", nodeid=scan_nodeid(location, rootdir, file.path),
             path=location, label=f"scan {file.path}", scan_path=file.path,
         ))
     items.append(ScanTreeItem.from_parent(
-        session, name="scan", nodeid=TREE_NODEID, path=run.settings.root, label="scan (tree)",
+        parent, name="scan", nodeid=TREE_NODEID, path=run.settings.root, label="scan (tree)",
     ))
     for adapter in run.settings.adapters:
         for check_id in run.settings.invariants:
             items.append(InvariantItem.from_parent(
-                session, name=f"{check_id}[{adapter}]", nodeid=invariant_nodeid(check_id, adapter),
+                parent, name=f"{check_id}[{adapter}]", nodeid=invariant_nodeid(check_id, adapter),
                 path=run.settings.root, label=f"{check_id} on {adapter}",
                 check_id=check_id, adapter=adapter,
             ))
@@ -58,7 +57,7 @@ def build_items(parent: pytest.Collector, run: HarnessRun) -> list[HarnessItem]:
 
         for mutant in MUTANTS:
             items.append(MutantItem.from_parent(
-                session, name=f"prove::{mutant.id}", nodeid=prove_nodeid(mutant.id),
+                parent, name=f"prove::{mutant.id}", nodeid=prove_nodeid(mutant.id),
                 path=run.settings.root, label=f"prove {mutant.name}",
                 mutant_id=mutant.id, profile=run.settings.profile,
             ))
