@@ -40,16 +40,31 @@ class FunctionCfg:
         return self._idom
 
     def dominating_facts(self, node: int) -> dict[str, cst.Call] | None:
-        """Deliveries proved answerable on every path to `node`; None if unreachable."""
+        """Deliveries proved answerable on every path to `node`; None if unreachable.
+
+        The immediate-dominator chain finds a single dominating check. A delivery checked
+        in several places (`a.may_answer() if x else a.may_answer()`) is proved when its
+        fact nodes together cut `node` off from the entry.
+        """
         idom = self.idom()
         if node not in idom:
             return None
         found: dict[str, cst.Call] = {}
-        while node != ENTRY:
-            delivery = self.fact_delivery.get(node)
+        current = node
+        while current != ENTRY:
+            delivery = self.fact_delivery.get(current)
             if delivery is not None and delivery not in found:
-                found[delivery] = self.fact_guard[node]
-            node = idom[node]
+                found[delivery] = self.fact_guard[current]
+            current = idom[current]
+        by_delivery: dict[str, list[int]] = {}
+        for fact, delivery in self.fact_delivery.items():
+            by_delivery.setdefault(delivery, []).append(fact)
+        for delivery, facts in by_delivery.items():
+            if delivery in found or len(facts) < 2 or node in facts:
+                continue
+            without = nx.restricted_view(self.graph, facts, [])
+            if not nx.has_path(without, ENTRY, node):
+                found[delivery] = self.fact_guard[facts[0]]
         return found
 
 
