@@ -50,9 +50,9 @@ def _from_lines(ctx: FileContext) -> None:
     scopes: list[tuple[int, str]] = []  # (indent, name) of the enclosing defs/classes
     seen: set[tuple[str, str]] = set()
     for number, line in enumerate(ctx.lines, start=1):
-        if "(" not in line:
-            continue
         body = line.lstrip()
+        if "(" not in body and not body.startswith("class "):
+            continue  # no call here, and not a scope that a later call needs
         if body.startswith("#"):
             continue
         indent = len(line) - len(body)
