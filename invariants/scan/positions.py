@@ -32,6 +32,8 @@ class _MarkingState(CodegenState):
             default_indent=module.default_indent, default_newline=module.default_newline
         )
         self.wanted = wanted
+        # Nodes whose range a wanted node borrows (libcst's start_node/end_node hoisting).
+        self.borrowed: set[int] = set()
         self.marks: dict[int, tuple[int, int]] = {}
         self.open = len(wanted)
 
@@ -43,15 +45,26 @@ class _MarkingState(CodegenState):
         start_node: cst.CSTNode | None = None,
         end_node: cst.CSTNode | None = None,
     ) -> Iterator[None]:
-        if id(node) not in self.wanted:
+        key = id(node)
+        if key not in self.wanted and key not in self.borrowed:
             yield
             return
+        for hoisted in (start_node, end_node):
+            if hoisted is not None:
+                self.borrowed.add(id(hoisted))
         start = len(self.tokens)
         yield
-        self.marks[id(node)] = (start, len(self.tokens))
-        self.open -= 1
-        if self.open == 0:
-            raise _AllMarked  # the rest of the file cannot move these positions
+        end = len(self.tokens)
+        if start_node is not None and id(start_node) in self.marks:
+            start = self.marks[id(start_node)][0]
+        if end_node is not None and id(end_node) in self.marks:
+            end = self.marks[id(end_node)][1]
+        first = key not in self.marks
+        self.marks[key] = (start, end)
+        if first and key in self.wanted:
+            self.open -= 1
+            if self.open == 0:
+                raise _AllMarked  # the rest of the file cannot move these positions
 
 
 class _AllMarked(Exception):
@@ -84,6 +97,8 @@ def locate(module: cst.Module, nodes: Iterable[cst.CSTNode]) -> dict[int, Span]:
         where[boundary] = (line, column)
     spans: dict[int, Span] = {}
     for key, (start, end) in state.marks.items():
+        if key not in wanted:
+            continue
         (line, column), (end_line, end_column) = where[start], where[end]
         spans[key] = Span(line, column, end_line, end_column)
     return spans

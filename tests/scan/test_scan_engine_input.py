@@ -1,0 +1,113 @@
+"""analyze_source on hostile input: a MESH000 finding with a reason and position, never an
+exception, never a crash of the process, never execution of the scanned code."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+
+from invariants.scan.engine import analyze_source
+from invariants.scan.model import FileReport, ScanConfig
+
+CONFIG = ScanConfig()
+
+
+def analyze(source: bytes, *, config: ScanConfig = CONFIG) -> FileReport:
+    return analyze_source("pkg/bad.py", source, config, is_test=False)
+
+
+def only_error(report: FileReport) -> tuple[int, int, str]:
+    assert not report.parsed
+    [finding] = report.findings
+    assert finding.rule == "MESH000" and finding.path == "pkg/bad.py"
+    return finding.line, finding.column, finding.message
+
+
+def test_invalid_utf8_names_the_line() -> None:
+    line, _, message = only_error(analyze(b"x = 1\ny = '\xff\xfe'\n"))
+    assert line == 2 and "cannot decode as utf-8" in message
+
+
+def test_nul_byte_is_refused_although_libcst_would_accept_it() -> None:
+    line, column, message = only_error(analyze(b"x = 1\ny = 2\x00\n"))
+    assert (line, column) == (2, 6) and "NUL" in message
+
+
+def test_python2_print_statement_is_placed_by_cpython() -> None:
+    line, _, message = only_error(analyze(b"import os\n\nprint 'hello'\n"))
+    assert line == 3 and "print" in message
+
+
+def test_seeded_binary_garbage() -> None:
+    noise = random.Random(1234).randbytes(4096)
+    _, _, message = only_error(analyze(noise))
+    assert message
+
+
+def test_bad_encoding_declaration() -> None:
+    _, _, message = only_error(analyze(b"# -*- coding: no-such-codec -*-\nx = 1\n"))
+    assert "encoding" in message
+
+
+def test_declared_latin1_file_is_scanned() -> None:
+    report = analyze("# -*- coding: latin-1 -*-\nNAME = 'caf\xe9'\nCACHE = {}\n".encode("latin-1"))
+    assert report.parsed and [(f.rule, f.line) for f in report.findings] == [("MESH005", 3)]
+
+
+def test_too_large_file() -> None:
+    config = ScanConfig(max_file_bytes=100)
+    _, _, message = only_error(analyze(b"x = 1\n" * 100, config=config))
+    assert "max_file_bytes=100" in message
+
+
+@pytest.mark.parametrize("opener", ["(", "[", "{", "f("])
+def test_deep_bracket_nesting_does_not_reach_the_crashing_parser(opener: str) -> None:
+    closer = {"(": ")", "[": "]", "{": "}", "f(": ")"}[opener]
+    # 5000 levels segfault libcst's native parser; the screen stops it first.
+    source = f"x = {opener * 5000}{closer * 5000}\n".encode()
+    line, _, message = only_error(analyze(source))
+    assert line == 1 and "nested" in message
+
+
+def test_brackets_inside_strings_do_not_trip_the_screen() -> None:
+    source = b"OPEN = '" + b"(" * 500 + b"'\n"
+    report = analyze(source)
+    assert report.parsed and report.findings == []
+
+
+def test_huge_operator_chain_is_refused_instead_of_parsed_for_minutes() -> None:
+    line, _, message = only_error(analyze(b"x = 1\ny = " + b" + ".join([b"1"] * 5000) + b"\n"))
+    assert line == 2 and "operators" in message
+
+
+def test_deep_indentation() -> None:
+    source = "".join("    " * i + "if x:\n" for i in range(120)) + "    " * 120 + "pass\n"
+    _, _, message = only_error(analyze(source.encode()))
+    assert "indentation" in message
+
+
+def test_deep_tree_still_places_its_findings() -> None:
+    # Thousands of joined literals nest deeper than libcst's recursive code generator
+    # goes under the default limit; positions are still computed.
+    joined = " ".join(['"chunk"'] * 2500)
+    source = f"import os\n\nTOPICS = {{'a': ({joined})}}\n".encode()
+    report = analyze(source)
+    assert report.parsed
+    assert [(f.rule, f.line, f.column) for f in report.findings] == [("MESH005", 3, 1)]
+
+
+def test_scanned_code_is_never_executed(tmp_path: Path) -> None:
+    marker = tmp_path / "executed"
+    source = (
+        f"import pathlib\npathlib.Path({str(marker)!r}).write_text('ran')\nraise SystemExit(3)\n"
+    ).encode()
+    report = analyze(source)
+    assert report.parsed and not marker.exists()
+
+
+def test_good_file_after_bad_ones_is_unaffected() -> None:
+    analyze(b"\x00\xff")
+    report = analyze(b"CACHE = []\n")
+    assert report.parsed and [f.rule for f in report.findings] == ["MESH005"]
