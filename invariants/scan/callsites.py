@@ -15,7 +15,7 @@ import re
 
 from invariants.scan.context import FileContext
 from invariants.scan.names import dotted_name, last_part
-from invariants.scan.rules.mesh001_unguarded_emit import guards_at
+from invariants.scan.rules.mesh001_unguarded_emit import guard_covering, guards_at
 
 _DEF = re.compile(r"(?:async\s+)?(?:def|class)\s+(\w+)")
 _CALL = re.compile(r"(\w+)\s*\(")
@@ -38,8 +38,9 @@ def _from_tree(ctx: FileContext) -> None:
         if func is None:
             continue
         callee = last_part(func)
-        passed = {dotted_name(arg.value) for arg in record.node.args}
-        guarded = bool(passed & set(guards_at(ctx, record)))
+        guards = guards_at(ctx, record)
+        passed = [dotted_name(arg.value) for arg in record.node.args]
+        guarded = any(name and guard_covering(name, guards) for name in passed)
         key = (record.symbol, callee, guarded)
         if key not in seen:  # one site per (caller, callee, guard status) is enough
             seen.add(key)

@@ -46,6 +46,17 @@ def test_guarded_at_every_call_site_is_fine() -> None:
     assert scan({"helpers.py": HELPER, "router.py": router}) == []
 
 
+def test_a_call_passing_the_guarded_deliverys_id_is_guarded() -> None:
+    helper = HELPER.replace("DeliveryFailure(d, error)", "DeliveryFailure(d_id, error)")
+    helper = helper.replace("def nack(d, error)", "def nack(d_id, error)")
+    router = """
+    def route(d, error):
+        if d.may_answer():
+            d.reply(nack(d.id, error))
+    """
+    assert scan({"helpers.py": helper, "router.py": router}) == []
+
+
 def test_one_unguarded_caller_in_another_file_is_named() -> None:
     router = """
     def route(d, error):

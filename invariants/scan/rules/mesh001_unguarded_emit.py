@@ -58,11 +58,11 @@ def check(ctx: FileContext) -> None:
         if name is None or not matches_last(name, constructors):
             continue
         delivery = answered_delivery(record.node)
-        guard = _guard_for(delivery, guards_at(ctx, record)) if delivery is not None else None
+        guard = guard_covering(delivery, guards_at(ctx, record)) if delivery is not None else None
         ctx.emit_site(record.node, record.symbol, guard)
 
 
-def _guard_for(delivery: str, guards: dict[str, cst.Call]) -> cst.Call | None:
+def guard_covering(delivery: str, guards: dict[str, cst.Call]) -> cst.Call | None:
     """The check on `d` also covers a failure built from `d.id` (the id it answers)."""
     name = delivery
     while name not in guards:
