@@ -13,13 +13,15 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import hashlib
+import itertools
 import json
 import os
 import tempfile
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from functools import cache
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any, TypeVar
 
 from invariants.scan.model import CallSite, EmitSite, FileReport, Finding, ScanConfig
@@ -27,7 +29,7 @@ from invariants.scan.outcome import FileOutcome
 from invariants.scan.problems import Problem
 from invariants.scan.suppress import Suppression
 
-CACHE_FORMAT = "mesh-harness-scan-cache/1"
+CACHE_FORMAT = "mesh-harness-scan-cache/2"
 DEFAULT_DIR = ".harness-cache"
 
 T = TypeVar("T")
@@ -47,6 +49,7 @@ def ruleset_fingerprint() -> str:
     return digest.hexdigest()
 
 
+@cache  # one configuration per scan: hash it once, not once per file
 def config_fingerprint(config: ScanConfig) -> str:
     # The dataclass repr lists every field in declaration order: stable and complete.
     return hashlib.sha256(repr(config).encode()).hexdigest()
@@ -63,78 +66,107 @@ def entry_key(path: str, is_test: bool, source: bytes, config: ScanConfig) -> st
 
 
 # --- JSON round trip -----------------------------------------------------------------------
+# Each record is stored as a row (a list of its field values in declaration order): compact,
+# and quick to decode, which is most of the cost of a warm scan. Every value is type-checked.
 
 
 class _Malformed(ValueError):
     pass
 
 
-def _check(annotation: str, value: object) -> object:
-    """`value` if it has the type `annotation` names (the few the scanner's data uses)."""
-    if annotation == "str" and isinstance(value, str):
-        return value
-    if annotation == "bool" and isinstance(value, bool):
-        return value
-    if annotation == "int" and isinstance(value, int) and not isinstance(value, bool):
-        return value
-    if annotation == "int | None" and (value is None or _check("int", value) is value):
-        return value
-    if annotation == "str | None" and (value is None or isinstance(value, str)):
-        return value
-    if annotation == "tuple[str, ...]" and isinstance(value, list) and all(
-        isinstance(item, str) for item in value
-    ):
-        return tuple(value)
-    raise _Malformed(f"{annotation}: {value!r}")
+# The JSON types each field annotation admits (bool is not int here: `type(True) is bool`).
+_ADMITTED: Mapping[str, tuple[type, ...]] = MappingProxyType(
+    {
+        "str": (str,),
+        "int": (int,),
+        "bool": (bool,),
+        "int | None": (int, type(None)),
+        "str | None": (str, type(None)),
+        "tuple[str, ...]": (list,),
+    }
+)
 
 
-def _decode(cls: Callable[..., T], data: object) -> T:
-    fields = dataclasses.fields(cls)  # type: ignore[arg-type]
-    if not isinstance(data, dict) or set(data) != {f.name for f in fields}:
-        raise _Malformed(f"{getattr(cls, '__name__', cls)}: wrong keys")
-    return cls(**{f.name: _check(str(f.type), data[f.name]) for f in fields})
+@dataclasses.dataclass(frozen=True, slots=True)
+class _Layout:
+    names: tuple[str, ...]  # field names, in declaration order
+    signatures: frozenset[tuple[type, ...]]  # every admitted tuple of value types
+    tuples: tuple[int, ...]  # positions of tuple[str, ...] fields (lists of strings in JSON)
 
 
-def _decode_list(cls: Callable[..., T], data: object) -> list[T]:
-    if not isinstance(data, list):
-        raise _Malformed("expected a list")
-    return [_decode(cls, item) for item in data]
+@cache
+def _layout(cls: Any) -> _Layout:
+    fields = dataclasses.fields(cls)
+    annotations = [str(f.type) for f in fields]
+    return _Layout(
+        names=tuple(f.name for f in fields),
+        signatures=frozenset(itertools.product(*(_ADMITTED[a] for a in annotations))),
+        tuples=tuple(i for i, a in enumerate(annotations) if a == "tuple[str, ...]"),
+    )
+
+
+def _rows(items: Sequence[Any]) -> list[list[object]]:
+    if not items:
+        return []
+    names = _layout(items[0].__class__).names
+    return [[getattr(item, name) for name in names] for item in items]
+
+
+def _from_rows(cls: Callable[..., T], data: object) -> list[T]:
+    layout = _layout(cls)
+    if type(data) is not list:
+        raise _Malformed("expected a list of rows")
+    records: list[T] = []
+    for row in data:
+        # One C-level pass types the whole row: this is most of a warm scan's decoding.
+        if type(row) is not list or tuple(map(type, row)) not in layout.signatures:
+            raise _Malformed(f"a malformed {getattr(cls, '__name__', cls)} row: {row!r}")
+        if layout.tuples:
+            row = list(row)
+            for index in layout.tuples:
+                if not all(type(item) is str for item in row[index]):
+                    raise _Malformed(f"expected a list of strings: {row[index]!r}")
+                row[index] = tuple(row[index])
+        records.append(cls(*row))
+    return records
 
 
 def outcome_to_json(outcome: FileOutcome) -> dict[str, Any]:
     report = outcome.report
     return {
-        "report": {
-            "path": report.path,
-            "parsed": report.parsed,
-            "findings": [dataclasses.asdict(item) for item in report.findings],
-            "emit_sites": [dataclasses.asdict(item) for item in report.emit_sites],
-            "calls": [dataclasses.asdict(item) for item in report.calls],
-        },
-        "suppressions": [dataclasses.asdict(item) for item in outcome.suppressions],
-        "problems": [dataclasses.asdict(item) for item in outcome.problems],
+        "path": report.path,
+        "parsed": report.parsed,
+        "findings": _rows(report.findings),
+        "emit_sites": _rows(report.emit_sites),
+        "calls": _rows(report.calls),
+        "suppressions": _rows(outcome.suppressions),
+        "problems": _rows(outcome.problems),
     }
 
 
 def outcome_from_json(data: object) -> FileOutcome:
     """The outcome `outcome_to_json` wrote; raises ValueError on any deviation."""
-    if not isinstance(data, Mapping) or not isinstance(data.get("report"), Mapping):
-        raise _Malformed("no report")
-    raw = data["report"]
-    if not isinstance(raw.get("path"), str) or not isinstance(raw.get("parsed"), bool):
+    if not isinstance(data, Mapping) or set(data) != _OUTCOME_KEYS:
+        raise _Malformed("not an outcome record")
+    if not isinstance(data["path"], str) or not isinstance(data["parsed"], bool):
         raise _Malformed("report path/parsed")
     report = FileReport(
-        path=raw["path"],
-        findings=_decode_list(Finding, raw.get("findings")),
-        emit_sites=_decode_list(EmitSite, raw.get("emit_sites")),
-        calls=_decode_list(CallSite, raw.get("calls")),
-        parsed=raw["parsed"],
+        path=data["path"],
+        findings=_from_rows(Finding, data["findings"]),
+        emit_sites=_from_rows(EmitSite, data["emit_sites"]),
+        calls=_from_rows(CallSite, data["calls"]),
+        parsed=data["parsed"],
     )
     return FileOutcome(
         report=report,
-        suppressions=_decode_list(Suppression, data.get("suppressions")),
-        problems=_decode_list(Problem, data.get("problems")),
+        suppressions=_from_rows(Suppression, data["suppressions"]),
+        problems=_from_rows(Problem, data["problems"]),
     )
+
+
+_OUTCOME_KEYS = frozenset(
+    {"path", "parsed", "findings", "emit_sites", "calls", "suppressions", "problems"}
+)
 
 
 # --- storage -------------------------------------------------------------------------------

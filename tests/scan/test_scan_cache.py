@@ -47,12 +47,16 @@ def test_outcome_round_trips_through_json() -> None:
 @pytest.mark.parametrize(
     "damage",
     [
-        lambda d: d["report"].pop("calls"),
-        lambda d: d["report"]["findings"][0].update(line="3"),
-        lambda d: d["report"]["emit_sites"][0].update(guarded=1),
-        lambda d: d["report"]["findings"][0].update(extra=1),
-        lambda d: d["suppressions"][0].update(rules="MESH004"),
+        lambda d: d.pop("calls"),
+        lambda d: d.update(extra=1),
+        lambda d: d["findings"][0].__setitem__(2, "3"),  # line as a string
+        lambda d: d["emit_sites"][0].__setitem__(4, 1),  # guarded as an integer
+        lambda d: d["findings"][0].append("surplus"),
+        lambda d: d["calls"][0].pop(),
+        lambda d: d["suppressions"][0].__setitem__(2, "MESH004"),  # rules not a list
+        lambda d: d["emit_sites"].__setitem__(0, {"line": 7}),
         lambda d: d.update(problems=None),
+        lambda d: d.update(parsed="yes"),
     ],
 )
 def test_a_damaged_entry_does_not_decode(damage: object) -> None:
