@@ -31,17 +31,21 @@ class Delivery:
         sender: str,
         target: str,
         message: Payload,
-        *,
         identity: str | None = "user",
+        *,
         properties: dict[str, Any] | None = None,
         subscription_id: str | None = None,
     ) -> None:
+        # `identity` may be passed by position: building a class instance with keyword
+        # arguments is markedly slower, and a delivery is built for every post.
         self.id = id
         self.sender = sender
         self.target = target
         self.message = message
         self.identity = identity
-        self.properties: dict[str, Any] = properties if properties is not None else {}
+        if properties is None:
+            properties = {}
+        self.properties: dict[str, Any] = properties
         self.subscription_id = subscription_id
         # Read on every intake: copied from the payload's header once (a delivery's payload
         # is never replaced; packaging makes a new delivery).
@@ -49,7 +53,7 @@ class Delivery:
         self.message_class: MessageClass = message.message_class
         self.packaged = isinstance(message, RawJson)
         # The payload identity: from the envelope once packaged, else from the payload.
-        stamped = self.properties.get(DIAGNOSTIC_KEY) if self.properties else None
+        stamped = properties.get(DIAGNOSTIC_KEY) if properties else None
         self.diagnostic_key: str | None = (
             str(stamped) if stamped is not None else message.diagnostic_key
         )
