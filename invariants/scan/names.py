@@ -114,8 +114,3 @@ def matches_suffix(dotted: str, names: Sequence[str]) -> bool:
     """`name` matches `name` itself or any `x.name` (whole components only)."""
     return any(dotted == name or dotted.endswith("." + name) for name in names)
 
-
-def small_statements(statement: cst.BaseStatement) -> Sequence[cst.BaseSmallStatement]:
-    if isinstance(statement, cst.SimpleStatementLine):
-        return statement.body
-    return ()

@@ -13,11 +13,11 @@ again or hands it to a scheduler as a callback.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
 import libcst as cst
 
-from invariants.scan.context import CallRecord, FileContext
+from invariants.scan.context import CallRecord, FileContext, symbol_of
 from invariants.scan.names import child_blocks, last_part, matches_suffix, suite_body
 from invariants.scan.rules.spec import InvalidExample, Rule
 
@@ -65,9 +65,8 @@ def _ends_the_loop(body: cst.BaseSuite) -> bool:
     )
 
 
-def _tries_in(statements: object) -> Iterator[cst.Try]:
+def _tries_in(statements: Sequence[cst.BaseStatement]) -> Iterator[cst.Try]:
     """Try statements in a loop body, not descending into nested defs."""
-    assert isinstance(statements, (list, tuple))
     for statement in statements:
         if isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
             continue
@@ -89,7 +88,7 @@ def _loops(ctx: FileContext) -> Iterator[cst.For | cst.While]:
 def _retry_loops(ctx: FileContext) -> None:
     calls = ctx.calls
     for loop in _loops(ctx):
-        for attempt in _tries_in(list(suite_body(loop.body))):
+        for attempt in _tries_in(suite_body(loop.body)):
             sent = [
                 r for r in calls if _inside(r, attempt.body) and _is_non_idempotent(ctx, r.node)
             ]
@@ -149,32 +148,27 @@ def _retry_admits_timeouts(ctx: FileContext, decorator: cst.BaseExpression) -> b
 
 
 def _tenacity(ctx: FileContext) -> None:
-    functions = {id(r.function): r.function for r in ctx.calls if r.function is not None}
-    for function in functions.values():
+    # The first non-idempotent call of each function: the function is what @retry repeats.
+    sending: dict[int, CallRecord] = {}
+    for record in ctx.calls:
+        function = record.function
+        if function is None or id(function) in sending:
+            continue
+        if _is_non_idempotent(ctx, record.node):
+            sending[id(function)] = record
+    for record in sending.values():
+        function = record.function
         assert function is not None
+        symbol = symbol_of(record.ancestors[: record.ancestors.index(function) + 1])
         for decorator in function.decorators:
-            if not _retry_admits_timeouts(ctx, decorator.decorator):
-                continue
-            if any(r.function is function and _is_non_idempotent(ctx, r.node) for r in ctx.calls):
+            if _retry_admits_timeouts(ctx, decorator.decorator):
                 ctx.report(
                     RULE_ID,
                     decorator.decorator,
                     f"@retry on {function.name.value}() admits timeouts and it makes a "
                     "non-idempotent call: a timed-out callee still holds the request",
-                    ".".join(filter(None, [_outer(ctx, function), function.name.value])),
+                    symbol,
                 )
-
-
-def _outer(ctx: FileContext, function: cst.FunctionDef) -> str:
-    for record in ctx.calls:
-        if record.function is function:
-            index = record.ancestors.index(function)
-            return ".".join(
-                n.name.value
-                for n in record.ancestors[:index]
-                if isinstance(n, (cst.FunctionDef, cst.ClassDef))
-            )
-    return ""
 
 
 def _helpers(ctx: FileContext) -> None:
