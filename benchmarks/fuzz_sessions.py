@@ -7,9 +7,9 @@
    the reference mesh: examples per second per worker, examples per test, and which goals
    were reached (and which never were).
 2. For each mutant M1–M8, a session over the dynamic checks that must kill it, stopped at
-   the first failure HypoFuzz has found and shrunk (`--stop-on-failure`), capped at
-   `--mutant-seconds`: seconds until the first failing example ran, and until the shrunk
-   failure was saved; "not found" when the cap came first.
+   the first failure HypoFuzz saves (`--stop-on-failure`), capped at `--mutant-seconds`:
+   seconds until the first failing example ran, and until the failure was in the
+   database; "not found" when the cap came first.
 
 Each session uses its own fresh directory database, so no session replays another's
 failures. A script, not a test: HypoFuzz is randomized and the numbers depend on the
@@ -66,7 +66,7 @@ def mutants(work: Path, names: list[str] | None, seconds: float, workers: int) -
         ran, saved = data["first_failing_example_seconds"], data["first_failure_seconds"]
         found = [f["check"] for f in data["failures"] if f["reproduces"]]
         verdict = (
-            f"first failing example after {ran:.1f} s, shrunk and saved after {saved:.1f} s"
+            f"first failing example after {ran:.1f} s, saved after {saved:.1f} s"
             if saved is not None and ran is not None
             else "not found in time" if not found
             else f"found ({', '.join(found)}), saved as the session ended"

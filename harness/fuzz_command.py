@@ -64,7 +64,8 @@ def add_parser(subparsers: Any) -> None:
     parser.add_argument("--invariant", action="extend", nargs="+", metavar="ID",
                         help="invariants to fuzz (default: all)")
     parser.add_argument("--stop-on-failure", action="store_true",
-                        help="end the session as soon as a new failure is saved")
+                        help="end the session as soon as a new failure is saved "
+                        "(the harness then shrinks it)")
     parser.add_argument("--json", metavar="FILE", help="also write the summary as JSON")
     parser.add_argument("--session-dir", metavar="DIR",
                         help="keep the HypoFuzz log and observations here "

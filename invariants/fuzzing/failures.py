@@ -1,11 +1,13 @@
 """Failures a session saved: watch for new ones, and replay each to show it.
 
-HypoFuzz saves a shrunk failure under the test's own database key, the key Hypothesis
-replays first. `FailureWatcher` notices a key gaining a fully shrunk failure during the
-session. After the session, `collect_failures` re-runs each test's saved examples in this
-process under Hypothesis (`replay_settings`): a failure that still reproduces comes back
-with its violations, the shrunk step program, the reproduce blob and the Mermaid trace
-diagram; saved examples that no longer fail are reported as stale, not as a failure.
+HypoFuzz saves a failure as soon as it finds one (unshrunk, under the test's secondary
+key) and the shrunk one under the test's own key, the key Hypothesis replays first.
+`FailureWatcher` notices either key gaining an entry during the session. After the
+session, `collect_failures` re-runs each test's saved examples in this process under
+Hypothesis (`replay_settings`) and shrinks a failing one as the `ci` profile would: it
+comes back with its violations, the shrunk step program, the reproduce blob and the
+Mermaid trace diagram; saved examples that no longer fail are reported as stale, not as
+a failure.
 """
 
 from __future__ import annotations
@@ -14,8 +16,6 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, cast
 
-from hypofuzz.database import FailureState
-from hypofuzz.database.database import failure_observation_key
 from hypothesis import HealthCheck, Phase, settings
 from hypothesis.database import ExampleDatabase
 from hypothesis.stateful import run_state_machine_as_test
@@ -38,45 +38,41 @@ class SavedFailure:
     text: str | None  # violations, step program, diagram, reproduce blob
 
 
+def secondary_key(key: bytes) -> bytes:
+    """Where Hypothesis and HypoFuzz keep failures not yet (or no longer) minimal."""
+    return key + b".secondary"
+
+
 class FailureWatcher:
-    """Remembers each key's saved examples at the start, and reports keys that gained one."""
+    """Remembers each test's saved failures at the start, and reports tests that gained
+    one (shrunk or not)."""
 
     def __init__(self, database: ExampleDatabase, keys: Mapping[str, bytes]) -> None:
         self.database = database
         self.keys = dict(keys)
-        self.baseline = {check: self._saved(key) for check, key in self.keys.items()}
-
-    def _saved(self, key: bytes) -> frozenset[bytes]:
-        return frozenset(self.database.fetch(key))
+        self.baseline = {check: self.saved(check) for check in self.keys}
 
     def saved(self, check_id: str) -> frozenset[bytes]:
-        return self._saved(self.keys[check_id])
+        key = self.keys[check_id]
+        return frozenset(self.database.fetch(key)) | frozenset(
+            self.database.fetch(secondary_key(key))
+        )
 
     def new_entries(self, check_id: str) -> frozenset[bytes]:
         return self.saved(check_id) - self.baseline[check_id]
 
-    def shrunk(self, check_id: str, entry: bytes) -> bool:
-        """HypoFuzz writes a failure's observation only once it has finished shrinking it
-        (the bare entry appears earlier, and changes while the shrinker works)."""
-        key = failure_observation_key(self.keys[check_id], entry, state=FailureState.SHRUNK)
-        return any(True for _ in self.database.fetch(key))
-
     def checks_with_new_failures(self) -> list[str]:
-        """Checks with a failure found and fully shrunk since the watcher started."""
-        return [
-            check
-            for check in self.keys
-            if any(self.shrunk(check, entry) for entry in self.new_entries(check))
-        ]
+        return [check for check in self.keys if self.new_entries(check)]
 
 
 def replay_settings(database: ExampleDatabase) -> settings:
     """Replay the saved examples and shrink a failing one as the `ci` profile would.
 
-    HypoFuzz's shrinker stops earlier than Hypothesis' own, so a session's failure is
-    shrunk once more here, derandomized like `ci`, with the database writable: the
-    minimal example is saved under the test's key (larger ones move aside), which is the
-    counterexample a `ci` run replaying the shared database then reports. Steps up to the
+    A session may stop before HypoFuzz has shrunk its failure, and HypoFuzz's shrinker
+    stops earlier than Hypothesis' own, so the failure is shrunk here, derandomized like
+    `ci`, with the database writable: the minimal example is saved under the test's key
+    (larger ones move aside), which is the counterexample a `ci` run replaying the shared
+    database then reports. Steps up to the
     `fuzz` profile's count, so a long saved program is read as it was recorded. No
     generation: only what the session saved is run.
     """

@@ -25,7 +25,7 @@ def render_text(report: FuzzReport) -> str:
         lines.append(f"  first failing example ran after {first_example:.1f} s")
     if run.first_failure_seconds is not None:
         saved = run.first_failure_seconds
-        lines.append(f"  first new failure shrunk and saved after {saved:.1f} s")
+        lines.append(f"  first new failure saved after {saved:.1f} s")
     lines += ["", "per test:"]
     header = f"  {'test':<6} {'examples':>9} {'ex/s':>7} {'shrink':>7} {'invalid':>8} "
     lines.append(header + f"{'goals':>6} {'behaviours':>11} {'fingerprints':>13}")

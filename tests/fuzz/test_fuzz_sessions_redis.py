@@ -2,10 +2,11 @@
 
 - Against mutant M2 (delivery retries re-send timed-out calls), a 2-worker session finds
   the INV4 failure, shrinks it and saves it in Redis; it exits 1.
-- `pytest -p harness` in the `ci` profile, with that Redis database as the shared one,
-  fails on INV4 with the same shrunk step program and reproduce blob.
-- A replay-only profile shows the failure comes from the shared database: it fails with
-  the session's database and passes with an empty one (the negative control).
+- Against a mesh with M2's bug confined to hub h2 (`fuzz_rare_resend_mesh`: the seed
+  programs pass on it, and so does the `ci` profile on its own), a session finds the
+  failure; `pytest -p harness` in the `ci` profile with that Redis database as the shared
+  one then fails on INV4 with the same shrunk step program and reproduce blob, and passes
+  without it (the negative control).
 - Against the reference mesh a short session finds nothing and exits 0.
 """
 
@@ -31,15 +32,17 @@ from invariants.fuzzing.selection import build_machines, database_key
 
 pytestmark = pytest.mark.fuzz_session
 
-REPO = Path(__file__).resolve().parents[2]
-M2_ADAPTER = "invariants.fuzzing.mutant_adapters:M2"
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parents[1]
+RARE_ADAPTER = "fuzz_rare_resend_mesh:make_adapter"
 HANG_GUARD = 600  # seconds: only stops a hung subprocess, never judges speed
 BLOB = re.compile(r"@reproduce_failure\('[^']+', (b'[^']+')\)")
 
 
 def _env(**extra: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("HARNESS_")}
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), env.get("PYTHONPATH")]))
+    paths = [str(REPO), str(HERE), env.get("PYTHONPATH")]
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, paths))
     env.update(extra)
     return env
 
@@ -66,18 +69,26 @@ def _db(url: str, index: int) -> str:
     return url.rsplit("/", 1)[0] + f"/{index}"
 
 
-@pytest.fixture(scope="module")
-def m2_session(redis_url: str, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    work = tmp_path_factory.mktemp("m2-session")
-    database = _db(redis_url, 1)
+def _session(work: Path, database: str, subject: list[str]) -> dict[str, Any]:
     result = _run(
-        ["-m", "harness", "fuzz", "--minutes", "3", "--workers", "2", "--mutant", "M2",
+        ["-m", "harness", "fuzz", "--minutes", "3", "--workers", "2", *subject,
          "--invariant", "INV2", "INV4", "--database", database, "--stop-on-failure",
          "--json", str(work / "summary.json")],
         cwd=work, env=_env(),
     )
     summary = json.loads((work / "summary.json").read_text(encoding="utf-8"))
     return {"result": result, "summary": summary, "database": database}
+
+
+@pytest.fixture(scope="module")
+def m2_session(redis_url: str, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    return _session(tmp_path_factory.mktemp("m2"), _db(redis_url, 1), ["--mutant", "M2"])
+
+
+@pytest.fixture(scope="module")
+def rare_session(redis_url: str, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    return _session(tmp_path_factory.mktemp("rare"), _db(redis_url, 3),
+                    ["--adapter", RARE_ADAPTER])
 
 
 def _inv4_failure(summary: dict[str, Any]) -> dict[str, Any]:
@@ -101,52 +112,34 @@ def test_m2_session_finds_and_saves_the_failure(m2_session: dict[str, Any]) -> N
         assert list(RedisExampleDatabase(client).fetch(database_key(machine)))
 
 
-def _plugin_run(
-    project: Path, shared: str, profile: str, conftest: str = ""
-) -> subprocess.CompletedProcess[str]:
+def _plugin_ci_run(project: Path, shared: str | None) -> subprocess.CompletedProcess[str]:
     project.mkdir(parents=True, exist_ok=True)
     (project / "pytest.ini").write_text("[pytest]\n", encoding="utf-8")
-    if conftest:
-        (project / "conftest.py").write_text(conftest, encoding="utf-8")
+    env = _env(HARNESS_SHARED_DATABASE=shared) if shared else _env()
     return _run(
-        ["-m", "pytest", "-p", "harness", "--harness", "--harness-adapter", M2_ADAPTER,
-         "--harness-invariants", "INV4", "--harness-profile", profile, "-p", "no:cacheprovider"],
-        cwd=project, env=_env(HARNESS_SHARED_DATABASE=shared),
+        ["-m", "pytest", "-p", "harness", "--harness", "--harness-adapter", RARE_ADAPTER,
+         "--harness-invariants", "INV4", "--harness-profile", "ci", "-p", "no:cacheprovider"],
+        cwd=project, env=env,
     )
 
 
-def test_ci_profile_replays_the_saved_counterexample(
-    m2_session: dict[str, Any], tmp_path: Path
-) -> None:
-    fuzzed = _inv4_failure(m2_session["summary"])["text"]
-    result = _plugin_run(tmp_path / "ci", m2_session["database"], "ci")
+def test_ci_replays_the_saved_counterexample(rare_session: dict[str, Any], tmp_path: Path) -> None:
+    result, summary = rare_session["result"], rare_session["summary"]
     assert result.returncode == 1, result.stdout + result.stderr
-    assert "FAILED harness::INV4" in result.stdout
-    assert _steps(result.stdout) == _steps(fuzzed)
-    assert _blob(result.stdout) == _blob(fuzzed)
+    fuzzed = _inv4_failure(summary)["text"]
+    assert _steps(fuzzed) and "'h2'" in fuzzed
+    replayed = _plugin_ci_run(tmp_path / "with-shared", rare_session["database"])
+    assert replayed.returncode == 1, replayed.stdout + replayed.stderr
+    assert "FAILED harness::INV4" in replayed.stdout
+    assert _steps(replayed.stdout) == _steps(fuzzed)
+    assert _blob(replayed.stdout) == _blob(fuzzed)
 
 
-REPLAY_ONLY = """
-from hypothesis import Phase, settings
-from invariants.profiles import PROFILES
-
-settings.register_profile("replay-only", settings(PROFILES["ci"], phases=(Phase.reuse,)))
-"""
-
-
-def test_the_failure_comes_from_the_shared_database(
-    m2_session: dict[str, Any], redis_url: str, tmp_path: Path
-) -> None:
-    fuzzed = _inv4_failure(m2_session["summary"])["text"]
-    with_saved = _plugin_run(tmp_path / "saved", m2_session["database"], "replay-only",
-                             REPLAY_ONLY)
-    assert with_saved.returncode == 1, with_saved.stdout + with_saved.stderr
-    assert _steps(with_saved.stdout) == _steps(fuzzed)
-    # Negative control: against an empty shared database the same replay has no example
-    # to run (and generates none), so no counterexample appears.
-    empty = _plugin_run(tmp_path / "empty", _db(redis_url, 5), "replay-only", REPLAY_ONLY)
-    assert "run no examples" in empty.stdout, empty.stdout + empty.stderr
-    assert "violated" not in empty.stdout and not _steps(empty.stdout)
+def test_without_the_shared_database_ci_does_not_find_it(tmp_path: Path) -> None:
+    """The negative control: the seed programs and the ci profile's own examples pass on
+    this mesh, so the failure above came from the session."""
+    plain = _plugin_ci_run(tmp_path / "plain", None)
+    assert plain.returncode == 0, plain.stdout + plain.stderr  # 5 if nothing had run
 
 
 def test_reference_session_finds_nothing(redis_url: str, tmp_path: Path) -> None:

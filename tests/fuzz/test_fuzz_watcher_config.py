@@ -5,8 +5,6 @@ from __future__ import annotations
 import pytest
 
 pytest.importorskip("hypofuzz", reason="needs the fuzz extra: pip install -e '.[fuzz]'")
-from hypofuzz.database import FailureState
-from hypofuzz.database.database import failure_observation_key
 from hypothesis.database import InMemoryExampleDatabase
 
 from invariants.fuzzing.config import (
@@ -15,28 +13,30 @@ from invariants.fuzzing.config import (
     load_factory,
     normalise_invariants,
 )
-from invariants.fuzzing.failures import FailureWatcher
+from invariants.fuzzing.failures import FailureWatcher, secondary_key
 from invariants.fuzzing.selection import build_machines, check_of, database_key, target_name
 
 KEY = b"k" * 48
+OTHER = b"o" * 48
 
 
-def test_only_new_and_fully_shrunk_failures_count() -> None:
+def test_a_new_failure_counts_as_soon_as_it_is_saved_shrunk_or_not() -> None:
     database = InMemoryExampleDatabase()
     database.save(KEY, b"old")  # saved by an earlier session
-    watcher = FailureWatcher(database, {"INV4": KEY})
+    watcher = FailureWatcher(database, {"INV4": KEY, "INV7": OTHER})
     assert watcher.checks_with_new_failures() == []
-    database.save(KEY, b"new")  # found, still being shrunk
-    assert watcher.new_entries("INV4") == {b"new"}
-    assert watcher.checks_with_new_failures() == []
-    database.save(failure_observation_key(KEY, b"new", state=FailureState.SHRUNK), b"{}")
+    database.save(secondary_key(KEY), b"found")  # found, not shrunk yet
+    assert watcher.new_entries("INV4") == {b"found"}
     assert watcher.checks_with_new_failures() == ["INV4"]
+    database.save(KEY, b"shrunk")
+    assert watcher.saved("INV4") == {b"old", b"found", b"shrunk"}
+    assert watcher.new_entries("INV7") == frozenset()
 
 
 def test_an_old_failure_is_not_new() -> None:
     database = InMemoryExampleDatabase()
     database.save(KEY, b"old")
-    database.save(failure_observation_key(KEY, b"old", state=FailureState.SHRUNK), b"{}")
+    database.save(secondary_key(KEY), b"older")
     assert FailureWatcher(database, {"INV4": KEY}).checks_with_new_failures() == []
 
 
