@@ -22,12 +22,25 @@ def _dotted(name: str) -> cst.Attribute | cst.Name:
     return expression
 
 
-class PackageRename(m.MatcherDecoratableTransformer):
+# Nodes that can hold an import statement: only these are descended into, which keeps the
+# pass cheap (expressions, where no import can be, are never walked).
+_HOLDERS = (
+    cst.Module, cst.BaseCompoundStatement, cst.BaseSuite, cst.Else, cst.ExceptHandler,
+    cst.ExceptStarHandler, cst.Finally, cst.MatchCase,
+)
+
+
+class PackageRename(cst.CSTTransformer):
     def __init__(self, old: str, new: str) -> None:
         super().__init__()
         self.old = old
         self.new = new
         self.renamed = 0
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        if isinstance(node, cst.SimpleStatementLine):
+            return any(isinstance(s, cst.Import | cst.ImportFrom) for s in node.body)
+        return isinstance(node, _HOLDERS)
 
     def _renamed(self, node: cst.BaseExpression) -> str | None:
         name = get_full_name_for_node(node)
@@ -36,10 +49,11 @@ class PackageRename(m.MatcherDecoratableTransformer):
         self.renamed += 1
         return self.new + name[len(self.old):]
 
-    @m.leave(m.ImportFrom(relative=()))
-    def rename_from(
+    def leave_ImportFrom(
         self, original_node: cst.ImportFrom, updated_node: cst.ImportFrom
     ) -> cst.ImportFrom:
+        if not m.matches(updated_node, m.ImportFrom(relative=())):
+            return updated_node  # a relative import stays inside the package
         module = updated_node.module
         new_name = self._renamed(module) if module is not None else None
         if new_name is None:

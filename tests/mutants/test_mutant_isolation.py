@@ -35,6 +35,23 @@ def test_rename_rewrites_absolute_self_imports_only() -> None:
     ]
 
 
+def test_rename_reaches_imports_inside_blocks_and_functions() -> None:
+    source = textwrap.dedent("""\
+        if TYPE_CHECKING:
+            from reference_impl.mesh import Mesh
+        try:
+            import reference_impl.a as a
+        except ImportError:
+            from reference_impl import b
+        def f():
+            from reference_impl.c import d
+            return "from reference_impl.e import f"
+        """)
+    renamed = rename_package(source, "reference_impl", "_pkg")
+    assert renamed.count("from _pkg") == 3 and "import _pkg.a as a" in renamed
+    assert 'return "from reference_impl.e import f"' in renamed
+
+
 def test_rename_refuses_an_import_that_binds_the_old_name() -> None:
     with pytest.raises(UnsupportedImport, match=r"import reference_impl\.hub"):
         rename_package("import reference_impl.hub\n", "reference_impl", "_pkg")
