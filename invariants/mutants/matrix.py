@@ -18,7 +18,7 @@ from typing import Any
 from invariants.adapter import AdapterFactory
 from invariants.checks import CHECK_IDS
 from invariants.dynamic_run import Outcome, run_invariant, run_seed_programs
-from invariants.mutants.base import Mutant
+from invariants.mutants.base import Mutant, MutantNotApplicable
 from invariants.mutants.build import build_mutant, reference_root
 from invariants.mutants.registry import select_mutants
 from invariants.scan.config import ConfigError, find_pyproject, load_config
@@ -43,6 +43,7 @@ class Cell:
     steps: int  # steps of the shrunk counterexample (0 when it passed)
     seconds: float
     evidence: str = ""  # the first finding or violation, or the seed program that failed
+    errored: bool = False  # the mesh or adapter raised: no verdict (never a kill)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -65,7 +66,8 @@ class Matrix:
     seconds: float = 0.0
 
     def reference_failures(self) -> list[str]:
-        return [check for check, cell in self.reference.items() if cell.killed]
+        """Checks the reference fails, or on which it raised."""
+        return [c for c, cell in self.reference.items() if cell.killed or cell.errored]
 
     def missing_kills(self) -> list[tuple[str, str]]:
         """(mutant, check) pairs SPEC §3.3 lists that did not kill."""
@@ -80,9 +82,10 @@ class Matrix:
         return not self.reference_failures() and not self.missing_kills() and not self.errors
 
     def to_json(self) -> dict[str, Any]:
+        failures = set(self.reference_failures())
         return {
             "reference": {
-                check: "fail" if cell.killed else "pass" for check, cell in self.reference.items()
+                check: "fail" if check in failures else "pass" for check in self.reference
             },
             "mutants": {
                 mutant: {check: cell.to_json() for check, cell in cells.items()}
@@ -156,19 +159,16 @@ def dynamic_cell(check: str, factory: AdapterFactory, profile: str) -> Cell:
         name, outcome = failed_seeds[0]
         evidence = f"seed program {name!r}: {_first(outcome)}"
         return Cell(True, 1, outcome.shrunk_steps or 0, seconds, evidence)
-    return Cell(False, search.examples, 0, seconds, _error_text(search, seeds))
+    # A mesh that raised is not killed by an invariant, but the error must be seen.
+    errors = [o for o in (search, *seeds.values()) if o.verdict == "error"]
+    evidence = f"error: {_first(errors[0])}" if errors else ""
+    return Cell(False, search.examples, 0, seconds, evidence, errored=bool(errors))
 
 
 def _first(outcome: Outcome) -> str:
     if outcome.violations:
         return str(outcome.violations[0])
     return (outcome.failure_text or "").splitlines()[0] if outcome.failure_text else ""
-
-
-def _error_text(search: Outcome, seeds: dict[str, Outcome]) -> str:
-    """A mesh that raised is not killed by an invariant, but the error must be seen."""
-    errors = [o for o in (search, *seeds.values()) if o.verdict == "error"]
-    return f"error: {_first(errors[0])}" if errors else ""
 
 
 # The matrix ---------------------------------------------------------------------------------
@@ -205,17 +205,24 @@ def prove(
     say("reference")
     reference_scan = scan_tree(reference_root(), config)
     errors += reference_scan.errors
-    reference = _subject_cells(reference_scan, None, _reference_factory(), chosen_checks,
-                               profile, errors, lambda line: say(_as_reference(line)))
+    reference = _subject_cells("reference", reference_scan, None, _reference_factory(),
+                               chosen_checks, profile, errors,
+                               lambda line: say(_as_reference(line)))
     matrix_mutants: dict[str, dict[str, Cell]] = {}
     for mutant in chosen:
         wanted = _wanted(mutant, chosen_checks, expected_only)
         say(mutant.name)
-        build = build_mutant(mutant)
+        try:
+            build = build_mutant(mutant)
+        except MutantNotApplicable as exc:  # reported; its kills are missing, the rest runs
+            errors.append(str(exc))
+            say(f"  {exc}")
+            matrix_mutants[mutant.id] = {}
+            continue
         mutant_scan = scan_tree(build.source_root, config)
         errors += mutant_scan.errors
         matrix_mutants[mutant.id] = _subject_cells(
-            mutant_scan, reference_scan, build.factory, wanted, profile, errors, say
+            mutant.id, mutant_scan, reference_scan, build.factory, wanted, profile, errors, say
         )
     return Matrix(
         profile=profile,
@@ -248,6 +255,7 @@ def _wanted(mutant: Mutant, checks: tuple[str, ...], expected_only: bool) -> tup
 
 
 def _subject_cells(
+    name: str,
     static: StaticScan,
     baseline: StaticScan | None,
     factory: AdapterFactory,
@@ -259,8 +267,8 @@ def _subject_cells(
     cells = static_cells(static, baseline, [c for c in checks if c in STATIC_CHECKS])
     for check in (c for c in checks if c in DYNAMIC_CHECKS):
         cell = dynamic_cell(check, factory, profile)
-        if cell.evidence.startswith("error:"):
-            errors.append(f"{check}: {cell.evidence}")
+        if cell.errored:
+            errors.append(f"{name} {check}: {cell.evidence}")
         say(f"  {check}: {'killed' if cell.killed else 'survived'} ({cell.seconds:.1f} s)")
         cells[check] = cell
     return {c: cells[c] for c in checks}

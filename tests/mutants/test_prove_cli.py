@@ -85,3 +85,34 @@ def test_text_table_marks_listed_kills_and_survivors() -> None:
     assert lines[2].split() == ["M3", "unbounded-resubscribe", "-", "KILLED", "4ex/3st*"]
     survived = matrix_text(_matrix(kill=False)).splitlines()[2].split()
     assert survived[-1] == "SURVIVED!"
+
+
+def test_a_mutant_that_no_longer_applies_is_reported_and_the_rest_runs() -> None:
+    from invariants.mutants.base import Mutant
+    from invariants.mutants.m6_no_stop_hold import NoStopHold
+    from invariants.mutants.matrix import prove
+
+    stale = Mutant(id="M9", slug="stale", shape="targets code that is gone", path="breaker.py",
+                   site="on_active_stop", target="self.hold_until_drained(done)",
+                   kills=("MESH004",), codemod=NoStopHold)
+    result = prove("ci", ["M7", stale], checks=["MESH004"])
+    assert result.mutants["M7"]["MESH004"].killed
+    assert result.mutants["M9"] == {}
+    assert result.missing_kills() == [("M9", "MESH004")]
+    assert len(result.errors) == 1 and "mutant M9 stale" in result.errors[0]
+    assert "breaker.py" in result.errors[0] and not result.ok
+
+
+def test_a_mesh_that_raises_is_an_error_never_a_kill() -> None:
+    from invariants.adapter import Chooser, MeshAdapter
+    from invariants.mutants.matrix import dynamic_cell
+
+    def broken_factory(chooser: Chooser) -> MeshAdapter:
+        raise RuntimeError("adapter exploded")
+
+    cell = dynamic_cell("INV2", broken_factory, "ci")
+    assert not cell.killed and cell.errored
+    assert "adapter exploded" in cell.evidence
+    failing = Matrix("ci", ("INV2",), {"INV2": cell}, {}, {}, {})
+    assert failing.reference_failures() == ["INV2"]
+    assert failing.to_json()["reference"] == {"INV2": "fail"}
