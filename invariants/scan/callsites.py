@@ -2,10 +2,9 @@
 
 A call can only be guarded in a file that mentions a guard function; there the calls come
 from the tree, with CFG dominance. Every other production file contributes its calls from
-a cheap line scan (all unguarded), which avoids a full tree visit of files that cannot
-guard anything. The line scan does not tell code from strings, so a call spelled out in a
-docstring counts as an (unguarded) caller. Test files contribute no callers: tests call
-helpers directly on purpose.
+a cheap line scan (all unguarded) over the text with string literals and comments blanked
+out, which avoids a full tree visit of files that cannot guard anything. Test files
+contribute no callers: tests call helpers directly on purpose.
 """
 
 from __future__ import annotations
@@ -19,6 +18,15 @@ from invariants.scan.rules.mesh001_unguarded_emit import guard_covering, guards_
 
 _DEF = re.compile(r"(?:async\s+)?(?:def|class)\s+(\w+)")
 _CALL = re.compile(r"(\w+)\s*\(")
+# String literals (triple-quoted first) and comments, in one alternation so that a quote in
+# a comment or a `#` in a string is read the way the tokenizer reads it.
+_TRIPLE_SINGLE = r"'''(?:[^'\\]|\\.|'(?!''))*'''"
+_TRIPLE_DOUBLE = r'"""(?:[^"\\]|\\.|"(?!""))*"""'
+_SINGLE = r"'(?:[^'\\\n]|\\.)*'"
+_DOUBLE = r'"(?:[^"\\\n]|\\.)*"'
+_STRINGS_AND_COMMENTS = re.compile(
+    rf"[rRbBuUfF]{{0,2}}(?:{_TRIPLE_SINGLE}|{_TRIPLE_DOUBLE}|{_SINGLE}|{_DOUBLE})|#[^\n]*"
+)
 _NOT_CALLS = frozenset(keyword.kwlist) | {"print", "super", "isinstance", "len", "str", "int"}
 
 
@@ -50,12 +58,11 @@ def _from_tree(ctx: FileContext) -> None:
 def _from_lines(ctx: FileContext) -> None:
     scopes: list[tuple[int, str]] = []  # (indent, name) of the enclosing defs/classes
     seen: set[tuple[str, str]] = set()
-    for number, line in enumerate(ctx.lines, start=1):
+    code = _STRINGS_AND_COMMENTS.sub(_blank, ctx.text)
+    for number, line in enumerate(code.splitlines(), start=1):
         body = line.lstrip()
         if "(" not in body and not body.startswith("class "):
             continue  # no call here, and not a scope that a later call needs
-        if body.startswith("#"):
-            continue
         indent = len(line) - len(body)
         while scopes and scopes[-1][0] >= indent:
             scopes.pop()
@@ -69,3 +76,9 @@ def _from_lines(ctx: FileContext) -> None:
                 continue
             seen.add((caller, callee))
             ctx.call_site_at_line(number, caller, callee)
+
+
+def _blank(match: re.Match[str]) -> str:
+    """A literal or comment becomes an empty string that keeps the line count."""
+    text = match.group()
+    return ("" if text.startswith("#") else '""') + "\n" * text.count("\n")

@@ -147,3 +147,22 @@ def test_covered_functions_on_a_cycle_entered_guarded() -> None:
 def test_module_level_emit_is_reported_without_callers() -> None:
     [finding] = scan({"boot.py": "from m import DeliveryFailure\nX = DeliveryFailure(None, 1)\n"})
     assert finding.symbol == "" and "module level" in finding.message
+
+
+def test_calls_in_strings_and_comments_of_other_files_are_not_callers() -> None:
+    router = """
+    def route(d, error):
+        if d.may_answer():
+            d.reply(nack(d, error))
+    """
+    notes = '''
+    def explain():
+        """Never call nack(d, error) without a guard."""
+        # nack(d, error) would be wrong here
+        return "nack(d, error)"
+    '''
+    assert scan({"helpers.py": HELPER, "router.py": router, "notes.py": notes}) == []
+    # negative control: the same file with a real call is an unguarded caller
+    real = notes.rstrip(" ") + "        nack(None, 'x')\n"
+    [finding] = scan({"helpers.py": HELPER, "router.py": router, "notes.py": real})
+    assert "called unguarded by explain (notes.py:6)" in finding.message
