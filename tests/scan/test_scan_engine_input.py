@@ -3,11 +3,15 @@ exception, never a crash of the process, never execution of the scanned code."""
 
 from __future__ import annotations
 
+import dataclasses
 import random
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
+from invariants.scan import engine
+from invariants.scan.context import FileContext
 from invariants.scan.engine import analyze_source
 from invariants.scan.model import FileReport, ScanConfig
 
@@ -111,3 +115,28 @@ def test_good_file_after_bad_ones_is_unaffected() -> None:
     analyze(b"\x00\xff")
     report = analyze(b"CACHE = []\n")
     assert report.parsed and [f.rule for f in report.findings] == ["MESH005"]
+
+
+def _exploding(exc: BaseException) -> Callable[[FileContext], None]:
+    def check(ctx: FileContext) -> None:
+        raise exc
+
+    return check
+
+
+@pytest.mark.parametrize(
+    ("exc", "words"),
+    [(RecursionError(), "nests too deeply"), (KeyError("x"), "failed: KeyError")],
+)
+def test_a_rule_that_breaks_costs_only_itself(
+    monkeypatch: pytest.MonkeyPatch, exc: BaseException, words: str
+) -> None:
+    rules = tuple(
+        dataclasses.replace(rule, check=_exploding(exc)) if rule.id == "MESH004" else rule
+        for rule in engine.ALL_RULES
+    )
+    monkeypatch.setattr(engine, "ALL_RULES", rules)
+    report = analyze(b"import asyncio\nasyncio.create_task(x())\nCACHE = {}\n")
+    assert report.parsed
+    assert [(f.rule, f.line) for f in report.findings] == [("MESH000", 1), ("MESH005", 3)]
+    assert "MESH004" in report.findings[0].message and words in report.findings[0].message
