@@ -64,3 +64,12 @@ def test_labels_cannot_break_the_diagram_syntax() -> None:
 def test_empty_trace_renders_a_valid_diagram() -> None:
     lines = render_sequence([]).splitlines()
     assert lines == ["sequenceDiagram", "    Note over mesh: empty trace"]
+
+
+def test_a_failed_attempt_is_drawn_from_its_callee() -> None:
+    t = Trace()
+    t.add(K.ATTEMPT, hub="grain", delivery_id="d1", target="h0", attempt=0)
+    t.add(K.ATTEMPT_FAILED, hub="grain", delivery_id="d1", timed_out=True)
+    lines = render_sequence(t.events).splitlines()
+    assert "    P0->>P1: t=0 seq 0 attempt 0 d1" in lines
+    assert "    P1--xP0: t=0 seq 1 timed out d1" in lines

@@ -1,0 +1,49 @@
+"""A checker fed a trace in pieces (as the state machines feed it after every step) finds
+exactly what it finds on the whole trace at once."""
+
+from collections.abc import Sequence
+from functools import cache
+
+import pytest
+from broken_meshes import BROKEN
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from invariants.checks import CHECK_IDS, check, monitor_for
+from invariants.machines import machine_class
+from invariants.report import InvariantViolated
+from invariants.seed_programs import SEED_PROGRAMS
+from invariants.trace import TraceEvent
+
+
+@cache
+def _violating_trace(check_id: str) -> Sequence[TraceEvent]:
+    """The trace of the first seed program the broken mesh fails."""
+    for program in SEED_PROGRAMS[check_id].values():
+        machine = machine_class(check_id, BROKEN[check_id])()
+        try:
+            for step, arguments in program:
+                getattr(machine, step)(**arguments)
+            machine.mesh.run_until_idle(10 * 60 * 1000)
+        except InvariantViolated:
+            pass
+        trace = machine.mesh.trace()
+        if check(check_id, trace, final=True):
+            return tuple(trace)
+    raise AssertionError(f"no seed program of {check_id} shows a violation")
+
+
+@pytest.mark.parametrize("check_id", CHECK_IDS)
+@settings(max_examples=25, deadline=None, derandomize=True, database=None)
+@given(data=st.data())
+def test_feeding_in_pieces_finds_the_same_violations(check_id: str, data: st.DataObject) -> None:
+    trace = _violating_trace(check_id)
+    cuts = sorted(data.draw(st.lists(st.integers(0, len(trace)), max_size=6), label="cuts"))
+    monitor = monitor_for(check_id)
+    start = 0
+    for cut in [*cuts, len(trace)]:
+        monitor.feed(trace[start:cut])
+        start = max(start, cut)
+    whole = check(check_id, trace, final=True)
+    assert whole, "the trace must show a violation for the comparison to mean anything"
+    assert monitor.violations(final=True) == whole
