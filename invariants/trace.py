@@ -81,12 +81,20 @@ class MessageClass(StrEnum):
 
     @property
     def sheddable(self) -> bool:
-        return self is MessageClass.IGNORABLE
+        return self in _SHEDDABLE
 
     @property
     def suppresses_answer(self) -> bool:
         """A failure to route this payload is never answered."""
-        return self in (MessageClass.IGNORABLE, MessageClass.FAILURE, MessageClass.LIFECYCLE)
+        return self in _SUPPRESSES_ANSWER
+
+
+# Read by the properties above on every intake: sets built once, since an enum member read
+# off its class (`MessageClass.IGNORABLE`) is a slow attribute lookup.
+_SHEDDABLE = frozenset({MessageClass.IGNORABLE})
+_SUPPRESSES_ANSWER = frozenset(
+    {MessageClass.IGNORABLE, MessageClass.FAILURE, MessageClass.LIFECYCLE}
+)
 
 
 @dataclass(frozen=True, slots=True)
