@@ -29,7 +29,6 @@ class TargetObservations:
     invalid: int = 0  # gave up (a precondition or filter rejected the input)
     goals: Counter[str] = field(default_factory=Counter)
     teardown: Counter[str] = field(default_factory=Counter)
-    first_failure_at: float | None = None  # epoch seconds of the first failing test case
 
 
 @dataclass
@@ -85,11 +84,6 @@ def _add(observed: Observed, record: dict[str, Any]) -> None:
     status = record.get("status")
     if status == "failed":
         test.failed += 1
-        started = record.get("run_start")
-        if isinstance(started, int | float) and (
-            test.first_failure_at is None or started < test.first_failure_at
-        ):
-            test.first_failure_at = float(started)
     elif status == "gave_up":
         test.invalid += 1
     if _is_shrinking(record):

@@ -32,12 +32,6 @@ class FuzzReport:
         return never_reached(dict(self.goals))
 
     @property
-    def first_failing_example_seconds(self) -> float | None:
-        """When a worker first ran a failing example (before shrinking), from the start."""
-        starts = [t.first_failure_at for t in self.tests.values() if t.first_failure_at]
-        return max(0.0, min(starts) - self.run.started_at) if starts else None
-
-    @property
     def failed(self) -> bool:
         return any(f.reproduces for f in self.failures)
 

@@ -20,9 +20,6 @@ def render_text(report: FuzzReport) -> str:
         f"  database {plan.config.database}, {plan.processes} worker(s), "
         f"time box {plan.seconds:.0f} s, ran {run.elapsed:.1f} s, ended by {run.ended_by}",
     ]
-    first_example = report.first_failing_example_seconds
-    if first_example is not None:
-        lines.append(f"  first failing example ran after {first_example:.1f} s")
     if run.first_failure_seconds is not None:
         saved = run.first_failure_seconds
         lines.append(f"  first new failure saved after {saved:.1f} s")
@@ -83,7 +80,6 @@ def report_json(report: FuzzReport) -> dict[str, Any]:
         "time_box_seconds": plan.seconds,
         "elapsed_seconds": run.elapsed,
         "ended_by": run.ended_by,
-        "first_failing_example_seconds": report.first_failing_example_seconds,
         "first_failure_seconds": run.first_failure_seconds,
         "tests": {
             check: {

@@ -23,7 +23,7 @@ def _report(tmp_path: Path, failures: list[SavedFailure], reached: Counter[str])
     plan = SessionPlan(FuzzConfig(invariants=("INV4", "INV7"), database="/db"), 4, 60.0)
     run = SessionRun(elapsed=60.0, started_at=1000.0, ended_by="time box", exit_code=None,
                      first_failure_seconds=None, log_path=tmp_path / "log")
-    seen = TargetObservations(examples=120, shrink_runs=5, goals=reached, first_failure_at=1012.5)
+    seen = TargetObservations(examples=120, shrink_runs=5, goals=reached)
     return FuzzReport(
         plan=plan, run=run, tests={"INV4": seen, "INV7": TargetObservations()},
         coverage={"INV4": Coverage(7, 3, 2), "INV7": Coverage()}, goals=reached,
@@ -43,7 +43,6 @@ def test_goals_never_reached_are_listed(tmp_path: Path) -> None:
     data = report_json(report)
     assert data["never_reached"] == ["stop hold expired"]
     assert data["examples_per_worker"] == [80, 40]
-    assert data["first_failing_example_seconds"] == 12.5
 
 
 def test_a_reproducing_failure_is_printed_and_fails_the_session(tmp_path: Path) -> None:
