@@ -116,6 +116,11 @@ def test_test_files_are_not_callers() -> None:
     assert scan({"helpers.py": HELPER, "router.py": router, "test_helpers.py": test_file}) == []
 
 
+def test_test_files_have_no_emit_sites() -> None:
+    assert scan({"test_helpers.py": HELPER}) == []
+    assert len(scan({"helpers.py": HELPER})) == 1  # negative control: the same code, production
+
+
 def test_recursion_and_cycles_terminate_and_do_not_vouch_for_themselves() -> None:
     cyclic = """
     from messages import DeliveryFailure
