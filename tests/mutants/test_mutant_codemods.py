@@ -64,27 +64,47 @@ def _function_lines(source: str, qualified: str) -> range:
     return spans[0]
 
 
-def _changed_lines(before: str, after: str) -> tuple[list[int], list[str], list[str]]:
-    """(old line numbers touched, removed lines, added lines)."""
-    touched: list[int] = []
-    removed: list[str] = []
+def _changed_lines(before: str, after: str) -> tuple[list[tuple[int, str]], list[str]]:
+    """(old line number and text of every removed or replaced line, or of the line an
+    insertion follows; added lines)."""
+    touched: list[tuple[int, str]] = []
     added: list[str] = []
     old, new = before.splitlines(), after.splitlines()
     matcher = difflib.SequenceMatcher(a=old, b=new, autojunk=False)
     for tag, i1, i2, j1, j2 in matcher.get_opcodes():
         if tag == "equal":
             continue
-        touched += list(range(i1 + 1, max(i2, i1 + 1) + 1)) if i2 > i1 else [i1]
-        removed += old[i1:i2]
+        if i2 > i1:
+            touched += [(n + 1, old[n]) for n in range(i1, i2)]
+        else:  # a pure insertion after old line i1
+            touched.append((i1, old[i1 - 1] if i1 else ""))
         added += new[j1:j2]
-    return touched, removed, added
+    return touched, added
+
+
+def _outside(touched: list[tuple[int, str]], site: range) -> list[int]:
+    """Changed lines that are neither in the site's function nor an import."""
+    return [n for n, line in touched if n not in site and not line.lstrip().startswith("from ")]
+
+
+def test_a_change_outside_the_site_is_noticed() -> None:
+    """Negative control of the site check: a second edit in another function is caught."""
+    m6 = find_mutant("M6")
+    before = _source(m6)
+    after = m6.apply(before).replace("def cancel(self)", "def cancel_now(self)")
+    touched, _ = _changed_lines(before, after)
+    site = _function_lines(before, m6.site)
+    assert [line for n, line in touched if n in _outside(touched, site)] == [
+        "    def cancel(self) -> None:"
+    ]
 
 
 @pytest.mark.parametrize("mutant", MUTANTS, ids=lambda m: m.id)
 def test_codemod_changes_only_its_site(mutant: Mutant) -> None:
     before = _source(mutant)
     after = mutant.apply(before)
-    touched, removed, added = _changed_lines(before, after)
+    touched, added = _changed_lines(before, after)
+    removed = [line for _, line in touched]
     site = _function_lines(before, mutant.site)
     produced, gone = PRE_FIX[mutant.id]
     assert 0 < len(removed) + len(added) <= MAX_CHANGED_LINES, (removed, added)
@@ -92,8 +112,7 @@ def test_codemod_changes_only_its_site(mutant: Mutant) -> None:
     assert not any(gone in line for line in added)
     if produced:
         assert any(produced in line for line in added), f"{produced!r} not produced: {added}"
-    outside = [n for n, line in zip(touched, removed, strict=False)
-               if n not in site and not line.lstrip().startswith("from ")]
+    outside = _outside(touched, site)
     assert not outside, f"lines outside {mutant.site} changed: {outside}"
     cst.parse_module(after)  # still valid Python
 
