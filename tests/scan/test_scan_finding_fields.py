@@ -1,0 +1,52 @@
+"""Every field of a finding: position, end line, enclosing symbol, snippet, message."""
+
+from __future__ import annotations
+
+import textwrap
+
+from invariants.scan.engine import analyze_source
+from invariants.scan.model import ScanConfig
+
+SOURCE = textwrap.dedent(
+    """\
+    import asyncio
+
+    ROUTES = {
+        "a": 1,
+    }
+
+
+    class Node:
+        pending = []
+
+        class Inner:
+            def start(self, stream):
+                def later():
+                    stream.subscribe(
+                        self.on_item,
+                    )
+                return later
+
+
+    def route(d):
+        if type(d.message).can_be_ignored:
+            return
+    """
+)
+
+
+def test_fields_of_each_finding() -> None:
+    report = analyze_source("pkg/node.py", SOURCE.encode(), ScanConfig(), is_test=False)
+    got = {
+        (f.rule, f.line, f.column, f.end_line, f.symbol, f.snippet) for f in report.findings
+    }
+    assert got == {
+        ("MESH005", 3, 1, 5, "", "ROUTES = {"),
+        ("MESH005", 9, 5, 9, "Node", "pending = []"),
+        ("MESH004", 14, 17, 16, "Node.Inner.start.later", "stream.subscribe("),
+        ("MESH002", 21, 8, 21, "route", "if type(d.message).can_be_ignored:"),
+    }
+    messages = {f.rule: f.message for f in report.findings}
+    assert "RawJson" in messages["MESH002"] and "may_answer()" in messages["MESH002"]
+    assert "subscribe()" in messages["MESH004"]
+    assert "ROUTES" in messages["MESH005"] or "pending" in messages["MESH005"]
