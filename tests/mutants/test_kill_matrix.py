@@ -4,6 +4,10 @@ scenarios are tried as fixed step programs, so the known shapes always run."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+
 import jsonschema
 import libcst as cst
 import libcst.matchers as m
@@ -104,6 +108,25 @@ def test_dynamic_kill_is_deterministic() -> None:
     assert first.killed and second.killed
     assert (first.examples, first.steps, first.evidence) == (
         second.examples, second.steps, second.evidence)
+
+
+def test_dynamic_kill_is_the_same_in_other_processes() -> None:
+    """Same profile, same counterexample, whatever the process's hash seed."""
+    script = (
+        "from invariants.mutants.build import build_mutant\n"
+        "from invariants.mutants.matrix import dynamic_cell\n"
+        "from invariants.mutants.registry import find_mutant\n"
+        "cell = dynamic_cell('INV2', build_mutant(find_mutant('M3')).factory, 'ci')\n"
+        "print(cell.killed, cell.examples, cell.steps, cell.evidence)\n"
+    )
+    outputs = set()
+    for hash_seed in ("0", "12345"):
+        env = {**os.environ, "PYTHONHASHSEED": hash_seed}
+        done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                              env=env, timeout=300, check=False)
+        assert done.returncode == 0, done.stderr
+        outputs.add(done.stdout)
+    assert len(outputs) == 1 and next(iter(outputs)).startswith("True ")
 
 
 class SwapComparison(MutationCodemod):
