@@ -13,7 +13,7 @@ import keyword
 import re
 
 from invariants.scan.context import FileContext
-from invariants.scan.names import dotted_name, last_part
+from invariants.scan.names import dotted_name, last_part, source_lines
 from invariants.scan.rules.mesh001_unguarded_emit import guard_covering, guards_at
 
 _DEF = re.compile(r"(?:async\s+)?(?:def|class)\s+(\w+)")
@@ -59,7 +59,7 @@ def _from_lines(ctx: FileContext) -> None:
     scopes: list[tuple[int, str]] = []  # (indent, name) of the enclosing defs/classes
     seen: set[tuple[str, str]] = set()
     code = _STRINGS_AND_COMMENTS.sub(_blank, ctx.text)
-    for number, line in enumerate(code.splitlines(), start=1):
+    for number, line in enumerate(source_lines(code), start=1):
         body = line.lstrip()
         if "(" not in body and not body.startswith("class "):
             continue  # no call here, and not a scope that a later call needs

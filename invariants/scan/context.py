@@ -12,7 +12,7 @@ import libcst as cst
 from invariants.scan.cfg import FunctionCfg, build_cfg
 from invariants.scan.deep import run_deep
 from invariants.scan.model import CallSite, EmitSite, FileReport, Finding, ScanConfig
-from invariants.scan.names import canonical, dotted_name, import_aliases
+from invariants.scan.names import canonical, dotted_name, import_aliases, source_lines
 from invariants.scan.positions import Span, locate
 
 
@@ -191,7 +191,7 @@ class FileContext:
 
     @cached_property
     def lines(self) -> list[str]:
-        return self.text.splitlines()
+        return source_lines(self.text)
 
     def name_of(self, expr: cst.BaseExpression) -> str | None:
         """The dotted name of `expr` with import aliases expanded."""

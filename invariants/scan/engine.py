@@ -15,12 +15,13 @@ from invariants.scan.callgraph import resolve_emit_sites
 from invariants.scan.callsites import collect_call_sites
 from invariants.scan.context import FileContext
 from invariants.scan.model import FileReport, Finding, ScanConfig
+from invariants.scan.names import source_lines
 from invariants.scan.rules import ALL_RULES
 from invariants.scan.source import SourceProblem, cpython_syntax_problem, decode_source
 
 
 def _problem(path: str, problem: SourceProblem, text: str | None = None) -> Finding:
-    lines = text.splitlines() if text is not None else []
+    lines = source_lines(text) if text is not None else []
     snippet = lines[problem.line - 1].strip()[:200] if 0 < problem.line <= len(lines) else ""
     return Finding(
         "MESH000", path, problem.line, problem.column, problem.line, problem.message, "", snippet

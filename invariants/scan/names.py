@@ -2,9 +2,18 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Sequence
 
 import libcst as cst
+
+_NEWLINE = re.compile(r"\r\n?|\n")
+
+
+def source_lines(text: str) -> list[str]:
+    """Lines as Python numbers them: `str.splitlines` also splits at form feeds and other
+    separators, which would shift every later line number."""
+    return _NEWLINE.split(text)
 
 
 def dotted_name(node: cst.BaseExpression) -> str | None:
@@ -113,4 +122,3 @@ def matches_last(dotted: str, names: Sequence[str]) -> bool:
 def matches_suffix(dotted: str, names: Sequence[str]) -> bool:
     """`name` matches `name` itself or any `x.name` (whole components only)."""
     return any(dotted == name or dotted.endswith("." + name) for name in names)
-

@@ -50,3 +50,10 @@ def test_fields_of_each_finding() -> None:
     assert "RawJson" in messages["MESH002"] and "may_answer()" in messages["MESH002"]
     assert "subscribe()" in messages["MESH004"]
     assert "ROUTES" in messages["MESH005"] or "pending" in messages["MESH005"]
+
+
+def test_form_feeds_and_crlf_do_not_shift_lines_or_snippets() -> None:
+    source = b"import os\r\n\x0c\r\n# section\x0c break\r\nCACHE = {}\r\n"
+    report = analyze_source("pkg/ff.py", source, ScanConfig(), is_test=False)
+    [finding] = report.findings
+    assert (finding.line, finding.snippet) == (4, "CACHE = {}")
