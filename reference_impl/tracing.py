@@ -1,10 +1,12 @@
 """Trace recording: every step of the mesh as an `invariants.trace.TraceEvent`.
 
-Steps are recorded as cheap tuples and turned into `TraceEvent`s only when the trace is
+Steps are recorded as plain values and turned into `TraceEvent`s only when the trace is
 read, so a flood costs little; recording can be switched off entirely (the benchmark
-measures both). Records hold plain strings, ints and bools only, which the cyclic garbage
-collector stops tracking, and one intake is one record: it reads back as POSTED, the
-breaker trip if there was one, and the intake's outcome.
+measures both). Records lie end to end in one flat list, each led by its tag: no object
+per record for the allocator or the cyclic garbage collector to handle, and the values
+themselves are strings, ints, bools and dicts of those, which the collector does not
+track. One intake is one record: it reads back as POSTED, the breaker trip if there was
+one, and the intake's outcome.
 """
 
 from __future__ import annotations
@@ -16,11 +18,19 @@ from typing import Any, Protocol
 from invariants.trace import EventKind, MessageClass, TraceEvent
 from reference_impl.envelope import Delivery
 from reference_impl.messages import ErrorType
+from reference_impl.trace_build import build_event
 
 KINDS = MappingProxyType({kind.value: kind for kind in EventKind})
 CLASSES = MappingProxyType({cls.value: cls for cls in MessageClass})
 _IGNORED = ErrorType.IGNORED.value
-_INTAKE, _HANDLED = "intake", "handled"
+_POSTED, _HANDLED, _ENQUEUED, _TRIPPED = (
+    EventKind.POSTED, EventKind.HANDLED, EventKind.ENQUEUED, EventKind.BREAKER_TRIPPED
+)
+_IGNORED_OUTCOMES = frozenset({EventKind.DROPPED, EventKind.SHED})
+
+# Record tags and the number of values after each tag.
+_TAG_EMIT, _TAG_INTAKE, _TAG_HANDLED = 0, 1, 2
+_EMIT_LEN, _INTAKE_LEN, _HANDLED_LEN = 3, 14, 4
 
 
 class Clock(Protocol):
@@ -33,79 +43,104 @@ class TraceRecorder:
     def __init__(self, clock: Clock, *, enabled: bool = True) -> None:
         self._clock = clock
         self.enabled = enabled
-        self._raw: list[tuple[Any, ...]] = []
-        self._read = 0  # records already turned into events
+        self._raw: list[Any] = []  # flat records: tag, then its values
+        self._read = 0  # position in _raw up to which records are events already
         self._events: list[TraceEvent] = []
 
     def emit(self, kind: EventKind, **fields: Any) -> None:
         if self.enabled:
-            # Plain values only (enums by their value), so the collector untracks the record.
+            # Plain values only (enums by their value), so the collector leaves them be.
             message_class = fields.get("message_class")
             if message_class is not None:
                 fields["message_class"] = message_class._value_
-            self._raw.append((self._clock.now, kind._value_, fields))
+            self._raw += (_TAG_EMIT, self._clock.now, kind._value_, fields)
 
     def intake(self, hub: str, d: Delivery, outcome: EventKind, depth: int,
                watermark: int | None = None, tripped: bool = False) -> None:
         """One offer to a hub's intake and its outcome. `depth` is the queue depth at
         intake; ENQUEUED reads back with the depth after it."""
         if self.enabled:
-            self._raw.append((
-                self._clock.now, _INTAKE, hub, d.id, d.sender, d.target, d.message_type,
+            self._raw += (
+                _TAG_INTAKE, self._clock.now, hub, d.id, d.sender, d.target, d.message_type,
                 d.message_class._value_, d.diagnostic_key, d.packaged, d.subscription_id,
                 outcome._value_, depth, watermark, tripped,
-            ))
+            )
 
     def handled(self, hub: str, delivery_id: str, message_type: str) -> None:
         if self.enabled:
-            self._raw.append((self._clock.now, _HANDLED, hub, delivery_id, message_type))
+            self._raw += (_TAG_HANDLED, self._clock.now, hub, delivery_id, message_type)
 
     def events(self) -> Sequence[TraceEvent]:
         """Every event so far, in order (materialised incrementally)."""
         raw, events = self._raw, self._events
-        for index in range(self._read, len(raw)):
-            _expand(raw[index], events)
-        self._read = len(raw)
+        at, end = self._read, len(raw)
+        while at < end:
+            tag = raw[at]
+            if tag == _TAG_HANDLED:
+                _expand_handled(raw, at + 1, events)
+                at += 1 + _HANDLED_LEN
+            elif tag == _TAG_INTAKE:
+                _expand_intake(raw, at + 1, events)
+                at += 1 + _INTAKE_LEN
+            else:
+                _expand_emit(raw, at + 1, events)
+                at += 1 + _EMIT_LEN
+        self._read = at
         return events
 
 
-def _expand(r: tuple[Any, ...], events: list[TraceEvent]) -> None:
-    """Append the event(s) one record stands for, numbered by their position."""
-    time_ms, tag = r[0], r[1]
-    if len(r) == 3:
-        fields = r[2]
-        message_class = fields.get("message_class")
-        if message_class is not None:
-            fields = {**fields, "message_class": CLASSES[message_class]}
-        events.append(TraceEvent(len(events), time_ms, KINDS[tag], **fields))
-    elif tag == _HANDLED:
-        events.append(TraceEvent(len(events), time_ms, EventKind.HANDLED, hub=r[2],
-                                 delivery_id=r[3], message_type=r[4]))
-    else:
-        _expand_intake(r, events)
+# The hot records are read back with `build_event` (every field by position, in
+# `TraceEvent`'s order: seq, time_ms, kind, hub, delivery_id, sender, target, message_type,
+# message_class, diagnostic_key, answers, error, timed_out, attempt, leg_id, leg_kind,
+# subscription_id, stage, graceful, reason, depth, packaged, watermark), much cheaper than
+# the dataclass's own constructor when a long trace is read.
+
+def _expand_emit(raw: list[Any], at: int, events: list[TraceEvent]) -> None:
+    time_ms, kind_value, fields = raw[at], raw[at + 1], raw[at + 2]
+    message_class = fields.get("message_class")
+    if message_class is not None:
+        fields = {**fields, "message_class": CLASSES[message_class]}
+    events.append(TraceEvent(len(events), time_ms, KINDS[kind_value], **fields))
 
 
-def _expand_intake(r: tuple[Any, ...], events: list[TraceEvent]) -> None:
-    (time_ms, _, hub, delivery_id, sender, target, message_type, class_value, key, packaged,
-     subscription_id, outcome_value, depth, watermark, tripped) = r
-    message_class = CLASSES[class_value]
-    events.append(TraceEvent(
-        len(events), time_ms, EventKind.POSTED, hub=hub, delivery_id=delivery_id,
-        sender=sender, target=target, message_type=message_type, message_class=message_class,
-        diagnostic_key=key, packaged=packaged, subscription_id=subscription_id,
+def _expand_handled(raw: list[Any], at: int, events: list[TraceEvent]) -> None:
+    time_ms, hub, delivery_id, message_type = raw[at:at + _HANDLED_LEN]
+    events.append(build_event(
+        len(events), time_ms, _HANDLED, hub, delivery_id, None, None, message_type, None,
+        None, None, None, None, None, None, None, None, None, None, None, None, None, None,
+    ))
+
+
+def _expand_intake(raw: list[Any], at: int, events: list[TraceEvent]) -> None:
+    """POSTED, the trip if there was one, and the outcome."""
+    (time_ms, hub, delivery_id, sender, target, message_type, class_value, key, packaged,
+     subscription_id, outcome_value, depth, watermark, tripped) = raw[at:at + _INTAKE_LEN]
+    append = events.append
+    append(build_event(
+        len(events), time_ms, _POSTED, hub, delivery_id, sender, target, message_type,
+        CLASSES[class_value], key, None, None, None, None, None, None, subscription_id, None,
+        None, None, None, packaged, None,
     ))
     if tripped:
-        events.append(TraceEvent(
-            len(events), time_ms, EventKind.BREAKER_TRIPPED, hub=hub, delivery_id=delivery_id,
-            diagnostic_key=key, message_type=message_type, sender=sender, target=target,
+        append(build_event(
+            len(events), time_ms, _TRIPPED, hub, delivery_id, sender, target, message_type,
+            None, key, None, None, None, None, None, None, None, None, None, None, None, None,
+            None,
         ))
     outcome = KINDS[outcome_value]
-    if outcome is EventKind.ENQUEUED:
-        event = TraceEvent(len(events), time_ms, outcome, hub=hub, delivery_id=delivery_id,
-                           depth=depth + 1)
-    elif outcome in (EventKind.DROPPED, EventKind.SHED):
-        event = TraceEvent(len(events), time_ms, outcome, hub=hub, delivery_id=delivery_id,
-                           depth=depth, watermark=watermark, error=_IGNORED)
+    if outcome is _ENQUEUED:
+        append(build_event(
+            len(events), time_ms, outcome, hub, delivery_id, None, None, None, None, None,
+            None, None, None, None, None, None, None, None, None, None, depth + 1, None, None,
+        ))
+    elif outcome in _IGNORED_OUTCOMES:
+        append(build_event(
+            len(events), time_ms, outcome, hub, delivery_id, None, None, None, None, None,
+            None, _IGNORED, None, None, None, None, None, None, None, None, depth, None,
+            watermark,
+        ))
     else:
-        event = TraceEvent(len(events), time_ms, outcome, hub=hub, delivery_id=delivery_id)
-    events.append(event)
+        append(build_event(
+            len(events), time_ms, outcome, hub, delivery_id, None, None, None, None, None,
+            None, None, None, None, None, None, None, None, None, None, None, None, None,
+        ))

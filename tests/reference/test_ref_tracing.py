@@ -69,9 +69,13 @@ def test_disabled_recorder_records_nothing() -> None:
 
 
 def test_hot_records_hold_no_objects_the_cyclic_collector_must_track() -> None:
-    """Why a long trace is cheap: the intake and turn records are plain-value tuples."""
+    """Why a long trace is cheap: records are plain values laid end to end in one list,
+    nothing the cyclic collector must track (an enum member, say, it would)."""
     trace = TraceRecorder(Clock())
     trace.intake("b", _delivery(), EventKind.ENQUEUED, depth=0)
     trace.handled("b", "d1", "Update")
+    trace.emit(EventKind.LEG_STARTED, leg_id="L1", message_class=MessageClass.USER)
     gc.collect()
-    assert not any(gc.is_tracked(record) for record in trace._raw)
+    assert trace._raw
+    assert not any(gc.is_tracked(value) for value in trace._raw)
+    assert gc.is_tracked(EventKind.POSTED)  # what the check would catch
