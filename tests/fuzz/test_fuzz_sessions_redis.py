@@ -71,7 +71,7 @@ def _db(url: str, index: int) -> str:
 
 def _session(work: Path, database: str, subject: list[str]) -> dict[str, Any]:
     result = _run(
-        ["-m", "harness", "fuzz", "--minutes", "3", "--workers", "2", *subject,
+        ["-m", "harness", "fuzz", "--minutes", "4", "--workers", "2", *subject,
          "--database", database, "--stop-on-failure", "--json", str(work / "summary.json")],
         cwd=work, env=_env(),
     )
