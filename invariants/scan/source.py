@@ -20,6 +20,10 @@ MAX_BRACKET_DEPTH = 200
 MAX_OPERATORS_PER_LINE = 1500
 _LONG_LINE = re.compile(rb"[^\n]{3000,}")
 _OPERATOR = re.compile(rb"[-+*/%&|^@<>]")
+# A line that ends (or the next one starts) with an operator continues an expression.
+# Two plain patterns: one alternation with anchors and word operators is ten times slower.
+_OPERATOR_ENDS_LINE = re.compile(rb"[-+*/%&|^@][ \t]*\n")
+_OPERATOR_STARTS_LINE = re.compile(rb"\n[ \t]*[-+*/%&|^@]")
 _NOT_BRACKETS = bytes(b for b in range(256) if b not in b"()[]{}")
 _DEPTH_STEP = {ord("("): 1, ord("["): 1, ord("{"): 1, ord(")"): -1, ord("]"): -1, ord("}"): -1}
 
@@ -69,12 +73,38 @@ def _screen_nesting(source: bytes, text: str) -> SourceProblem | None:
             problem = cpython_syntax_problem(text)
             if problem is not None:
                 return problem
+    problem = _long_chain(source)
+    if problem is not None:
+        return problem
     for match in _LONG_LINE.finditer(source):
         operators = len(_OPERATOR.findall(match.group()))
         if operators > MAX_OPERATORS_PER_LINE:
             line, _ = _line_of(source, match.start())
             return SourceProblem(
                 f"expression too large to parse ({operators} operators on one line)", line
+            )
+    return None
+
+
+def _long_chain(source: bytes) -> SourceProblem | None:
+    """An expression continued over more lines than MAX_OPERATORS_PER_LINE, one operator per
+    line (generated code): as slow for libcst as the same chain on one line."""
+    ends = _OPERATOR_ENDS_LINE.findall(source)
+    starts = _OPERATOR_STARTS_LINE.findall(source)
+    if len(ends) + len(starts) <= MAX_OPERATORS_PER_LINE:
+        return None  # the common case: too few to form a run, whatever their places
+    # 1-based numbers of the lines that continue onto the next one
+    lines = {source.count(b"\n", 0, m.start()) + 1 for m in _OPERATOR_ENDS_LINE.finditer(source)}
+    lines |= {source.count(b"\n", 0, m.start()) + 1 for m in _OPERATOR_STARTS_LINE.finditer(source)}
+    run_start, previous = 0, -1
+    for line in sorted(lines):
+        run_start = run_start if line == previous + 1 else line
+        previous = line
+        if line - run_start >= MAX_OPERATORS_PER_LINE:
+            return SourceProblem(
+                f"expression too large to parse (continued over {MAX_OPERATORS_PER_LINE}+ "
+                "lines by operators)",
+                run_start,
             )
     return None
 

@@ -140,3 +140,17 @@ def test_a_rule_that_breaks_costs_only_itself(
     assert report.parsed
     assert [(f.rule, f.line) for f in report.findings] == [("MESH000", 1), ("MESH005", 3)]
     assert "MESH004" in report.findings[0].message and words in report.findings[0].message
+
+
+@pytest.mark.parametrize(("style", "first"), [("trailing", 3), ("leading", 2)])
+def test_operator_chain_over_many_lines_is_refused(style: str, first: int) -> None:
+    terms = [f"    a{i} +\n" if style == "trailing" else f"    + a{i}\n" for i in range(5000)]
+    source = ("import os\nx = (\n" + "".join(terms) + "    0\n)\n").encode()
+    line, _, message = only_error(analyze(source))
+    assert line == first and "continued over" in message  # the first continued line
+
+
+def test_many_ordinary_lines_with_operators_are_scanned() -> None:
+    source = "".join(f"a{i} = b + c\n" for i in range(4000)) + "CACHE = {}\n"
+    report = analyze(source.encode())
+    assert report.parsed and [(f.rule, f.line) for f in report.findings] == [("MESH005", 4001)]
