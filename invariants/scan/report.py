@@ -41,10 +41,17 @@ def to_json(findings: Sequence[Finding], errors: Sequence[Problem], stats: ScanS
     return json.dumps(document, indent=2) + "\n"
 
 
+# Source lines longer than this are cut in text output (generated code can have huge lines).
+MAX_SNIPPET_CHARS = 160
+
+
 def finding_line(finding: Finding) -> str:
     """`path:line:col MESHxxx message`, then the source line indented below it."""
     head = f"{finding.path}:{finding.line}:{finding.column} {finding.rule} {finding.message}"
-    return f"{head}\n    {finding.snippet.strip()}" if finding.snippet.strip() else head
+    snippet = finding.snippet.strip()
+    if len(snippet) > MAX_SNIPPET_CHARS:
+        snippet = snippet[: MAX_SNIPPET_CHARS - 3] + "..."
+    return f"{head}\n    {snippet}" if snippet else head
 
 
 def problem_line(problem: Problem) -> str:

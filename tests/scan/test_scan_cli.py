@@ -11,6 +11,8 @@ import pytest
 import scan_stand_in
 
 from harness.cli import main
+from invariants.scan.model import Finding
+from invariants.scan.report import finding_line
 
 GUARDED = "def answer(d):\n    if d.may_answer():\n        return DeliveryFailure(d)\n"
 UNGUARDED = "def nack(d):\n    x.subscribe(h)  # flag:MESH004\n    return DeliveryFailure(d)\n"
@@ -174,3 +176,13 @@ def test_the_reference_mesh_scans_clean_with_default_configuration() -> None:
     document = json.loads(completed.stdout)
     assert (completed.returncode, document["findings"], document["errors"]) == (0, [], [])
     assert document["stats"]["files"] == document["stats"]["parsed"] > 0
+
+
+def test_text_output_cuts_very_long_source_lines() -> None:
+    long_line = "x = [" + "1, " * 500 + "]"
+    finding = Finding("MESH005", "m.py", 1, 1, 1, "mutable", "", long_line)
+    head, source = finding_line(finding).splitlines()
+    assert head == "m.py:1:1 MESH005 mutable"
+    assert source == "    " + long_line[:157] + "..."
+    short = Finding("MESH005", "m.py", 1, 1, 1, "mutable", "", "x = []")
+    assert finding_line(short).splitlines()[1] == "    x = []"
