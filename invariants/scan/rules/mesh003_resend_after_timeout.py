@@ -119,11 +119,15 @@ def _call_name(call: cst.Call) -> str:
     return func.value if isinstance(func, cst.Name) else "call"
 
 
+# tenacity's decorator and its iterator forms (`for attempt in Retrying(...)`)
+_TENACITY_RETRIERS = frozenset({"retry", "Retrying", "AsyncRetrying"})
+
+
 def _retry_admits_timeouts(ctx: FileContext, decorator: cst.BaseExpression) -> bool:
     """A tenacity `@retry` whose retry condition lets a timeout through."""
     target = decorator.func if isinstance(decorator, cst.Call) else decorator
     name = ctx.name_of(target)
-    if name is None or last_part(name) != "retry":
+    if name is None or last_part(name) not in _TENACITY_RETRIERS:
         return False
     if not isinstance(decorator, cst.Call):
         return True  # bare @retry retries every exception
@@ -230,9 +234,28 @@ def _gates(ctx: FileContext) -> None:
                 )
 
 
+def _tenacity_loops(ctx: FileContext) -> None:
+    """`for attempt in Retrying(retry=...): with attempt: router.deliver(d)`."""
+    for loop in _loops(ctx):
+        if not isinstance(loop, cst.For) or not isinstance(loop.iter, cst.Call):
+            continue
+        if not _retry_admits_timeouts(ctx, loop.iter):
+            continue
+        for record in ctx.calls:
+            if _inside(record, loop.body) and _is_non_idempotent(ctx, record.node):
+                ctx.report(
+                    RULE_ID,
+                    record.node,
+                    f"{_call_name(record.node)}() is re-sent by a tenacity loop that admits "
+                    "timeouts: a timed-out callee still holds the request",
+                    record.symbol,
+                )
+
+
 def check(ctx: FileContext) -> None:
     _retry_loops(ctx)
     _tenacity(ctx)
+    _tenacity_loops(ctx)
     _helpers(ctx)
     _gates(ctx)
 
@@ -333,6 +356,17 @@ def post_it(hub, d):
     hub.post(d)
 """,
         (5, 9),
+    ),
+    (
+        """
+from tenacity import Retrying, retry_if_exception_type
+
+def deliver_with_retry(router, d):
+    for attempt in Retrying(retry=retry_if_exception_type((TimeoutError, OSError))):
+        with attempt:
+            router.deliver(d)
+""",
+        (7,),
     ),
     (
         """
