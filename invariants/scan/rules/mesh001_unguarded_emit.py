@@ -9,6 +9,8 @@ unguarded site whose every caller is guarded.
 
 from __future__ import annotations
 
+import itertools
+
 import libcst as cst
 
 from invariants.scan.context import CallRecord, FileContext
@@ -51,7 +53,15 @@ def guards_at(ctx: FileContext, record: CallRecord) -> dict[str, cst.Call]:
     node = cfg.node_of.get(id(statement))
     if node is None:  # a decorator or default argument: runs outside the function body
         return known
-    return {**(cfg.dominating_facts(node) or {}), **known}
+    known = {**(cfg.dominating_facts(node) or {}), **known}
+    # A closure runs only after its `def` has: what guards the def guards its body.
+    nested = [n for n in record.ancestors if isinstance(n, cst.FunctionDef)]
+    for inner, outer in itertools.pairwise(reversed(nested)):
+        definition = ctx.cfg(outer).node_of.get(id(inner))
+        if definition is None:
+            break
+        known = {**(ctx.cfg(outer).dominating_facts(definition) or {}), **known}
+    return known
 
 
 def check(ctx: FileContext) -> None:
@@ -167,6 +177,17 @@ def report(d, error):
     if d.may_answer():
         d.reply(_nack(d, error))
 """,
+    # a closure defined under the guard
+    """
+def report(d, error, schedule):
+    if not d.may_answer():
+        return
+
+    def later():
+        d.reply(DeliveryFailure(d, error))
+
+    schedule(later)
+""",
     # loop: the guard is checked on every iteration before the emit
     """
 def report_all(deliveries, error):
@@ -279,6 +300,18 @@ def drop(d, error):
     d.reply(_nack(d, error))
 """,
         (3,),
+    ),
+    (  # a closure defined before the guard
+        """
+def report(d, error, schedule):
+    def later():
+        d.reply(DeliveryFailure(d, error))
+
+    if d.may_answer():
+        schedule(lambda: None)
+    schedule(later)
+""",
+        (4,),
     ),
     (  # match: the guard covers one case only
         """
