@@ -136,3 +136,39 @@ def test_p_harness_works_without_the_entry_point(
     assert sorted(_collected(listed)) == sorted([*USER_ITEMS, *HARNESS_ITEMS])
     without = pytester.runpytest("--collect-only", "-q")
     assert _collected(without) == USER_ITEMS
+
+
+CHOOSER_TEST = """\
+import pytest
+from invariants.adapter import FirstChooser, SeededChooser
+
+
+def test_fifo_by_default(mesh_adapter):
+    assert isinstance(mesh_adapter.chooser, FirstChooser)
+
+
+@pytest.mark.harness_seed(7)
+def test_seeded_by_the_marker(mesh_adapter):
+    assert isinstance(mesh_adapter.chooser, SeededChooser)
+    again = SeededChooser(7)
+    assert [mesh_adapter.chooser.choose(10, "t") for _ in range(8)] == [
+        again.choose(10, "t") for _ in range(8)
+    ]
+"""
+
+
+def test_the_fixture_hands_each_test_a_fresh_mesh_with_its_chooser(
+    pytester: pytest.Pytester,
+) -> None:
+    pytester.makepyfile(chooser_adapter=(
+        "class Recorder:\n"
+        "    def __init__(self, chooser):\n"
+        "        self.chooser = chooser\n"
+        "def make(chooser):\n"
+        "    return Recorder(chooser)\n"
+    ))
+    table = '[tool.harness]\nadapter = "chooser_adapter:make"\n'
+    pytester.makepyprojecttoml(table + '\n[tool.pytest.ini_options]\npythonpath = ["."]\n')
+    pytester.makepyfile(test_choosers=CHOOSER_TEST)
+    result = pytester.runpytest("--strict-markers")
+    result.assert_outcomes(passed=2)
