@@ -35,6 +35,9 @@ def add_parser(subparsers: Any) -> None:
                         help=f"only this check ({', '.join(ALL_CHECKS)}); repeatable")
     parser.add_argument("--expected-only", action="store_true",
                         help="run each mutant only against the checks that must kill it")
+    parser.add_argument("--search-only", action="store_true",
+                        help="leave the seed scenarios out of the dynamic runs: what the "
+                        "state machines' drawn rules find alone")
     parser.set_defaults(func=run)
 
 
@@ -50,6 +53,7 @@ def run(args: argparse.Namespace) -> int:
             args.mutant or None,
             checks=checks or None,
             expected_only=args.expected_only,
+            seed_scenarios=not args.search_only,
             progress=lambda line: print(line, file=sys.stderr, flush=True),
         )
     except ValueError as exc:

@@ -2,9 +2,9 @@
 
 Static rules run through the scanner on each (mutated) source tree; a mutant is killed by
 a rule when the scan finds something under it that the reference's scan does not. Dynamic
-invariants run first as the seed scenarios' fixed step programs (so the known shapes are
-always tried), then as the check's state machine under a Hypothesis profile; a mutant is
-killed by a check when either finds a violation. `prove` is the library entry point.
+invariants run through `run_invariant`: the seed scenarios' fixed step programs first (so
+the known shapes are always tried), then the check's state machine under a Hypothesis
+profile; a mutant is killed by a check on a violation. `prove` is the library entry point.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from typing import Any
 
 from invariants.adapter import AdapterFactory
 from invariants.checks import CHECK_IDS
-from invariants.dynamic_run import Outcome, run_invariant, run_seed_programs
+from invariants.dynamic_run import Outcome, run_invariant
 from invariants.mutants.base import Mutant, MutantNotApplicable
 from invariants.mutants.build import build_mutant, reference_root
 from invariants.mutants.registry import select_mutants
@@ -42,7 +42,7 @@ class Cell:
     examples: int  # examples until the first failure (all examples run when it passed)
     steps: int  # steps of the shrunk counterexample (0 when it passed)
     seconds: float
-    evidence: str = ""  # the first finding or violation, or the seed program that failed
+    evidence: str = ""  # the first finding or violation
     errored: bool = False  # the mesh or adapter raised: no verdict (never a kill)
 
     def to_json(self) -> dict[str, Any]:
@@ -146,23 +146,19 @@ def static_cells(
 # Dynamic invariants ---------------------------------------------------------------------
 
 
-def dynamic_cell(check: str, factory: AdapterFactory, profile: str) -> Cell:
-    """Seed programs first, then the state machine; killed on any violation."""
-    started = time.perf_counter()
-    seeds = run_seed_programs(check, factory)
-    search = run_invariant(check, factory, profile)
-    seconds = time.perf_counter() - started
-    if search.verdict == "violation":
-        return Cell(True, search.examples, search.shrunk_steps or 0, seconds, _first(search))
-    failed_seeds = [(name, o) for name, o in seeds.items() if o.verdict == "violation"]
-    if failed_seeds:
-        name, outcome = failed_seeds[0]
-        evidence = f"seed program {name!r}: {_first(outcome)}"
-        return Cell(True, 1, outcome.shrunk_steps or 0, seconds, evidence)
+def dynamic_cell(
+    check: str, factory: AdapterFactory, profile: str, *, seed_scenarios: bool = True
+) -> Cell:
+    """The check's seed programs, then its state machine (`run_invariant`); killed on a
+    violation. `seed_scenarios=False`: the drawn rules alone, to see what search finds."""
+    outcome = run_invariant(check, factory, profile, seed_scenarios=seed_scenarios)
+    if outcome.verdict == "violation":
+        return Cell(True, outcome.examples, outcome.shrunk_steps or 0, outcome.seconds,
+                    _first(outcome))
     # A mesh that raised is not killed by an invariant, but the error must be seen.
-    errors = [o for o in (search, *seeds.values()) if o.verdict == "error"]
-    evidence = f"error: {_first(errors[0])}" if errors else ""
-    return Cell(False, search.examples, 0, seconds, evidence, errored=bool(errors))
+    errored = outcome.verdict == "error"
+    evidence = f"error: {_first(outcome)}" if errored else ""
+    return Cell(False, outcome.examples, 0, outcome.seconds, evidence, errored=errored)
 
 
 def _first(outcome: Outcome) -> str:
@@ -187,11 +183,13 @@ def prove(
     checks: Sequence[str] | None = None,
     expected_only: bool = False,
     scan_config: ScanConfig | None = None,
+    seed_scenarios: bool = True,
     progress: Progress | None = None,
 ) -> Matrix:
     """Run the reference and the chosen mutants (registered names or `Mutant` objects;
     default all) against the chosen checks (default all). `expected_only` runs each mutant
-    only against the checks that must kill it; the reference runs every chosen check."""
+    only against the checks that must kill it; the reference runs every chosen check.
+    `seed_scenarios=False` leaves the seed shapes out of the dynamic runs (search alone)."""
     started = time.perf_counter()
     config = scan_config or reference_scan_config()
     unknown = [c for c in checks or () if c not in ALL_CHECKS]
@@ -205,8 +203,9 @@ def prove(
     say("reference")
     reference_scan = scan_tree(reference_root(), config)
     errors += reference_scan.errors
+    dynamic = _Dynamic(profile, seed_scenarios)
     reference = _subject_cells("reference", reference_scan, None, _reference_factory(),
-                               chosen_checks, profile, errors,
+                               chosen_checks, dynamic, errors,
                                lambda line: say(_as_reference(line)))
     matrix_mutants: dict[str, dict[str, Cell]] = {}
     for mutant in chosen:
@@ -222,7 +221,7 @@ def prove(
         mutant_scan = scan_tree(build.source_root, config)
         errors += mutant_scan.errors
         matrix_mutants[mutant.id] = _subject_cells(
-            mutant.id, mutant_scan, reference_scan, build.factory, wanted, profile, errors, say
+            mutant.id, mutant_scan, reference_scan, build.factory, wanted, dynamic, errors, say
         )
     return Matrix(
         profile=profile,
@@ -234,6 +233,14 @@ def prove(
         errors=errors,
         seconds=time.perf_counter() - started,
     )
+
+
+@dataclass(frozen=True)
+class _Dynamic:
+    """How the dynamic checks run."""
+
+    profile: str
+    seed_scenarios: bool
 
 
 def _chosen(mutants: Sequence[str | Mutant] | None) -> tuple[Mutant, ...]:
@@ -260,13 +267,14 @@ def _subject_cells(
     baseline: StaticScan | None,
     factory: AdapterFactory,
     checks: tuple[str, ...],
-    profile: str,
+    dynamic: _Dynamic,
     errors: list[str],
     say: Progress,
 ) -> dict[str, Cell]:
     cells = static_cells(static, baseline, [c for c in checks if c in STATIC_CHECKS])
     for check in (c for c in checks if c in DYNAMIC_CHECKS):
-        cell = dynamic_cell(check, factory, profile)
+        cell = dynamic_cell(check, factory, dynamic.profile,
+                            seed_scenarios=dynamic.seed_scenarios)
         if cell.errored:
             errors.append(f"{name} {check}: {cell.evidence}")
         say(f"  {check}: {'killed' if cell.killed else 'survived'} ({cell.seconds:.1f} s)")
