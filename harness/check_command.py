@@ -11,7 +11,7 @@ import argparse
 import sys
 from typing import Any
 
-from harness.main_job import render, run_check
+from harness.main_job import render, run_check, to_json
 from harness.settings import invariant_ids
 from invariants.checks import CHECK_IDS
 from invariants.mutants.base import MutantNotApplicable
@@ -35,6 +35,8 @@ def add_parser(subparsers: Any) -> None:
                         help="skip the kill matrix (the mutants)")
     parser.add_argument("--invariants", metavar="IDS", default=None,
                         help="with --no-prove: comma-separated invariants to run (default all)")
+    parser.add_argument("--format", choices=("text", "json"), default="text",
+                        help="the report as text (default) or JSON")
     parser.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
     parser.set_defaults(func=run)
 
@@ -71,5 +73,5 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as exc:  # the reference repository's [tool.harness] is malformed
         print(f"{PROG}: error: {exc}", file=sys.stderr)
         return 2
-    sys.stdout.write(render(result))
+    sys.stdout.write(to_json(result) if args.format == "json" else render(result))
     return 0 if result.ok else 1

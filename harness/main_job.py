@@ -10,6 +10,7 @@ With the kill matrix, the reference's invariant verdicts are the matrix's refere
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
@@ -20,7 +21,7 @@ from invariants.mutants.build import reference_root
 from invariants.mutants.matrix import Matrix, prove, reference_scan_config
 from invariants.mutants.render import matrix_text
 from invariants.scan.model import RULES
-from invariants.scan.report import finding_line, problem_line
+from invariants.scan.report import finding_line, finding_to_json, problem_line
 
 Progress = Callable[[str], None]
 
@@ -101,6 +102,33 @@ def run_check(
     say("kill matrix (the reference first, then each mutant against the checks it must fail)")
     matrix = prove(profile, expected_only=True, progress=say)
     return CheckResult(profile, verdict, _invariants_of(matrix), matrix, list(matrix.errors))
+
+
+def to_json(result: CheckResult) -> str:
+    """The report as JSON for CI: the same verdicts as `render`, keys in a fixed order."""
+    scan = result.scan
+    document = {
+        "ok": result.ok,
+        "profile": result.profile,
+        "scan": {
+            "ok": result.scan_ok,
+            "files": scan.result.stats.files,
+            "findings": [finding_to_json(finding) for finding in scan.findings],
+            "errors": [problem.to_json() for problem in scan.problems],
+            "emit_sites": len(scan.result.emit_sites),
+            "guarded_emit_sites": sum(1 for site in scan.result.emit_sites if site.guarded),
+        },
+        "invariants": [
+            {"check": row.check_id, "passed": row.passed, "examples": row.examples,
+             "evidence": row.evidence}
+            for row in result.invariants
+        ],
+        "kill_matrix": None if result.matrix is None else {
+            "ok": result.matrix.ok, **result.matrix.to_json()
+        },
+        "errors": result.errors,
+    }
+    return json.dumps(document, indent=2) + "\n"
 
 
 def _verdict(ok: bool) -> str:

@@ -7,6 +7,7 @@ reference's adapter swapped for the sample repo's tiny mesh that answers rejecti
 
 from __future__ import annotations
 
+import json
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -28,6 +29,16 @@ def test_the_reference_passes_and_the_report_says_so(
     assert "   INV1 rejection is terminal  pass" in out
     assert "3. Kill matrix: not run (--no-prove)" in out
     assert out.rstrip().endswith("Result: PASS")
+
+
+def test_the_json_report_carries_the_same_verdicts(capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(["check", "--no-prove", "--invariants", "INV1", "--quiet", "--format", "json"])
+    document = json.loads(capsys.readouterr().out)
+    assert code == 0
+    assert document["ok"] is True and document["scan"]["ok"] is True
+    assert document["scan"]["findings"] == [] and document["scan"]["files"] > 0
+    assert [(row["check"], row["passed"]) for row in document["invariants"]] == [("INV1", True)]
+    assert document["kill_matrix"] is None
 
 
 @pytest.fixture
@@ -52,6 +63,10 @@ def test_a_violating_mesh_fails_the_job(
     code = main(["check", "--no-prove", "--invariants", "INV1", "--quiet"])
     out = capsys.readouterr().out
     assert code == 1
+    assert main(["check", "--no-prove", "--invariants", "INV1", "--quiet", "--format", "json"]) == 1
+    document = json.loads(capsys.readouterr().out)
+    assert document["ok"] is False
+    assert document["invariants"][0]["passed"] is False
     assert "2. Dynamic invariants on the reference mesh: FAIL (0 of 1 passed)" in out
     assert "DeliveryFailure answers rejected post" in out
     assert out.rstrip().endswith("Result: FAIL")
