@@ -43,11 +43,6 @@ class CheckParams:
     # INV1: follow-up events a rejected post may cause beyond its one rejection record.
     rejection_followups: int = 0
 
-    def watermark_of(self, hub: str | None) -> int:
-        if hub is not None and hub in self.watermarks:
-            return self.watermarks[hub]
-        return self.watermark
-
     def retry_delay_ms(self, retry: int) -> int:
         """Delay before retry number `retry` (1-based): min(base * 2^(retry-1), cap)."""
         return min(self.retry_base_ms << (retry - 1), self.retry_cap_ms)
