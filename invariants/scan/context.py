@@ -14,7 +14,6 @@ from invariants.scan.deep import run_deep
 from invariants.scan.model import CallSite, EmitSite, FileReport, Finding, ScanConfig
 from invariants.scan.names import canonical, dotted_name, import_aliases, source_lines
 from invariants.scan.positions import Span, locate
-from invariants.scan.statement_positions import statement_spans
 
 
 @dataclass(frozen=True, slots=True)
@@ -226,10 +225,7 @@ class FileContext:
         nodes: list[cst.CSTNode] = [p.node for p in self._findings]
         nodes += [e.node for e in self._emits] + [e.guard for e in self._emits if e.guard]
         nodes += [c.node for c in self._calls]
-        # Module/class-level statements from CPython's parser; the rest by code generation.
-        spans = statement_spans(self.module, self.text, nodes)
-        rest = [node for node in nodes if id(node) not in spans]
-        spans.update(run_deep(lambda: locate(self.module, rest)))
+        spans = run_deep(lambda: locate(self.module, nodes))
         unknown = Span(1, 1, 1, 1)
         for pending in self._findings:
             span = spans.get(id(pending.node), unknown)

@@ -8,8 +8,8 @@ are derived in one sweep over the tokens. Files that report nothing pay nothing.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
-from contextlib import contextmanager, suppress
+from collections.abc import Iterable
+from contextlib import AbstractContextManager, nullcontext, suppress
 from dataclasses import dataclass
 
 import libcst as cst
@@ -37,23 +37,24 @@ class _MarkingState(CodegenState):
         self.marks: dict[int, tuple[int, int]] = {}
         self.open = len(wanted)
 
-    @contextmanager
-    def record_syntactic_position(
+    def record_syntactic_position(  # type: ignore[override]
         self,
         node: cst.CSTNode,
         *,
         start_node: cst.CSTNode | None = None,
         end_node: cst.CSTNode | None = None,
-    ) -> Iterator[None]:
+    ) -> AbstractContextManager[None]:
         key = id(node)
         if key not in self.wanted and key not in self.borrowed:
-            yield
-            return
+            return _NOTHING  # most nodes: no generator object, no bookkeeping
         for hoisted in (start_node, end_node):
             if hoisted is not None:
                 self.borrowed.add(id(hoisted))
-        start = len(self.tokens)
-        yield
+        return _Mark(self, key, start_node, end_node)
+
+    def close_mark(
+        self, key: int, start: int, start_node: cst.CSTNode | None, end_node: cst.CSTNode | None
+    ) -> None:
         end = len(self.tokens)
         if start_node is not None and id(start_node) in self.marks:
             start = self.marks[id(start_node)][0]
@@ -65,6 +66,33 @@ class _MarkingState(CodegenState):
             self.open -= 1
             if self.open == 0:
                 raise _AllMarked  # the rest of the file cannot move these positions
+
+
+_NOTHING = nullcontext()
+
+
+class _Mark:
+    """The context a wanted node's code is generated in: token index in, token index out."""
+
+    __slots__ = ("end_node", "key", "start", "start_node", "state")
+
+    def __init__(
+        self,
+        state: _MarkingState,
+        key: int,
+        start_node: cst.CSTNode | None,
+        end_node: cst.CSTNode | None,
+    ) -> None:
+        self.state, self.key = state, key
+        self.start_node, self.end_node = start_node, end_node
+        self.start = len(state.tokens)
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, kind: object, value: object, traceback: object) -> None:
+        if kind is None:
+            self.state.close_mark(self.key, self.start, self.start_node, self.end_node)
 
 
 class _AllMarked(Exception):
