@@ -2,8 +2,9 @@
 
 Directory symlinks inside a scanned tree are never followed, so a symlink loop cannot make the
 walk run forever; a symlinked *file* is read through its link, and a broken or looping one is
-reported as MESH000. Reading never raises: unreadable, oversized and binary files become
-MESH000 findings. Paths are reported relative to the scan root, in posix form.
+reported as MESH000. Reading never raises: unreadable, non-regular (FIFO, device), oversized
+and binary files become MESH000 findings. Paths are reported relative to the scan root, in
+posix form.
 """
 
 from __future__ import annotations
@@ -30,7 +31,8 @@ class SourceFile:
 @dataclass(slots=True)
 class Discovery:
     files: list[SourceFile] = field(default_factory=list)
-    # Named paths that do not exist: reported as MESH000 so a typo is not a silent no-op.
+    # Named paths that do not exist and directories that cannot be listed: reported as
+    # MESH000, so a typo or a permission problem is not a silent no-op.
     problems: list[Finding] = field(default_factory=list)
 
 
