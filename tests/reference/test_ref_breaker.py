@@ -95,6 +95,22 @@ def test_at_most_ten_thousand_keys_the_longest_idle_evicted() -> None:
     assert ("owner", "cache", "Update", "k1") not in breaker._windows
 
 
+
+def test_a_drop_in_cooldown_keeps_the_key_fresh_and_its_cooldown() -> None:
+    """A key seen while it drops is recently seen too: eviction takes the longest idle
+    other key, and the cooldown still holds."""
+    breaker = StormBreaker()
+    _feed(breaker, _d("k0"), 2_001, now=0)  # tripped: drops until 2_000
+    for i in range(1, 10_000):
+        breaker.admit(_d(f"k{i}"), 1)
+    assert _feed(breaker, _d("k0"), 1, now=2) == 1  # k0 seen again (dropped)
+    breaker.admit(_d("new"), 3)
+    assert ("owner", "cache", "Update", "k0") in breaker._windows
+    assert ("owner", "cache", "Update", "k1") not in breaker._windows
+    assert _feed(breaker, _d("k0"), 1, now=1_999) == 1
+    assert breaker.trip_count == 1
+
+
 @pytest.mark.parametrize(
     ("cls", "depth", "shed"),
     [
