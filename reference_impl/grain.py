@@ -89,9 +89,9 @@ class GrainDeliveryOperation(LegOperation):
 
     def run(self, leg: LegHandle) -> None:
         self.leg = leg
-        self._call(leg, 0)
+        self.deliver(leg, 0)
 
-    def _call(self, leg: LegHandle, attempt: int) -> None:
+    def deliver(self, leg: LegHandle, attempt: int) -> None:
         mesh, delivery = self.router.mesh, self.delivery
         target = delivery.target
         mesh.trace.emit(EventKind.ATTEMPT, hub=self.router.name, delivery_id=delivery.id,
@@ -139,7 +139,7 @@ class GrainDeliveryOperation(LegOperation):
                         delivery_id=self.delivery.id, attempt=attempt,
                         error=type(exc).__name__, timed_out=is_timeout(exc))
         if is_resendable(exc) and attempt < self.router.retries:
-            leg.schedule(retry_delay_ms(attempt), self._call, leg, attempt + 1)
+            leg.schedule(retry_delay_ms(attempt), self.deliver, leg, attempt + 1)
             return
         self.router.answer_failure(self.delivery, classify(exc))
         leg.end("failed")

@@ -32,7 +32,7 @@ class _ResendsTimeoutsOnOneHub(GrainDeliveryOperation):
                                     delivery_id=self.delivery.id, attempt=attempt,
                                     error=type(exc).__name__, timed_out=True)
         if is_transient(exc) and attempt < self.router.retries:  # pre-fix: admits timeouts
-            leg.schedule(retry_delay_ms(attempt), self._call, leg, attempt + 1)
+            leg.schedule(retry_delay_ms(attempt), self.deliver, leg, attempt + 1)
             return
         self.router.answer_failure(self.delivery, classify(exc))
         leg.end("failed")
