@@ -9,11 +9,8 @@ action block. Count the failure traffic: it must be 0, not "fewer".
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-
-from invariants.checks.monitor import Monitor, run_monitor
+from invariants.checks.monitor import Monitor, check_function
 from invariants.checks.params import DEFAULT_PARAMS, CheckParams
-from invariants.checks.violation import Violation
 from invariants.trace import EventKind, MessageClass, TraceEvent
 
 # Events that mean a delivery is travelling or being worked on again.
@@ -76,14 +73,4 @@ class RejectionTerminal(Monitor):
             )
 
 
-def check(
-    trace: Sequence[TraceEvent],
-    params: CheckParams = DEFAULT_PARAMS,
-    *,
-    now_ms: int | None = None,
-    final: bool = False,
-    declared: Mapping[str, MessageClass] | None = None,
-) -> list[Violation]:
-    return run_monitor(
-        RejectionTerminal(params), trace, now_ms=now_ms, final=final, declared=declared
-    )
+check = check_function(RejectionTerminal)

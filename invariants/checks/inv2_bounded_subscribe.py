@@ -8,13 +8,12 @@ phantom-path storm.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from invariants.checks.monitor import Monitor, run_monitor
+from invariants.checks.monitor import Monitor, check_function
 from invariants.checks.params import DEFAULT_PARAMS, CheckParams
 from invariants.checks.violation import Violation
-from invariants.trace import EventKind, MessageClass, TraceEvent
+from invariants.trace import EventKind, TraceEvent
 
 # Events that carry a subscription's request on its way; one with a request id no attempt
 # announced is a send nobody counted.
@@ -109,14 +108,4 @@ class BoundedSubscribe(Monitor):
         ]
 
 
-def check(
-    trace: Sequence[TraceEvent],
-    params: CheckParams = DEFAULT_PARAMS,
-    *,
-    now_ms: int | None = None,
-    final: bool = False,
-    declared: Mapping[str, MessageClass] | None = None,
-) -> list[Violation]:
-    return run_monitor(
-        BoundedSubscribe(params), trace, now_ms=now_ms, final=final, declared=declared
-    )
+check = check_function(BoundedSubscribe)

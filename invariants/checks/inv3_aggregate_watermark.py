@@ -14,9 +14,7 @@ the turn takes the message) leaves it, and FAULT_INJECTED `remove_target` emptie
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-
-from invariants.checks.monitor import Monitor, run_monitor
+from invariants.checks.monitor import Monitor, check_function
 from invariants.checks.params import DEFAULT_PARAMS, CheckParams
 from invariants.checks.violation import Violation
 from invariants.trace import EventKind, MessageClass, TraceEvent
@@ -136,14 +134,4 @@ class AggregateWatermark(Monitor):
         ]
 
 
-def check(
-    trace: Sequence[TraceEvent],
-    params: CheckParams = DEFAULT_PARAMS,
-    *,
-    now_ms: int | None = None,
-    final: bool = False,
-    declared: Mapping[str, MessageClass] | None = None,
-) -> list[Violation]:
-    return run_monitor(
-        AggregateWatermark(params), trace, now_ms=now_ms, final=final, declared=declared
-    )
+check = check_function(AggregateWatermark)

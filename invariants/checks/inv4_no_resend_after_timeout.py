@@ -10,13 +10,12 @@ Pre-fix, a timed-out delivery reached the callee 7 times.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from invariants.checks.monitor import Monitor, run_monitor
+from invariants.checks.monitor import Monitor, check_function
 from invariants.checks.params import DEFAULT_PARAMS, CheckParams
 from invariants.checks.violation import Violation
-from invariants.trace import EventKind, MessageClass, TraceEvent
+from invariants.trace import EventKind, TraceEvent
 
 
 @dataclass
@@ -154,14 +153,4 @@ class NoResendAfterTimeout(Monitor):
         ]
 
 
-def check(
-    trace: Sequence[TraceEvent],
-    params: CheckParams = DEFAULT_PARAMS,
-    *,
-    now_ms: int | None = None,
-    final: bool = False,
-    declared: Mapping[str, MessageClass] | None = None,
-) -> list[Violation]:
-    return run_monitor(
-        NoResendAfterTimeout(params), trace, now_ms=now_ms, final=final, declared=declared
-    )
+check = check_function(NoResendAfterTimeout)

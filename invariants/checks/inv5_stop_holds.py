@@ -11,12 +11,10 @@ requested stop completes.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-
-from invariants.checks.monitor import Monitor, run_monitor
+from invariants.checks.monitor import Monitor, check_function
 from invariants.checks.params import DEFAULT_PARAMS, CheckParams
 from invariants.checks.violation import Violation
-from invariants.trace import EventKind, MessageClass, TraceEvent
+from invariants.trace import EventKind, TraceEvent
 
 ACTIVE = 20_000
 GRAIN_DEACTIVATION = 19_998
@@ -187,14 +185,4 @@ class StopHolds(Monitor):
         return found
 
 
-def check(
-    trace: Sequence[TraceEvent],
-    params: CheckParams = DEFAULT_PARAMS,
-    *,
-    now_ms: int | None = None,
-    final: bool = False,
-    declared: Mapping[str, MessageClass] | None = None,
-) -> list[Violation]:
-    return run_monitor(
-        StopHolds(params), trace, now_ms=now_ms, final=final, declared=declared
-    )
+check = check_function(StopHolds)

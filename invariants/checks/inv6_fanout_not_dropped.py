@@ -12,12 +12,10 @@ sender talking to one target about 5,000 different things must see 0 drops.
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Mapping, Sequence
 
-from invariants.checks.monitor import Monitor, run_monitor
+from invariants.checks.monitor import Monitor, check_function
 from invariants.checks.params import DEFAULT_PARAMS, CheckParams
-from invariants.checks.violation import Violation
-from invariants.trace import EventKind, MessageClass, TraceEvent
+from invariants.trace import EventKind, TraceEvent
 
 BreakerKey = tuple[str | None, str | None, str | None, str | None]
 
@@ -61,14 +59,4 @@ class FanoutNotDropped(Monitor):
             )
 
 
-def check(
-    trace: Sequence[TraceEvent],
-    params: CheckParams = DEFAULT_PARAMS,
-    *,
-    now_ms: int | None = None,
-    final: bool = False,
-    declared: Mapping[str, MessageClass] | None = None,
-) -> list[Violation]:
-    return run_monitor(
-        FanoutNotDropped(params), trace, now_ms=now_ms, final=final, declared=declared
-    )
+check = check_function(FanoutNotDropped)

@@ -9,12 +9,10 @@ which is RawJson after packaging, so a departed owner's heartbeats were each ans
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-
-from invariants.checks.monitor import Monitor, run_monitor
+from invariants.checks.monitor import Monitor, check_function
 from invariants.checks.params import DEFAULT_PARAMS, CheckParams
 from invariants.checks.violation import Violation
-from invariants.trace import EventKind, MessageClass, TraceEvent
+from invariants.trace import EventKind, TraceEvent
 
 # Events that say a delivery's routing failed, so report_failure must decide on an answer.
 _ROUTING_FAILED = frozenset({EventKind.DISPATCH_REFUSED, EventKind.ANSWER_SUPPRESSED})
@@ -77,14 +75,4 @@ class AnswerOnce(Monitor):
         ]
 
 
-def check(
-    trace: Sequence[TraceEvent],
-    params: CheckParams = DEFAULT_PARAMS,
-    *,
-    now_ms: int | None = None,
-    final: bool = False,
-    declared: Mapping[str, MessageClass] | None = None,
-) -> list[Violation]:
-    return run_monitor(
-        AnswerOnce(params), trace, now_ms=now_ms, final=final, declared=declared
-    )
+check = check_function(AnswerOnce)

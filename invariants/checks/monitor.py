@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Mapping, Sequence
-from typing import ClassVar
+from typing import ClassVar, Protocol
 
 from invariants.checks.facts import DeliveryFacts
 from invariants.checks.params import DEFAULT_PARAMS, CheckParams
@@ -83,3 +83,36 @@ def run_monitor(
         monitor.declare(delivery_id, message_class)
     monitor.feed(trace)
     return monitor.violations(now_ms=now_ms, final=final)
+
+
+class CheckFunction(Protocol):
+    """A checker as a plain function over a whole trace."""
+
+    def __call__(
+        self,
+        trace: Sequence[TraceEvent],
+        params: CheckParams = DEFAULT_PARAMS,
+        *,
+        now_ms: int | None = None,
+        final: bool = False,
+        declared: Mapping[str, MessageClass] | None = None,
+    ) -> list[Violation]: ...
+
+
+def check_function(monitor_class: type[Monitor]) -> CheckFunction:
+    """The module-level `check` of one invariant: a fresh monitor fed the whole trace."""
+
+    def check(
+        trace: Sequence[TraceEvent],
+        params: CheckParams = DEFAULT_PARAMS,
+        *,
+        now_ms: int | None = None,
+        final: bool = False,
+        declared: Mapping[str, MessageClass] | None = None,
+    ) -> list[Violation]:
+        return run_monitor(
+            monitor_class(params), trace, now_ms=now_ms, final=final, declared=declared
+        )
+
+    check.__doc__ = f"{monitor_class.check_id}: {monitor_class.title}."
+    return check
