@@ -1,8 +1,9 @@
 """Turn raw bytes into source text, or a reason (with position) why they cannot be scanned.
 
 libcst's native parser crashes the process on very deep bracket nesting and slows down
-super-linearly on very long operator chains, so both are screened here, cheaply, before
-it is called. Nothing here imports or executes the scanned code.
+super-linearly on very long operator chains and on long chains of calls, subscripts and
+attribute lookups (`y()()…`, `.a().b()…` over many lines), so these are screened here,
+cheaply, before it is called. Nothing here imports or executes the scanned code.
 """
 
 from __future__ import annotations
@@ -19,7 +20,12 @@ MAX_BRACKET_DEPTH = 200
 # libcst's parse time grows super-linearly with the operators of one expression.
 MAX_OPERATORS_PER_LINE = 1500
 _LONG_LINE = re.compile(rb"[^\n]{3000,}")
-_OPERATOR = re.compile(rb"[-+*/%&|^@<>]")
+# On one long line: operators, and the links of a call/subscript/attribute chain.
+_OPERATOR = re.compile(rb"[-+*/%&|^@<>]|[)\]][ \t]*[(\[.]|\w\.\w")
+# libcst's parse time grows with the square of a trailer chain's length, over lines too.
+MAX_TRAILER_CHAIN = 500
+_TRAILER_LINK = re.compile(rb"[)\]][ \t]*[(\[.]|\n[ \t]*\.\w")
+_TRAILERS = (ast.Call, ast.Subscript, ast.Attribute)
 # A line that ends (or the next one starts) with an operator continues an expression.
 # Two plain patterns: one alternation with anchors and word operators is ten times slower.
 _OPERATOR_ENDS_LINE = re.compile(rb"[-+*/%&|^@][ \t]*\n")
@@ -73,7 +79,7 @@ def _screen_nesting(source: bytes, text: str) -> SourceProblem | None:
             problem = cpython_syntax_problem(text)
             if problem is not None:
                 return problem
-    problem = _long_chain(source)
+    problem = _long_chain(source) or _long_trailer_chain(source, text)
     if problem is not None:
         return problem
     for match in _LONG_LINE.finditer(source):
@@ -105,6 +111,43 @@ def _long_chain(source: bytes) -> SourceProblem | None:
                 f"expression too large to parse (continued over {MAX_OPERATORS_PER_LINE}+ "
                 "lines by operators)",
                 run_start,
+            )
+    return None
+
+
+def _long_trailer_chain(source: bytes, text: str) -> SourceProblem | None:
+    """A chain of more than MAX_TRAILER_CHAIN calls, subscripts or attribute lookups, found
+    on CPython's own tree (its parser is linear) when the file has that many links at all."""
+    # Every two links of a call/subscript chain, or of one spread over lines, leave at least
+    # one marker; a long chain of bare attributes stands on one long line (checked above).
+    if len(_TRAILER_LINK.findall(source)) <= MAX_TRAILER_CHAIN // 2:
+        return None  # the common case: too few markers in the whole file to form one chain
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return None  # libcst reports the syntax error itself
+    except (RecursionError, MemoryError):
+        long_line = _LONG_LINE.search(source)  # the likeliest place of the chain
+        line = _line_of(source, long_line.start())[0] if long_line else 1
+        return SourceProblem("expression too deep to parse", line)
+    inner = {
+        id(node.func if isinstance(node, ast.Call) else node.value)
+        for node in ast.walk(tree)
+        if isinstance(node, _TRAILERS)
+    }
+    for node in ast.walk(tree):
+        if not isinstance(node, _TRAILERS) or id(node) in inner:
+            continue
+        links = 0
+        link: ast.expr = node
+        while isinstance(link, _TRAILERS):
+            links += 1
+            link = link.func if isinstance(link, ast.Call) else link.value
+        if links > MAX_TRAILER_CHAIN:
+            return SourceProblem(
+                f"expression too large to parse (a chain of {links} calls, subscripts or "
+                "attribute lookups)",
+                node.lineno,
             )
     return None
 

@@ -154,3 +154,27 @@ def test_many_ordinary_lines_with_operators_are_scanned() -> None:
     source = "".join(f"a{i} = b + c\n" for i in range(4000)) + "CACHE = {}\n"
     report = analyze(source.encode())
     assert report.parsed and [(f.rule, f.line) for f in report.findings] == [("MESH005", 4001)]
+
+
+@pytest.mark.parametrize(
+    ("chain", "reason"),
+    [
+        ("y" + "()" * 1200, "a chain of 1200"),  # one line, calls
+        ("y" + "[0]" * 1200, "a chain of 1200"),  # one line, subscripts
+        ("(y\n" + "    .a()\n" * 800 + ")", "a chain of 1600"),  # builder style, many lines
+        ("y" + "()" * 20000, "too deep"),  # beyond CPython's own tree depth
+        ("y" + ".a" * 20000, "operators on one line"),  # bare attributes
+    ],
+    ids=["calls", "subscripts", "builder", "deep", "attributes"],
+)
+def test_long_trailer_chain_is_refused_instead_of_parsed_for_minutes(
+    chain: str, reason: str
+) -> None:
+    line, _, message = only_error(analyze(f"import os\nx = {chain}\n".encode()))
+    assert line == 2 and reason in message
+
+
+def test_ordinary_method_chains_are_scanned() -> None:
+    source = "".join(f"r{i} = q.filter(x).order_by(y)[0].name()\n" for i in range(2000))
+    report = analyze((source + "CACHE = {}\n").encode())
+    assert report.parsed and [(f.rule, f.line) for f in report.findings] == [("MESH005", 2001)]
