@@ -31,36 +31,28 @@ FUZZ = "fuzz"
 # very runs that matter, and the profile bounds the work instead.
 _SUPPRESSED = (HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much)
 
+# What every profile shares: no deadline (virtual time makes wall-clock deadlines
+# meaningless), the reproduce blob printed, one bug reported at a time.
+_COMMON = settings(
+    deadline=None,
+    print_blob=True,
+    suppress_health_check=_SUPPRESSED,
+    report_multiple_bugs=False,
+)
+
 PROFILES: dict[str, settings] = {
     CI: settings(
+        _COMMON,
         max_examples=60,
         stateful_step_count=16,
         derandomize=True,
         database=None,
-        deadline=None,
-        print_blob=True,
-        suppress_health_check=_SUPPRESSED,
         # No explain phase: it replays hundreds of variants of a shrunk example, which costs
         # more than finding it; `dev` and `fuzz` keep it.
         phases=(Phase.explicit, Phase.generate, Phase.target, Phase.shrink),
-        report_multiple_bugs=False,
     ),
-    DEV: settings(
-        max_examples=300,
-        stateful_step_count=30,
-        deadline=None,
-        print_blob=True,
-        suppress_health_check=_SUPPRESSED,
-        report_multiple_bugs=False,
-    ),
-    FUZZ: settings(
-        max_examples=20_000,
-        stateful_step_count=60,
-        deadline=None,
-        print_blob=True,
-        suppress_health_check=_SUPPRESSED,
-        report_multiple_bugs=False,
-    ),
+    DEV: settings(_COMMON, max_examples=300, stateful_step_count=30),
+    FUZZ: settings(_COMMON, max_examples=20_000, stateful_step_count=60),
 }
 
 SHARED_DATABASE_ENV = "HARNESS_SHARED_DATABASE"
