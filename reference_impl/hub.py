@@ -56,11 +56,14 @@ class Hub:
         self.handled_count = 0
         self._pump_pending = False  # the turn timer is scheduled (at most once at a time)
         self._turn_timer = Timer(0, self._turn, ())
+        # Read on every intake and turn: held here rather than looked up through the mesh.
+        self._scheduler = mesh.scheduler
+        self._trace = mesh.trace
 
     def offer(self, delivery: Delivery) -> Intake:
         """One intake; the trace reads it back as POSTED, then exactly one outcome event."""
-        mesh = self.mesh
-        trace = mesh.trace
+        trace = self._trace
+        scheduler = self._scheduler
         address = self.address
         depth = len(self.queue)
         message_class = delivery.message_class
@@ -70,7 +73,7 @@ class Hub:
         if delivery.identity is None and message_class is not _SYSTEM:
             trace.intake(address, delivery, _REJECTED, depth)
             return _INTAKE_REJECTED
-        admitted, tripped = self.breaker.admit(delivery, mesh.scheduler.now)
+        admitted, tripped = self.breaker.admit(delivery, scheduler.now)
         if not admitted:
             trace.intake(address, delivery, _DROPPED, depth, tripped=tripped)
             return _INTAKE_DROPPED
@@ -82,7 +85,7 @@ class Hub:
         trace.intake(address, delivery, _ENQUEUED, depth)
         if not self._pump_pending and not self.blocked:
             self._pump_pending = True
-            mesh.scheduler.rearm(self._turn_timer, mesh.scheduler.now)
+            scheduler.rearm(self._turn_timer, scheduler.now)
         return _INTAKE_ENQUEUED
 
     def _turn(self) -> None:
@@ -93,15 +96,19 @@ class Hub:
         delivery = self.queue.popleft()
         self.handled_count += 1
         mesh = self.mesh
-        mesh.trace.handled(self.address, delivery.id, delivery.message_type)
+        self._trace.handled(self.address, delivery.id, delivery.message_type)
         try:
-            mesh.handle(self, delivery)
+            # `Mesh.handle`, inlined: one call fewer on every turn.
+            handler = mesh._handlers.get(delivery.message_type)
+            if handler is not None:
+                handler(self, delivery)
         except Exception as exc:  # a faulting handler is logged; the pump goes on
             mesh.trace.emit(EventKind.HANDLER_FAULTED, hub=self.address,
                             delivery_id=delivery.id, error=type(exc).__name__)
         if self.queue:
             self._pump_pending = True
-            mesh.scheduler.rearm(self._turn_timer, mesh.scheduler.now)
+            scheduler = self._scheduler
+            scheduler.rearm(self._turn_timer, scheduler.now)
 
     def block(self, duration_ms: int) -> None:
         """Hold the turn for `duration_ms`; overlapping holds last until the latest ends."""

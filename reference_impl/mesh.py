@@ -3,6 +3,7 @@ all driven by one virtual-time scheduler."""
 
 from __future__ import annotations
 
+import itertools
 import json
 from collections.abc import Callable
 
@@ -64,7 +65,7 @@ class Mesh:
         self.silo = Silo(self)
         self.subscriptions: dict[str, BoundedSubscription] = {}
         self.pending_requests: dict[str, BoundedSubscription] = {}
-        self._ids: dict[str, int] = {}
+        self._ids: dict[str, itertools.count[int]] = {}
         self._handlers: dict[str, Callable[[Hub, Delivery], None]] = {
             DELIVERY_FAILURE: self._on_failure,
             SUBSCRIBE_REQUEST: self._on_subscribe_request,
@@ -73,9 +74,11 @@ class Mesh:
         }
 
     def new_id(self, prefix: str) -> str:
-        n = self._ids.get(prefix, 0) + 1
-        self._ids[prefix] = n
-        return f"{prefix}{n}"
+        # One counter per prefix: a single `next` instead of a lookup, an add and a store.
+        counter = self._ids.get(prefix)
+        if counter is None:
+            counter = self._ids[prefix] = itertools.count(1)
+        return f"{prefix}{next(counter)}"
 
     # Hubs -------------------------------------------------------------------------------
 
