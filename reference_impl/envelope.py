@@ -32,20 +32,17 @@ class Delivery:
         target: str,
         message: Payload,
         identity: str | None = "user",
-        *,
         properties: dict[str, Any] | None = None,
         subscription_id: str | None = None,
     ) -> None:
-        # `identity` may be passed by position: building a class instance with keyword
-        # arguments is markedly slower, and a delivery is built for every post.
+        # Every argument may be passed by position: building a class instance with keyword
+        # arguments is markedly slower, and a delivery is built for every post and every
+        # packaging.
         self.id = id
         self.sender = sender
         self.target = target
         self.message = message
         self.identity = identity
-        if properties is None:
-            properties = {}
-        self.properties: dict[str, Any] = properties
         self.subscription_id = subscription_id
         # Read on every intake: copied from the payload's header once (a delivery's payload
         # is never replaced; packaging makes a new delivery).
@@ -53,10 +50,14 @@ class Delivery:
         self.message_class: MessageClass = message.message_class
         self.packaged = isinstance(message, RawJson)
         # The payload identity: from the envelope once packaged, else from the payload.
-        stamped = properties.get(DIAGNOSTIC_KEY) if properties else None
-        self.diagnostic_key: str | None = (
-            str(stamped) if stamped is not None else message.diagnostic_key
-        )
+        self.diagnostic_key: str | None
+        if not properties:  # a fresh post's envelope: nothing stamped on it
+            self.properties: dict[str, Any] = {} if properties is None else properties
+            self.diagnostic_key = message.diagnostic_key
+            return
+        self.properties = properties
+        stamped = properties.get(DIAGNOSTIC_KEY)
+        self.diagnostic_key = str(stamped) if stamped is not None else message.diagnostic_key
 
     def may_answer(self) -> bool:
         """False when the envelope carries the marker; otherwise the payload's own policy
@@ -76,8 +77,8 @@ class Delivery:
         if message.diagnostic_key is not None:
             properties[DIAGNOSTIC_KEY] = message.diagnostic_key
         return Delivery(
-            self.id, self.sender, self.target, RawJson.of(message),
-            identity=self.identity, properties=properties, subscription_id=self.subscription_id,
+            self.id, self.sender, self.target, RawJson.of(message), self.identity, properties,
+            self.subscription_id,
         )
 
     def unpacked_message(self) -> Message:
