@@ -265,16 +265,20 @@ def _legs_in_flight(a: ReferenceAdapter) -> None:
     a.advance(100)
 
 
-def stop_with_legs(seed: int) -> ScenarioRun:
+def _stop_with_legs_in_flight(name: str, seed: int, *, graceful: bool) -> ScenarioRun:
     a = _adapter(seed)
     _legs_in_flight(a)
-    a.stop(graceful=True)
+    a.stop(graceful=graceful)
     a.run_until_idle(IDLE_LIMIT_MS)
     trace = a.trace()
-    return ScenarioRun("stop-with-legs", seed, trace, {
+    return ScenarioRun(name, seed, trace, {
         **stop_figures(trace),
         "drained_legs": count(trace, EventKind.LEG_ENDED, reason="drained"),
     })
+
+
+def stop_with_legs(seed: int) -> ScenarioRun:
+    return _stop_with_legs_in_flight("stop-with-legs", seed, graceful=True)
 
 
 def stop_budget_expiry(seed: int) -> ScenarioRun:
@@ -299,15 +303,7 @@ def stop_budget_expiry(seed: int) -> ScenarioRun:
 
 
 def stop_non_graceful(seed: int) -> ScenarioRun:
-    a = _adapter(seed)
-    _legs_in_flight(a)
-    a.stop(graceful=False)
-    a.run_until_idle(IDLE_LIMIT_MS)
-    trace = a.trace()
-    return ScenarioRun("stop-non-graceful", seed, trace, {
-        **stop_figures(trace),
-        "drained_legs": count(trace, EventKind.LEG_ENDED, reason="drained"),
-    })
+    return _stop_with_legs_in_flight("stop-non-graceful", seed, graceful=False)
 
 
 SCENARIOS: MappingProxyType[str, Callable[[int], ScenarioRun]] = MappingProxyType({
