@@ -32,8 +32,12 @@ FUZZ = "fuzz"
 _SUPPRESSED = (HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much)
 
 # What every profile shares: no deadline (virtual time makes wall-clock deadlines
-# meaningless), the reproduce blob printed, one bug reported at a time.
+# meaningless), the reproduce blob printed, one bug reported at a time. The parent is
+# Hypothesis' own `default` profile, not whatever profile is loaded at import: where a CI
+# variable is set Hypothesis loads its `ci` profile (derandomized, no database), and `dev`
+# and `fuzz` must not inherit that (HypoFuzz skips a derandomized test).
 _COMMON = settings(
+    settings.get_profile("default"),
     deadline=None,
     print_blob=True,
     suppress_health_check=_SUPPRESSED,

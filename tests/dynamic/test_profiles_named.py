@@ -1,5 +1,9 @@
 """Settings profiles are registered by name; an unknown name is a clear error."""
 
+import os
+import subprocess
+import sys
+
 import pytest
 from hypothesis import settings
 
@@ -32,3 +36,24 @@ def test_unknown_profile_names_the_known_ones() -> None:
     expected = r"unknown Hypothesis profile 'nightly' \(known: ci, dev, fuzz\)"
     with pytest.raises(ValueError, match=expected):
         profile("nightly")
+
+
+@pytest.mark.parametrize("ci_variable", [None, "true"])
+def test_dev_and_fuzz_stay_random_with_a_database_where_a_ci_variable_is_set(
+    ci_variable: str | None,
+) -> None:
+    # Where `CI` is set Hypothesis loads its own `ci` profile at import (derandomized, no
+    # database); `dev` and `fuzz` must not inherit it, or HypoFuzz skips every target.
+    env = {k: v for k, v in os.environ.items() if k != "CI"}
+    if ci_variable is not None:
+        env["CI"] = ci_variable
+    probe = (
+        "from invariants.profiles import profile\n"
+        "for name in ('dev', 'fuzz'):\n"
+        "    s = profile(name)\n"
+        "    print(name, s.derandomize, s.database is None)\n"
+    )
+    completed = subprocess.run(
+        [sys.executable, "-c", probe], env=env, capture_output=True, text=True, check=True
+    )
+    assert completed.stdout.split("\n")[:2] == ["dev False False", "fuzz False False"]

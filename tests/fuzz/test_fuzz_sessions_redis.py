@@ -55,8 +55,10 @@ def _run(args: list[str], cwd: Path, env: dict[str, str]) -> subprocess.Complete
 
 
 def _steps(text: str) -> list[str]:
-    """The shrunk step program: the `state.<rule>(...)` lines of a failure report."""
-    return [line.strip() for line in text.splitlines() if line.strip().startswith("state.")]
+    """The shrunk step program: the `state.<rule>(...)` lines of the first failure report
+    (pytest repeats the whole report in its short summary where a CI variable is set)."""
+    report = text.split("short test summary info", 1)[0]
+    return [line.strip() for line in report.splitlines() if line.strip().startswith("state.")]
 
 
 def _blob(text: str) -> str:
