@@ -102,12 +102,8 @@ class RoutingPool:
                         operation.delivery_id)
         self._legs[leg.leg_id] = leg
         self.in_flight += 1
-        delivery = operation.delivery
-        self.trace.emit(EventKind.LEG_STARTED, leg_id=leg.leg_id, leg_kind=leg.kind,
-                        delivery_id=leg.delivery_id, depth=self.in_flight,
-                        sender=delivery.sender, target=delivery.target,
-                        message_type=delivery.message_type,
-                        message_class=delivery.message_class, packaged=delivery.packaged)
+        self.trace.leg_started(leg.leg_id, leg.kind, leg.delivery_id, operation.delivery,
+                               self.in_flight)
         if not self.saturated and self.in_flight >= SATURATION_HIGH:
             self.saturated = True
             self.saturation_episodes += 1
@@ -118,8 +114,7 @@ class RoutingPool:
     def leg_ended(self, leg: LegHandle, reason: str) -> None:
         del self._legs[leg.leg_id]
         self.in_flight -= 1
-        self.trace.emit(EventKind.LEG_ENDED, leg_id=leg.leg_id, leg_kind=leg.kind,
-                        delivery_id=leg.delivery_id, depth=self.in_flight, reason=reason)
+        self.trace.leg_ended(leg.leg_id, leg.kind, leg.delivery_id, self.in_flight, reason)
         if self.saturated and self.in_flight <= SATURATION_LOW:
             self.saturated = False
             self.trace.emit(EventKind.SATURATION_CLEARED, depth=self.in_flight)

@@ -29,8 +29,9 @@ _POSTED, _HANDLED, _ENQUEUED, _TRIPPED = (
 _IGNORED_OUTCOMES = frozenset({EventKind.DROPPED, EventKind.SHED})
 
 # Record tags and the number of values after each tag.
-_TAG_EMIT, _TAG_INTAKE, _TAG_HANDLED = 0, 1, 2
-_EMIT_LEN, _INTAKE_LEN, _HANDLED_LEN = 3, 14, 4
+_TAG_EMIT, _TAG_INTAKE, _TAG_HANDLED, _TAG_LEG_STARTED, _TAG_LEG_ENDED = 0, 1, 2, 3, 4
+_EMIT_LEN, _INTAKE_LEN, _HANDLED_LEN, _LEG_STARTED_LEN, _LEG_ENDED_LEN = 3, 14, 4, 10, 6
+_LEG_STARTED, _LEG_ENDED = EventKind.LEG_STARTED, EventKind.LEG_ENDED
 
 
 class Clock(Protocol):
@@ -70,6 +71,23 @@ class TraceRecorder:
         if self.enabled:
             self._raw += (_TAG_HANDLED, self._clock.now, hub, delivery_id, message_type)
 
+    def leg_started(self, leg_id: str, leg_kind: str, delivery_id: str, d: Delivery,
+                    depth: int) -> None:
+        """LEG_STARTED for a leg carrying `d`; `depth` is the gauge after it. A record of its
+        own rather than `emit`: no keyword dict per leg, and read back by position."""
+        if self.enabled:
+            self._raw += (
+                _TAG_LEG_STARTED, self._clock.now, leg_id, leg_kind, delivery_id, depth, d.sender,
+                d.target, d.message_type, d.message_class._value_, d.packaged,
+            )
+
+    def leg_ended(self, leg_id: str, leg_kind: str, delivery_id: str, depth: int,
+                  reason: str) -> None:
+        if self.enabled:
+            self._raw += (
+                _TAG_LEG_ENDED, self._clock.now, leg_id, leg_kind, delivery_id, depth, reason,
+            )
+
     def events(self) -> Sequence[TraceEvent]:
         """Every event so far, in order (materialised incrementally)."""
         raw, events = self._raw, self._events
@@ -82,6 +100,12 @@ class TraceRecorder:
             elif tag == _TAG_INTAKE:
                 _expand_intake(raw, at + 1, events)
                 at += 1 + _INTAKE_LEN
+            elif tag == _TAG_LEG_STARTED:
+                _expand_leg_started(raw, at + 1, events)
+                at += 1 + _LEG_STARTED_LEN
+            elif tag == _TAG_LEG_ENDED:
+                _expand_leg_ended(raw, at + 1, events)
+                at += 1 + _LEG_ENDED_LEN
             else:
                 _expand_emit(raw, at + 1, events)
                 at += 1 + _EMIT_LEN
@@ -144,3 +168,21 @@ def _expand_intake(raw: list[Any], at: int, events: list[TraceEvent]) -> None:
             len(events), time_ms, outcome, hub, delivery_id, None, None, None, None, None,
             None, None, None, None, None, None, None, None, None, None, None, None, None,
         ))
+
+
+def _expand_leg_started(raw: list[Any], at: int, events: list[TraceEvent]) -> None:
+    (time_ms, leg_id, leg_kind, delivery_id, depth, sender, target, message_type,
+     class_value, packaged) = raw[at:at + _LEG_STARTED_LEN]
+    events.append(build_event(
+        len(events), time_ms, _LEG_STARTED, None, delivery_id, sender, target, message_type,
+        CLASSES[class_value], None, None, None, None, None, leg_id, leg_kind, None, None, None,
+        None, depth, packaged, None,
+    ))
+
+
+def _expand_leg_ended(raw: list[Any], at: int, events: list[TraceEvent]) -> None:
+    time_ms, leg_id, leg_kind, delivery_id, depth, reason = raw[at:at + _LEG_ENDED_LEN]
+    events.append(build_event(
+        len(events), time_ms, _LEG_ENDED, None, delivery_id, None, None, None, None, None,
+        None, None, None, None, leg_id, leg_kind, None, None, None, reason, depth, None, None,
+    ))

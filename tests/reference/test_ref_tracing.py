@@ -4,8 +4,9 @@ numbered by position, the same however often the trace is read."""
 from __future__ import annotations
 
 import gc
+from dataclasses import replace
 
-from invariants.trace import EventKind, MessageClass, dump_jsonl, load_jsonl
+from invariants.trace import EventKind, MessageClass, TraceEvent, dump_jsonl, load_jsonl
 from reference_impl.envelope import Delivery
 from reference_impl.messages import Message
 from reference_impl.tracing import TraceRecorder
@@ -60,11 +61,47 @@ def test_reading_is_incremental_and_stable() -> None:
     assert load_jsonl(dump_jsonl(second)) == list(second)
 
 
+def _as_emitted(event: TraceEvent) -> TraceEvent:
+    """What `emit` records for the same kind and fields (the general path)."""
+    clock = Clock()
+    clock.now = event.time_ms
+    trace = TraceRecorder(clock)
+    fields = {k: v for k, v in event.to_json().items() if k not in ("seq", "time_ms", "kind")}
+    if "message_class" in fields:
+        fields["message_class"] = MessageClass(fields["message_class"])
+    trace.emit(event.kind, **fields)
+    (emitted,) = trace.events()
+    return emitted
+
+
+def test_leg_records_read_back_as_emit_would_record_them() -> None:
+    clock = Clock()
+    trace = TraceRecorder(clock)
+    clock.now = 7
+    packaged = _delivery().package()
+    trace.leg_started("L1", "route", "d1", packaged, 4)
+    trace.leg_ended("L1", "route", "d1", 3, "failed")
+    started, ended = trace.events()
+    assert (started.kind, started.leg_id, started.leg_kind, started.delivery_id, started.depth,
+            started.sender, started.target, started.message_type, started.message_class,
+            started.packaged, started.hub) == (
+        EventKind.LEG_STARTED, "L1", "route", "d1", 4, "a", "b", "Update", MessageClass.USER,
+        True, None)
+    assert (ended.kind, ended.depth, ended.reason, ended.time_ms) == (
+        EventKind.LEG_ENDED, 3, "failed", 7)
+    assert _as_emitted(started) == replace(started, seq=0)
+    assert _as_emitted(ended) == replace(ended, seq=0)
+    # The comparison can fail: a record that differs in one field is not what emit gives.
+    assert _as_emitted(ended) != replace(ended, seq=0, reason="completed")
+
+
 def test_disabled_recorder_records_nothing() -> None:
     trace = TraceRecorder(Clock(), enabled=False)
     trace.emit(EventKind.TURN_BLOCKED, hub="b")
     trace.intake("b", _delivery(), EventKind.ENQUEUED, depth=0)
     trace.handled("b", "d1", "Update")
+    trace.leg_started("L1", "route", "d1", _delivery(), 1)
+    trace.leg_ended("L1", "route", "d1", 0, "completed")
     assert list(trace.events()) == []
 
 
@@ -75,6 +112,8 @@ def test_hot_records_hold_no_objects_the_cyclic_collector_must_track() -> None:
     trace.intake("b", _delivery(), EventKind.ENQUEUED, depth=0)
     trace.handled("b", "d1", "Update")
     trace.emit(EventKind.LEG_STARTED, leg_id="L1", message_class=MessageClass.USER)
+    trace.leg_started("L1", "route", "d1", _delivery(), 1)
+    trace.leg_ended("L1", "route", "d1", 0, "completed")
     gc.collect()
     assert trace._raw
     assert not any(gc.is_tracked(value) for value in trace._raw)
