@@ -12,25 +12,22 @@ from __future__ import annotations
 
 import time
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Literal, cast
+from typing import Literal
 
 from hypothesis import settings as Settings
-from hypothesis.stateful import run_state_machine_as_test
 
 from invariants.adapter import AdapterFactory
 from invariants.checks import CheckParams, Violation
+from invariants.fuzzing.mesh_keys import keyed_machine_class, run_keyed_machine
 from invariants.machines import MeshMachine, machine_class
 from invariants.profiles import profile as named_profile
 from invariants.report import InvariantViolated, failure_note, failure_text
 from invariants.seed_programs import SEED_PROGRAMS, Program
 
 Verdict = Literal["pass", "violation", "error"]
-
-# Hypothesis leaves this one untyped; its contract is (machine class, settings=...) -> None.
-_run_machine = cast(Callable[..., None], run_state_machine_as_test)
 
 
 @dataclass(frozen=True)
@@ -77,7 +74,8 @@ def run_invariant(
         behaviours.update(outcome.behaviours)
         if not outcome.passed:
             return replace(outcome, examples=index, seconds=time.perf_counter() - started)
-    machine = machine_class(
+    # Keyed by the mesh: a database replays here only what was saved for this mesh.
+    machine = keyed_machine_class(
         check_id,
         adapter_factory,
         params=params,
@@ -87,7 +85,7 @@ def run_invariant(
     verdict: Verdict = "pass"
     text: str | None = None
     try:
-        _run_machine(machine, settings=_settings(profile))
+        run_keyed_machine(machine, _settings(profile))
     except InvariantViolated as exc:
         verdict, text = "violation", failure_text(exc)
     except Exception as exc:  # the mesh under test raised: reported, not a verdict

@@ -12,20 +12,18 @@ a failure.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import Any
 
 from hypothesis import HealthCheck, Phase, settings
 from hypothesis.database import ExampleDatabase
-from hypothesis.stateful import run_state_machine_as_test
 
+from invariants.fuzzing.mesh_keys import run_keyed_machine
 from invariants.machines import MeshMachine
 from invariants.profiles import CI, FUZZ
 from invariants.profiles import profile as named_profile
 from invariants.report import InvariantViolated, failure_text
-
-_run_machine = cast(Callable[..., None], run_state_machine_as_test)
 
 
 @dataclass(frozen=True)
@@ -92,7 +90,7 @@ def replay_settings(database: ExampleDatabase) -> settings:
 def replay(machine: type[MeshMachine], database: ExampleDatabase) -> tuple[bool, bool, str | None]:
     """(reproduces, is a violation, failure text) for the machine's saved examples."""
     try:
-        _run_machine(machine, settings=replay_settings(database))
+        run_keyed_machine(machine, replay_settings(database))
     except InvariantViolated as exc:
         return True, True, failure_text(exc)
     except Exception as exc:  # the mesh or adapter raised: still a saved failure

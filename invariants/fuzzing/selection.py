@@ -1,30 +1,24 @@
 """The state machines a session fuzzes, and the example-database key of each.
 
 The machine classes are built exactly as the dynamic checks build them
-(`invariants.machines.machine_class` with its default class name), so a failure a session
-saves lands under the same database key a `pytest -p harness` run of the same invariant
-replays.
+(`mesh_keys.keyed_machine_class`: the default class name, keyed by the mesh), so a failure
+a session saves lands under the database key a `pytest -p harness` run of the same
+invariant on the same mesh replays, and under no other mesh's key.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any, cast
-
-from hypothesis import settings as Settings
-from hypothesis.internal.reflection import function_digest
-from hypothesis.stateful import get_state_machine_test
-
 from invariants.fuzzing.config import FuzzConfig, resolve_factory
-from invariants.machines import MeshMachine, machine_class
+from invariants.fuzzing.mesh_keys import database_key, keyed_machine_class
+from invariants.machines import MeshMachine
 
-_state_machine_test = cast(Callable[..., Any], get_state_machine_test)
+__all__ = ["build_machines", "check_of", "database_key", "target_name"]
 
 
 def build_machines(config: FuzzConfig) -> dict[str, type[MeshMachine]]:
     """One machine class per selected invariant, over the configured adapter or mutant."""
     factory = resolve_factory(config)
-    return {check_id: machine_class(check_id, factory) for check_id in config.invariants}
+    return {check_id: keyed_machine_class(check_id, factory) for check_id in config.invariants}
 
 
 def target_name(check_id: str) -> str:
@@ -39,8 +33,3 @@ def check_of(nodeid: str) -> str | None:
             return part.removeprefix("Test")
     return None
 
-
-def database_key(machine: type[MeshMachine]) -> bytes:
-    """The key under which Hypothesis (and HypoFuzz) store this machine's failures."""
-    test = _state_machine_test(machine, settings=Settings(database=None))
-    return function_digest(test.hypothesis.inner_test)

@@ -1,0 +1,94 @@
+"""The mesh a state machine drives is part of its example-database key.
+
+Hypothesis keys a state machine's saved examples by a digest of the machine class, and a
+class made by `machine_class` digests to its name alone (`INV4Machine`). Without the mesh
+in the key, a failure a session found on one mesh would be replayed on every other: a CI
+run on mesh A would fail on mesh B's bug, and a session on a mesh without the bug would
+see the saved example pass and delete it as fixed.
+
+`keyed_machine_class` is the one place the key is set. Hypothesis' `get_state_machine_test`
+digests the machine class with `function_digest`, which adds the class's
+`_hypothesis_internal_add_digest` bytes (the hook Hypothesis' pytest plugin and HypoFuzz
+use to give each parametrized test its own key). Hypothesis' own runs
+(`run_state_machine_as_test`), HypoFuzz's collection of a machine's `TestCase` and
+`selection.database_key` all digest the class the same way, so one attribute keys all
+three: `python -m harness fuzz --adapter X` saves under the key a `pytest -p harness
+--harness-adapter X` run reads.
+
+Hypothesis also seeds a derandomized run (the `ci` profile) with that digest. A keyed
+machine keeps the seed of the check alone (`run_keyed_machine`), so `ci` tries the same
+programs on every mesh, the reference and each of its mutants alike: only where the
+examples are saved depends on the mesh.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, cast
+
+from hypothesis import settings as Settings
+from hypothesis.internal.reflection import function_digest
+from hypothesis.stateful import get_state_machine_test, run_state_machine_as_test
+
+from invariants.adapter import AdapterFactory
+from invariants.machines import MeshMachine, machine_class
+
+# Hypothesis leaves these untyped; their contract is (machine class, settings=...).
+_state_machine_test = cast(Callable[..., Any], get_state_machine_test)
+_run_machine = cast(Callable[..., None], run_state_machine_as_test)
+
+# Read by Hypothesis' `function_digest` (hypothesis.internal.reflection).
+_DIGEST_ATTRIBUTE = "_hypothesis_internal_add_digest"
+# Copied by `get_state_machine_test` onto the test: the seed of its random generation.
+_SEED_ATTRIBUTE = "_hypothesis_internal_use_seed"
+# Ours: the seed a derandomized run of the machine, unkeyed, would use.
+_CHECK_SEED_ATTRIBUTE = "_harness_check_seed"
+# A factory may name its mesh itself, where its module and name do not tell meshes apart
+# (a `functools.partial`, one closure made for several meshes).
+MESH_ID_ATTRIBUTE = "harness_mesh_id"
+# The isolated package a pre-fix mutant is imported as: `_mesh_mutant_m2_<hash>`
+# (`invariants.mutants.build.PACKAGE_PREFIX`; the hash changes with the reference source,
+# the mutant's identity does not).
+_MUTANT_PACKAGE_PREFIX = "_mesh_mutant_"
+
+
+def mesh_id(factory: AdapterFactory) -> str:
+    """The identity of the mesh a factory makes: `mutant:M2` for a pre-fix mutant's build,
+    else the factory's `module:qualified name` (what an adapter spec names), unless the
+    factory sets `harness_mesh_id`."""
+    own = getattr(factory, MESH_ID_ATTRIBUTE, None)
+    if isinstance(own, str) and own.strip():
+        return own.strip()
+    module = str(getattr(factory, "__module__", None) or type(factory).__module__)
+    name = str(getattr(factory, "__qualname__", None) or type(factory).__qualname__)
+    package = module.partition(".")[0]
+    if package.startswith(_MUTANT_PACKAGE_PREFIX):
+        mutant = package.removeprefix(_MUTANT_PACKAGE_PREFIX).partition("_")[0]
+        return f"mutant:{mutant.upper()}"
+    return f"{module}:{name}"
+
+
+def keyed_machine_class(
+    check_id: str, adapter_factory: AdapterFactory, **options: Any
+) -> type[MeshMachine]:
+    """`machine_class(check_id, adapter_factory, **options)`, its saved examples keyed by
+    the check and the mesh the factory makes."""
+    machine = machine_class(check_id, adapter_factory, **options)
+    setattr(machine, _CHECK_SEED_ATTRIBUTE, int.from_bytes(database_key(machine), "big"))
+    setattr(machine, _DIGEST_ATTRIBUTE, mesh_id(adapter_factory).encode("utf-8"))
+    return machine
+
+
+def database_key(machine: type[MeshMachine]) -> bytes:
+    """The key under which Hypothesis (and HypoFuzz) store this machine's examples: the
+    digest of its test, which depends on the check and, once keyed, on the mesh."""
+    test = _state_machine_test(machine, settings=Settings(database=None))
+    return function_digest(test.hypothesis.inner_test)
+
+
+def run_keyed_machine(machine: type[MeshMachine], settings: Settings) -> None:
+    """`run_state_machine_as_test`; a derandomized run is seeded by the check alone (as
+    an unkeyed machine would be), any other run draws at random as usual."""
+    seed = getattr(machine, _CHECK_SEED_ATTRIBUTE, None) if settings.derandomize else None
+    setattr(machine, _SEED_ATTRIBUTE, seed)
+    _run_machine(machine, settings=settings)
