@@ -12,9 +12,9 @@ from collections.abc import Sequence
 from invariants.adapter import Chooser, Fault, FaultKind, MessageSpec, Route
 from invariants.trace import MessageClass, TraceEvent
 from reference_impl.constants import DEFAULT_AGGREGATE_WATERMARK, DELIVERY_RETRIES
-from reference_impl.envelope import Delivery
+from reference_impl.envelope import fresh_delivery
 from reference_impl.mesh import Mesh
-from reference_impl.messages import DeliveryFailure, ErrorType, Message
+from reference_impl.messages import DeliveryFailure, ErrorType, Message, new_message
 
 # Enum members read off their class cost a slow attribute lookup each time: every post
 # reads them from these module constants instead.
@@ -61,8 +61,10 @@ class ReferenceAdapter:
         if message.message_class is _FAILURE:
             payload: Message = _payload(message, mesh)
         else:
-            payload = Message(message.type_name, message.message_class, message.diagnostic_key)
-        delivery = Delivery(mesh.new_id("d"), sender, target, payload, identity)
+            payload = new_message(message.type_name, message.message_class,
+                                  message.diagnostic_key)
+        delivery = fresh_delivery(f"d{next(mesh.delivery_ids)}", sender, target, payload,
+                                  identity)
         if route is _DIRECT:
             # An existing target's intake is called straight away (what `post_direct` does
             # with it); a missing one goes through `post_direct` for its answer.

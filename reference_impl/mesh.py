@@ -66,6 +66,8 @@ class Mesh:
         self.subscriptions: dict[str, BoundedSubscription] = {}
         self.pending_requests: dict[str, BoundedSubscription] = {}
         self._ids: dict[str, itertools.count[int]] = {}
+        # The delivery ids' counter (what `new_id("d")` numbers with), read on every post.
+        self.delivery_ids = self.id_counter("d")
         self._handlers: dict[str, Callable[[Hub, Delivery], None]] = {
             DELIVERY_FAILURE: self._on_failure,
             SUBSCRIBE_REQUEST: self._on_subscribe_request,
@@ -77,8 +79,15 @@ class Mesh:
         # One counter per prefix: a single `next` instead of a lookup, an add and a store.
         counter = self._ids.get(prefix)
         if counter is None:
-            counter = self._ids[prefix] = itertools.count(1)
+            counter = self.id_counter(prefix)
         return f"{prefix}{next(counter)}"
+
+    def id_counter(self, prefix: str) -> itertools.count[int]:
+        """The counter `new_id(prefix)` numbers with (ids `prefix1`, `prefix2`, ...)."""
+        counter = self._ids.get(prefix)
+        if counter is None:
+            counter = self._ids[prefix] = itertools.count(1)
+        return counter
 
     # Hubs -------------------------------------------------------------------------------
 

@@ -12,6 +12,8 @@ from typing import Any
 
 from invariants.trace import MessageClass
 
+_new = object.__new__
+
 
 class ErrorType(StrEnum):
     NOT_FOUND = "NotFound"
@@ -71,6 +73,18 @@ class Message:
         if self.reply_to is not None:
             data["replyTo"] = self.reply_to
         return data
+
+
+def new_message(type_name: str, message_class: MessageClass,
+                diagnostic_key: str | None) -> Message:
+    """`Message(type_name, message_class, diagnostic_key)` with each slot stored directly:
+    cheaper than calling the class (every post builds one; a test pins the two alike)."""
+    message: Message = _new(Message)
+    message.type_name = type_name
+    message.message_class = message_class
+    message.diagnostic_key = diagnostic_key
+    message.reply_to = None
+    return message
 
 
 class DeliveryFailure(Message):

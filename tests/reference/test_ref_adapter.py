@@ -136,3 +136,13 @@ def test_overlapping_blocks_hold_until_the_latest_ends() -> None:
              if e.kind in (EventKind.TURN_BLOCKED, EventKind.TURN_RELEASED, EventKind.HANDLED)]
     assert kinds == [(EventKind.TURN_BLOCKED, 0), (EventKind.TURN_RELEASED, 1_500),
                      (EventKind.HANDLED, 1_500)]
+
+
+def test_posts_and_the_mesh_number_deliveries_from_one_counter() -> None:
+    a = ReferenceAdapter()
+    a.create_hub("cache")
+    first = a.post("portal", "cache", MessageSpec("Update"), route=Route.DIRECT)
+    assert a.mesh.new_id("d") == "d2"  # what a subscription or a NACK would take next
+    assert a.post("portal", "cache", MessageSpec("Update"), route=Route.DIRECT) == "d3"
+    assert first == "d1"
+    assert a.mesh.new_id("s") == "s1"  # other prefixes keep their own count

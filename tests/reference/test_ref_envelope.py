@@ -8,7 +8,7 @@ import json
 import pytest
 
 from invariants.trace import MessageClass
-from reference_impl.envelope import ANSWER_SUPPRESSED, DIAGNOSTIC_KEY, Delivery
+from reference_impl.envelope import ANSWER_SUPPRESSED, DIAGNOSTIC_KEY, Delivery, fresh_delivery
 from reference_impl.messages import DeliveryFailure, ErrorType, Message, RawJson
 
 
@@ -88,3 +88,30 @@ def test_bad_envelope_json_names_the_missing_key() -> None:
         Delivery.from_json({"id": "d1", "target": "b", "message": {"$type": "P", "$class": "user"}})
     with pytest.raises(ValueError, match=r"\$type"):
         Delivery.from_json({"id": "d1", "sender": "a", "target": "b", "message": {}})
+
+
+def _slots(delivery: Delivery) -> dict[str, object]:
+    return {name: getattr(delivery, name) for name in Delivery.__slots__}
+
+
+@pytest.mark.parametrize("payload", [
+    Message("Update", MessageClass.USER, "node/1"),
+    Message("Heartbeat", MessageClass.IGNORABLE),
+    DeliveryFailure.as_payload("d9", ErrorType.FAILED),
+    RawJson('{"$type":"Update","$class":"user"}', "Update", MessageClass.USER),
+], ids=["keyed", "ignorable", "failure", "raw"])
+@pytest.mark.parametrize("identity", ["user", None])
+def test_fresh_delivery_fills_every_slot_as_the_constructor_does(
+    payload: Message | RawJson, identity: str | None
+) -> None:
+    built = Delivery("d1", "a", "b", payload, identity)
+    fresh = fresh_delivery("d1", "a", "b", payload, identity)
+    assert _slots(fresh) == _slots(built)
+    assert fresh.properties is not built.properties  # each envelope its own properties
+
+
+def test_slot_comparison_notices_a_slot_that_differs() -> None:
+    """Negative control for the comparison above: one differing slot fails it."""
+    payload = Message("Update", MessageClass.USER, "node/1")
+    fresh = fresh_delivery("d1", "a", "b", payload, "user")
+    assert _slots(fresh) != _slots(Delivery("d1", "a", "b", payload, "user", None, "s1"))
