@@ -16,6 +16,7 @@ from reference_impl.breaker import AggregateWatermark, StormBreaker
 from reference_impl.envelope import Delivery
 from reference_impl.messages import DeliveryFailure, ErrorType
 from reference_impl.scheduler import Timer
+from reference_impl.tracing import TAG_HANDLED, TAG_INTAKE
 
 if TYPE_CHECKING:
     from reference_impl.mesh import Mesh
@@ -82,7 +83,15 @@ class Hub:
             trace.intake(address, delivery, _SHED, depth, self.watermark.watermark)
             return _INTAKE_SHED
         self.queue.append(delivery)
-        trace.intake(address, delivery, _ENQUEUED, depth)
+        # What `trace.intake(address, delivery, _ENQUEUED, depth)` records, appended here
+        # directly: one call fewer on every delivery (a test pins the two alike).
+        records = trace.records
+        if records is not None:
+            records += (
+                TAG_INTAKE, scheduler.now, address, delivery.id, delivery.sender,
+                delivery.target, delivery.message_type, message_class, delivery.diagnostic_key,
+                delivery.packaged, delivery.subscription_id, _ENQUEUED, depth, None, False,
+            )
         if not self._pump_pending and not self.blocked:
             self._pump_pending = True
             scheduler.rearm(self._turn_timer, scheduler.now)
@@ -96,7 +105,10 @@ class Hub:
         delivery = self.queue.popleft()
         self.handled_count += 1
         mesh = self.mesh
-        self._trace.handled(self.address, delivery.id, delivery.message_type)
+        records = self._trace.records  # what `handled(...)` records, appended directly
+        if records is not None:
+            records += (TAG_HANDLED, self._scheduler.now, self.address, delivery.id,
+                        delivery.message_type)
         try:
             # `Mesh.handle`, inlined: one call fewer on every turn.
             handler = mesh._handlers.get(delivery.message_type)

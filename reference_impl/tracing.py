@@ -3,10 +3,14 @@
 Steps are recorded as plain values and turned into `TraceEvent`s only when the trace is
 read, so a flood costs little; recording can be switched off entirely (the benchmark
 measures both). Records lie end to end in one flat list, each led by its tag: no object
-per record for the allocator or the cyclic garbage collector to handle, and the values
-themselves are strings, ints, bools and dicts of those, which the collector does not
-track. One intake is one record: it reads back as POSTED, the breaker trip if there was
-one, and the intake's outcome.
+per record for the allocator or the cyclic garbage collector to handle. The values are
+strings, ints, bools, None, dicts of those (which the collector does not track) and enum
+members (each exists once, whatever the length of the trace). One intake is one record:
+it reads back as POSTED, the breaker trip if there was one, and the intake's outcome.
+
+The hub's intake and turn, run for every delivery, append their records to `records`
+themselves (a call fewer each); `intake` and `handled` below write the same layouts and
+are what everything else, and the tests pinning the layouts, use.
 """
 
 from __future__ import annotations
@@ -29,7 +33,7 @@ _POSTED, _HANDLED, _ENQUEUED, _TRIPPED = (
 _IGNORED_OUTCOMES = frozenset({EventKind.DROPPED, EventKind.SHED})
 
 # Record tags and the number of values after each tag.
-_TAG_EMIT, _TAG_INTAKE, _TAG_HANDLED, _TAG_LEG_STARTED, _TAG_LEG_ENDED = 0, 1, 2, 3, 4
+_TAG_EMIT, TAG_INTAKE, TAG_HANDLED, _TAG_LEG_STARTED, _TAG_LEG_ENDED = 0, 1, 2, 3, 4
 _EMIT_LEN, _INTAKE_LEN, _HANDLED_LEN, _LEG_STARTED_LEN, _LEG_ENDED_LEN = 3, 14, 4, 10, 6
 _LEG_STARTED, _LEG_ENDED = EventKind.LEG_STARTED, EventKind.LEG_ENDED
 
@@ -45,12 +49,15 @@ class TraceRecorder:
         self._clock = clock
         self.enabled = enabled
         self._raw: list[Any] = []  # flat records: tag, then its values
+        # The same list, for the hub to append its records to; None while recording is off.
+        self.records: list[Any] | None = self._raw if enabled else None
         self._read = 0  # position in _raw up to which records are events already
         self._events: list[TraceEvent] = []
 
     def emit(self, kind: EventKind, **fields: Any) -> None:
         if self.enabled:
-            # Plain values only (enums by their value), so the collector leaves them be.
+            # Enums by their value: a dict holding only plain values is not tracked by the
+            # collector.
             message_class = fields.get("message_class")
             if message_class is not None:
                 fields["message_class"] = message_class._value_
@@ -62,14 +69,14 @@ class TraceRecorder:
         intake; ENQUEUED reads back with the depth after it."""
         if self.enabled:
             self._raw += (
-                _TAG_INTAKE, self._clock.now, hub, d.id, d.sender, d.target, d.message_type,
-                d.message_class._value_, d.diagnostic_key, d.packaged, d.subscription_id,
-                outcome._value_, depth, watermark, tripped,
+                TAG_INTAKE, self._clock.now, hub, d.id, d.sender, d.target, d.message_type,
+                d.message_class, d.diagnostic_key, d.packaged, d.subscription_id, outcome,
+                depth, watermark, tripped,
             )
 
     def handled(self, hub: str, delivery_id: str, message_type: str) -> None:
         if self.enabled:
-            self._raw += (_TAG_HANDLED, self._clock.now, hub, delivery_id, message_type)
+            self._raw += (TAG_HANDLED, self._clock.now, hub, delivery_id, message_type)
 
     def leg_started(self, leg_id: str, leg_kind: str, delivery_id: str, d: Delivery,
                     depth: int) -> None:
@@ -78,7 +85,7 @@ class TraceRecorder:
         if self.enabled:
             self._raw += (
                 _TAG_LEG_STARTED, self._clock.now, leg_id, leg_kind, delivery_id, depth, d.sender,
-                d.target, d.message_type, d.message_class._value_, d.packaged,
+                d.target, d.message_type, d.message_class, d.packaged,
             )
 
     def leg_ended(self, leg_id: str, leg_kind: str, delivery_id: str, depth: int,
@@ -94,10 +101,10 @@ class TraceRecorder:
         at, end = self._read, len(raw)
         while at < end:
             tag = raw[at]
-            if tag == _TAG_HANDLED:
+            if tag == TAG_HANDLED:
                 _expand_handled(raw, at + 1, events)
                 at += 1 + _HANDLED_LEN
-            elif tag == _TAG_INTAKE:
+            elif tag == TAG_INTAKE:
                 _expand_intake(raw, at + 1, events)
                 at += 1 + _INTAKE_LEN
             elif tag == _TAG_LEG_STARTED:
@@ -137,12 +144,12 @@ def _expand_handled(raw: list[Any], at: int, events: list[TraceEvent]) -> None:
 
 def _expand_intake(raw: list[Any], at: int, events: list[TraceEvent]) -> None:
     """POSTED, the trip if there was one, and the outcome."""
-    (time_ms, hub, delivery_id, sender, target, message_type, class_value, key, packaged,
-     subscription_id, outcome_value, depth, watermark, tripped) = raw[at:at + _INTAKE_LEN]
+    (time_ms, hub, delivery_id, sender, target, message_type, message_class, key, packaged,
+     subscription_id, outcome, depth, watermark, tripped) = raw[at:at + _INTAKE_LEN]
     append = events.append
     append(build_event(
         len(events), time_ms, _POSTED, hub, delivery_id, sender, target, message_type,
-        CLASSES[class_value], key, None, None, None, None, None, None, subscription_id, None,
+        message_class, key, None, None, None, None, None, None, subscription_id, None,
         None, None, None, packaged, None,
     ))
     if tripped:
@@ -151,7 +158,6 @@ def _expand_intake(raw: list[Any], at: int, events: list[TraceEvent]) -> None:
             None, key, None, None, None, None, None, None, None, None, None, None, None, None,
             None,
         ))
-    outcome = KINDS[outcome_value]
     if outcome is _ENQUEUED:
         append(build_event(
             len(events), time_ms, outcome, hub, delivery_id, None, None, None, None, None,
@@ -172,10 +178,10 @@ def _expand_intake(raw: list[Any], at: int, events: list[TraceEvent]) -> None:
 
 def _expand_leg_started(raw: list[Any], at: int, events: list[TraceEvent]) -> None:
     (time_ms, leg_id, leg_kind, delivery_id, depth, sender, target, message_type,
-     class_value, packaged) = raw[at:at + _LEG_STARTED_LEN]
+     message_class, packaged) = raw[at:at + _LEG_STARTED_LEN]
     events.append(build_event(
         len(events), time_ms, _LEG_STARTED, None, delivery_id, sender, target, message_type,
-        CLASSES[class_value], None, None, None, None, None, leg_id, leg_kind, None, None, None,
+        message_class, None, None, None, None, None, leg_id, leg_kind, None, None, None,
         None, depth, packaged, None,
     ))
 

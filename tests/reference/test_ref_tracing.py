@@ -8,6 +8,7 @@ from dataclasses import replace
 
 from invariants.trace import EventKind, MessageClass, TraceEvent, dump_jsonl, load_jsonl
 from reference_impl.envelope import Delivery
+from reference_impl.mesh import Mesh
 from reference_impl.messages import Message
 from reference_impl.tracing import TraceRecorder
 
@@ -105,9 +106,10 @@ def test_disabled_recorder_records_nothing() -> None:
     assert list(trace.events()) == []
 
 
-def test_hot_records_hold_no_objects_the_cyclic_collector_must_track() -> None:
-    """Why a long trace is cheap: records are plain values laid end to end in one list,
-    nothing the cyclic collector must track (an enum member, say, it would)."""
+def test_hot_records_hold_nothing_new_the_cyclic_collector_must_track() -> None:
+    """Why a long trace is cheap: records are plain values laid end to end in one list.
+    The only values the cyclic collector tracks are enum members, which exist once each
+    however long the trace; a container or an object per record would be new each time."""
     trace = TraceRecorder(Clock())
     trace.intake("b", _delivery(), EventKind.ENQUEUED, depth=0)
     trace.handled("b", "d1", "Update")
@@ -116,5 +118,45 @@ def test_hot_records_hold_no_objects_the_cyclic_collector_must_track() -> None:
     trace.leg_ended("L1", "route", "d1", 0, "completed")
     gc.collect()
     assert trace._raw
-    assert not any(gc.is_tracked(value) for value in trace._raw)
-    assert gc.is_tracked(EventKind.POSTED)  # what the check would catch
+    assert _tracked_per_record(trace._raw) == []
+    # Negative control: a record holding an object of its own is caught.
+    assert _tracked_per_record([*trace._raw, _delivery()]) != []
+
+
+def _tracked_per_record(values: list[object]) -> list[object]:
+    return [v for v in values if gc.is_tracked(v)
+            and not isinstance(v, (EventKind, MessageClass))]
+
+
+def _hub_records(trace_depth: int) -> tuple[list[object], list[object]]:
+    """The records the hub appends itself for an enqueued delivery and its turn, and the
+    ones `TraceRecorder.intake`/`handled` write for the same step."""
+    mesh = Mesh(record_trace=True)
+    hub = mesh.create_hub("b")
+    mesh.scheduler.run_until(3)
+    start = len(mesh.trace._raw)
+    delivery = Delivery("d1", "a", "b", Message("Update", MessageClass.USER, "node/1"))
+    hub.offer(delivery)
+    mesh.scheduler.run(10)
+    by_hub = mesh.trace._raw[start:]
+    clock = Clock()
+    clock.now = 3
+    reference = TraceRecorder(clock)
+    reference.intake("b", delivery, EventKind.ENQUEUED, trace_depth)
+    reference.handled("b", "d1", "Update")
+    return by_hub, reference._raw
+
+
+def test_the_hub_appends_the_records_intake_and_handled_would_write() -> None:
+    by_hub, reference = _hub_records(trace_depth=0)
+    assert by_hub == reference
+    assert _hub_records(trace_depth=1)[1] != reference  # the comparison sees one value off
+
+
+def test_the_hub_appends_nothing_while_recording_is_off() -> None:
+    mesh = Mesh(record_trace=False)
+    hub = mesh.create_hub("b")
+    hub.offer(Delivery("d1", "a", "b", Message("Update")))
+    mesh.scheduler.run(10)
+    assert hub.handled_count == 1
+    assert mesh.trace._raw == [] and mesh.trace.records is None
