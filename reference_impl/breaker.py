@@ -60,7 +60,14 @@ class StormBreaker:
         self.max_keys = max_keys
         self.trip_count = 0
         self.drop_count = 0
-        self._windows: OrderedDict[BreakerKey, Window] = OrderedDict()
+        # Insertion order is recency order: a key seen again is popped and put back last.
+        # A plain dict keeps that order with half the hashing and comparing of an
+        # OrderedDict. Once the breaker is full, every new key evicts the oldest, which a
+        # dict finds only by stepping over the holes its removals leave at its front (slower
+        # with every eviction) and an OrderedDict removes at once: the table then becomes
+        # one (`_ordered`, the same object), order kept.
+        self._windows: dict[BreakerKey, Window] = {}
+        self._ordered: OrderedDict[BreakerKey, Window] | None = None
 
     @property
     def tracked_keys(self) -> int:
@@ -77,7 +84,11 @@ class StormBreaker:
         window = windows.pop(key, None)
         if window is None:
             if len(windows) >= self.max_keys:
-                windows.popitem(last=False)  # the key idle the longest
+                ordered = self._ordered
+                if ordered is None:
+                    ordered = self._ordered = OrderedDict(windows)
+                    self._windows = windows = ordered
+                ordered.popitem(last=False)  # the key idle the longest
             start, count, tripped_until = now_ms, 0, -1
         else:
             start, count, tripped_until = window

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from invariants.trace import MessageClass
 from reference_impl import breaker as breaker_module
@@ -94,6 +96,49 @@ def test_at_most_ten_thousand_keys_the_longest_idle_evicted() -> None:
     assert ("owner", "cache", "Update", "k0") in breaker._windows
     assert ("owner", "cache", "Update", "k1") not in breaker._windows
 
+
+
+def _least_recently_seen(sequence: list[int], max_keys: int, *, refresh: bool = True
+                         ) -> list[int]:
+    """The keys a least-recently-seen table of `max_keys` holds after `sequence`, oldest
+    first (`refresh=False`: first in, first out, the wrong model)."""
+    held: list[int] = []
+    for key in sequence:
+        if key in held:
+            if refresh:
+                held.remove(key)
+                held.append(key)
+            continue
+        if len(held) >= max_keys:
+            held.pop(0)
+        held.append(key)
+    return held
+
+
+def _tracked(sequence: list[int], max_keys: int) -> list[int]:
+    breaker = StormBreaker(max_keys=max_keys)
+    for i, key in enumerate(sequence):
+        breaker.admit(_d(f"k{key}"), i)
+    return [int(str(k[-1])[1:]) for k in breaker._windows]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.integers(0, 7), max_size=60), st.integers(1, 6))
+def test_the_table_holds_the_least_recently_seen_keys_in_order(
+    sequence: list[int], max_keys: int
+) -> None:
+    """Before the table is first full and after (when it changes representation), the
+    keys held and their order are those of a least-recently-seen table."""
+    assert _tracked(sequence, max_keys) == _least_recently_seen(sequence, max_keys)
+
+
+def test_the_table_is_not_first_in_first_out() -> None:
+    """Negative control for the property above: the two models differ, and the breaker
+    follows the right one."""
+    sequence = [0, 1, 0, 2]
+    assert _least_recently_seen(sequence, 2) == [0, 2]
+    assert _least_recently_seen(sequence, 2, refresh=False) == [1, 2]
+    assert _tracked(sequence, 2) == [0, 2]
 
 
 def test_a_drop_in_cooldown_keeps_the_key_fresh_and_its_cooldown() -> None:
