@@ -24,12 +24,20 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any, TypeVar
 
-from invariants.scan.model import CallSite, EmitSite, FileReport, Finding, ScanConfig
+from invariants.scan.model import (
+    CallSite,
+    Definition,
+    EmitSite,
+    FileReport,
+    Finding,
+    ScanConfig,
+)
 from invariants.scan.outcome import FileOutcome
 from invariants.scan.problems import Problem
 from invariants.scan.suppress import Suppression
 
-CACHE_FORMAT = "mesh-harness-scan-cache/2"
+# Bumped whenever the cached per-file facts change shape (3: call targets, definitions).
+CACHE_FORMAT = "mesh-harness-scan-cache/3"
 DEFAULT_DIR = ".harness-cache"
 
 T = TypeVar("T")
@@ -139,6 +147,7 @@ def outcome_to_json(outcome: FileOutcome) -> dict[str, Any]:
         "findings": _rows(report.findings),
         "emit_sites": _rows(report.emit_sites),
         "calls": _rows(report.calls),
+        "definitions": _rows(report.definitions),
         "suppressions": _rows(outcome.suppressions),
         "problems": _rows(outcome.problems),
     }
@@ -156,6 +165,7 @@ def outcome_from_json(data: object) -> FileOutcome:
         emit_sites=_from_rows(EmitSite, data["emit_sites"]),
         calls=_from_rows(CallSite, data["calls"]),
         parsed=data["parsed"],
+        definitions=_from_rows(Definition, data["definitions"]),
     )
     return FileOutcome(
         report=report,
@@ -165,7 +175,8 @@ def outcome_from_json(data: object) -> FileOutcome:
 
 
 _OUTCOME_KEYS = frozenset(
-    {"path", "parsed", "findings", "emit_sites", "calls", "suppressions", "problems"}
+    {"path", "parsed", "findings", "emit_sites", "calls", "definitions", "suppressions",
+     "problems"}
 )
 
 

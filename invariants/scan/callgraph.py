@@ -2,44 +2,49 @@
 when every call of that function in the scanned tree is guarded, directly or because the
 calling function is itself only ever called guarded (transitively, in networkx).
 
-Functions are matched by their last name (`Router.report_failure` is `report_failure`),
-which over-approximates the callers. Cycles are handled by solving in topological order of
-the strongly connected components: a call from inside the same cycle never vouches.
+Functions are nodes named by module path and qualified name (`pkg.router:Router.nack`), so
+`Router.nack`, `Hub.nack` and a free `nack` are three functions; each call is resolved to
+the functions it may reach (`resolve`). The graph holds only what the answer needs: the
+functions with an unguarded emit site, and, walking back along unguarded calls, their
+callers. Cycles are handled by solving in topological order of the strongly connected
+components: a call from inside the same cycle never vouches.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 
 import networkx as nx
 
 from invariants.scan.model import CallSite, EmitSite, FileReport, Finding, ScanConfig
 from invariants.scan.names import last_part
-
-_MODULE = "<module>"
-
-
-def _function_key(symbol: str) -> str:
-    return last_part(symbol) if symbol else _MODULE
+from invariants.scan.resolve import DefinitionIndex
+from invariants.scan.targets import function_id
 
 
-def covered_functions(calls: Sequence[CallSite]) -> set[str]:
-    """Function names every one of whose call sites is guarded or inside a covered caller."""
-    graph = nx.DiGraph()
-    for call in calls:
-        caller = _function_key(call.caller)
-        graph.add_edge(caller, call.callee)
-        graph.edges[caller, call.callee].setdefault("unguarded", False)
-        if not call.guarded:
-            graph.edges[caller, call.callee]["unguarded"] = True
+def _is_module_level(function: str) -> bool:
+    return function.endswith(":")
+
+
+def _name(function: str) -> str:
+    """`nack` for `pkg.router:Router.nack`."""
+    return last_part(function.partition(":")[2])
+
+
+def covered_functions(graph: nx.DiGraph) -> set[str]:
+    """Functions every one of whose calls is guarded or made by a covered caller.
+
+    `graph` has an edge caller -> callee with `unguarded` True when any call along it is.
+    """
     components = nx.condensation(graph)
     covered: set[str] = set()
     for component in nx.topological_sort(components):
         members = components.nodes[component]["members"]
         for function in members:
             callers = list(graph.predecessors(function))
-            if function == _MODULE or not callers:
+            if _is_module_level(function) or not callers:
                 continue
             if all(
                 not graph.edges[caller, function]["unguarded"]
@@ -50,56 +55,76 @@ def covered_functions(calls: Sequence[CallSite]) -> set[str]:
     return covered
 
 
-def _first_unguarded_caller(
-    function: str, calls: Sequence[CallSite], covered: set[str]
-) -> CallSite | None:
+@dataclass(slots=True)
+class CallerGraph:
+    graph: nx.DiGraph = field(default_factory=nx.DiGraph)
+    calls_to: dict[str, list[CallSite]] = field(default_factory=lambda: defaultdict(list))
+
+    def add(self, call: CallSite, callee: str) -> str:
+        caller = function_id(call.path, call.caller)
+        if not self.graph.has_edge(caller, callee):
+            self.graph.add_edge(caller, callee, unguarded=False)
+        if not call.guarded:
+            self.graph.edges[caller, callee]["unguarded"] = True
+        self.calls_to[callee].append(call)
+        return caller
+
+
+def caller_graph(
+    seeds: Sequence[str], calls: Sequence[CallSite], index: DefinitionIndex
+) -> CallerGraph:
+    """The seeds, their callers, and (along unguarded calls) the callers' callers."""
+    by_name: dict[str, list[CallSite]] = defaultdict(list)
     for call in calls:
-        if (
-            call.callee == function
-            and not call.guarded
-            and _function_key(call.caller) not in covered
-        ):
-            return call
-    return None
+        by_name[call.callee].append(call)
+    result = CallerGraph()
+    result.graph.add_nodes_from(seeds)
+    todo, seen = list(seeds), set(seeds)
+    while todo:
+        function = todo.pop()
+        for call in by_name.get(_name(function), ()):
+            if function not in index.targets(call.target):
+                continue
+            caller = result.add(call, function)
+            if not call.guarded and caller not in seen and not _is_module_level(caller):
+                seen.add(caller)
+                todo.append(caller)
+    return result
 
 
-def _message(site: EmitSite, calls: Sequence[CallSite], covered: set[str]) -> str:
+def _message(site: EmitSite, found: CallerGraph, covered: set[str]) -> str:
     base = "DeliveryFailure built without a may_answer() check on the delivery it answers"
     if not site.symbol:
         return f"{base}, at module level"
-    function = last_part(site.symbol)
-    caller = _first_unguarded_caller(function, calls, covered)
-    if caller is None:
-        return f"{base}; no caller of {function}() in the scanned tree guards it"
-    where = caller.caller or "module level"
-    return f"{base}; {function}() is called unguarded by {where} ({caller.path}:{caller.line})"
+    name = last_part(site.symbol)
+    for call in found.calls_to.get(function_id(site.path, site.symbol), ()):
+        if not call.guarded and function_id(call.path, call.caller) not in covered:
+            where = call.caller or "module level"
+            return f"{base}; {name}() is called unguarded by {where} ({call.path}:{call.line})"
+    return f"{base}; no caller of {name}() in the scanned tree guards it"
 
 
 def resolve_emit_sites(reports: Sequence[FileReport], config: ScanConfig) -> list[Finding]:
     if not config.enabled("MESH001"):
         return []
+    open_sites = [site for report in reports for site in report.emit_sites if not site.guarded]
+    if not open_sites:
+        return []  # the common case: nothing to vouch for, no index or graph to build
+    seeds = sorted({function_id(s.path, s.symbol) for s in open_sites if s.symbol})
     calls = [call for report in reports for call in report.calls]
-    covered = covered_functions(calls)
-    by_callee: dict[str, list[CallSite]] = defaultdict(list)
-    for call in calls:
-        by_callee[call.callee].append(call)
-    findings: list[Finding] = []
-    for report in reports:
-        for site in report.emit_sites:
-            if site.guarded or (site.symbol and last_part(site.symbol) in covered):
-                continue
-            findings.append(
-                Finding(
-                    "MESH001",
-                    site.path,
-                    site.line,
-                    site.column,
-                    site.line,
-                    _message(
-                        site, by_callee[last_part(site.symbol)] if site.symbol else [], covered
-                    ),
-                    site.symbol,
-                    site.snippet,
-                )
-            )
-    return findings
+    found = caller_graph(seeds, calls, DefinitionIndex(reports))
+    covered = covered_functions(found.graph)
+    return [
+        Finding(
+            "MESH001",
+            site.path,
+            site.line,
+            site.column,
+            site.line,
+            _message(site, found, covered),
+            site.symbol,
+            site.snippet,
+        )
+        for site in open_sites
+        if not (site.symbol and function_id(site.path, site.symbol) in covered)
+    ]

@@ -1,84 +1,89 @@
-"""Call sites for the MESH001 call graph: who calls what, and whether the call is guarded.
+"""Call sites and definitions for the MESH001 call graph: who calls what, whether the call
+is guarded, and what each call may reach (a `targets` descriptor).
 
-A call can only be guarded in a file that mentions a guard function; there the calls come
-from the tree, with CFG dominance. Every other production file contributes its calls from
-a cheap line scan (all unguarded) over the text with string literals and comments blanked
-out, which avoids a full tree visit of files that cannot guard anything. Test files
-contribute no callers: tests call helpers directly on purpose.
+Definitions and imports come from the text (`textscan`) in every production file. A call
+can only be guarded in a file that mentions a guard function; there the calls come from the
+tree, with CFG dominance. Every other production file contributes its calls from the text
+(all unguarded), which avoids a full tree visit of files that cannot guard anything.
+Test files contribute nothing: tests call helpers directly on purpose.
 """
 
 from __future__ import annotations
 
-import keyword
-import re
+import libcst as cst
 
-from invariants.scan.context import FileContext
-from invariants.scan.names import dotted_name, last_part, source_lines
+from invariants.scan.context import CallRecord, FileContext
+from invariants.scan.names import dotted_name, last_part
 from invariants.scan.rules.mesh001_unguarded_emit import guard_covering, guards_at
-
-_DEF = re.compile(r"(?:async\s+)?(?:def|class)\s+(\w+)")
-_CALL = re.compile(r"(\w+)\s*\(")
-# String literals (triple-quoted first) and comments, in one alternation so that a quote in
-# a comment or a `#` in a string is read the way the tokenizer reads it.
-_TRIPLE_SINGLE = r"'''(?:[^'\\]|\\.|'(?!''))*'''"
-_TRIPLE_DOUBLE = r'"""(?:[^"\\]|\\.|"(?!""))*"""'
-_SINGLE = r"'(?:[^'\\\n]|\\.)*'"
-_DOUBLE = r'"(?:[^"\\\n]|\\.)*"'
-_STRINGS_AND_COMMENTS = re.compile(
-    rf"[rRbBuUfF]{{0,2}}(?:{_TRIPLE_SINGLE}|{_TRIPLE_DOUBLE}|{_SINGLE}|{_DOUBLE})|#[^\n]*"
-)
-_NOT_CALLS = frozenset(keyword.kwlist) | {"print", "super", "isinstance", "len", "str", "int"}
+from invariants.scan.targets import Namer
+from invariants.scan.textscan import blank_strings, calls, scopes
 
 
 def collect_call_sites(ctx: FileContext) -> None:
     if ctx.is_test:
         return
+    code = blank_strings(ctx.text)
+    found = scopes(code)
+    namer = Namer(ctx.path, code, found)
+    ctx.definitions.extend(namer.definitions)
     if any(last_part(name) in ctx.text for name in ctx.config.guard_functions):
-        _from_tree(ctx)
-    else:
-        _from_lines(ctx)
+        _from_tree(ctx, namer)
+        return
+    for call in calls(code, found):
+        scope = found[call.scope] if call.scope >= 0 else None
+        symbol = scope.qualname if scope else ""
+        method_of = scope.method_of if scope else None
+        name = last_part(call.chain)
+        if call.chain[0] == ".":
+            receiver = "super" if call.super_receiver else "?"
+            target: str | None = namer.on_expression(name, receiver, method_of)
+        else:
+            target = namer.chain(call.chain, symbol, method_of)
+        if target is not None:
+            ctx.call_site_at_line(call.line, symbol, name, target)
 
 
-def _from_tree(ctx: FileContext) -> None:
+def _from_tree(ctx: FileContext, namer: Namer) -> None:
     seen: set[tuple[str, str, bool]] = set()
     for record in ctx.calls:
-        func = dotted_name(record.node.func)
-        if func is None:
+        func = record.node.func
+        method_of = _method_of(record)
+        chain = dotted_name(func)
+        if chain is not None:
+            name = last_part(chain)
+            target = namer.chain(chain, record.symbol, method_of)
+        elif isinstance(func, cst.Attribute):
+            name = func.attr.value
+            value = func.value
+            is_super = (
+                isinstance(value, cst.Call)
+                and isinstance(value.func, cst.Name)
+                and value.func.value == "super"
+            )
+            target = namer.on_expression(name, "super" if is_super else "?", method_of)
+        else:
+            continue  # `handlers[kind](d)`, `(lambda: x)()`: no name to follow
+        if target is None:
             continue
-        callee = last_part(func)
         guards = guards_at(ctx, record)
         passed = [dotted_name(arg.value) for arg in record.node.args]
-        guarded = any(name and guard_covering(name, guards) for name in passed)
-        key = (record.symbol, callee, guarded)
-        if key not in seen:  # one site per (caller, callee, guard status) is enough
+        guarded = any(arg and guard_covering(arg, guards) for arg in passed)
+        key = (record.symbol, target, guarded)
+        if key not in seen:  # one site per (caller, target, guard status) is enough
             seen.add(key)
-            ctx.call_site(record.node, record.symbol, callee, guarded)
+            ctx.call_site(record.node, record.symbol, name, guarded, target)
 
 
-def _from_lines(ctx: FileContext) -> None:
-    scopes: list[tuple[int, str]] = []  # (indent, name) of the enclosing defs/classes
-    seen: set[tuple[str, str]] = set()
-    code = _STRINGS_AND_COMMENTS.sub(_blank, ctx.text)
-    for number, line in enumerate(source_lines(code), start=1):
-        body = line.lstrip()
-        if "(" not in body and not body.startswith("class "):
-            continue  # no call here, and not a scope that a later call needs
-        indent = len(line) - len(body)
-        while scopes and scopes[-1][0] >= indent:
-            scopes.pop()
-        caller = ".".join(name for _, name in scopes)
-        definition = _DEF.match(body)
-        if definition is not None:
-            scopes.append((indent, definition.group(1)))
-            body = body[definition.end() :]
-        for callee in _CALL.findall(body):
-            if callee in _NOT_CALLS or (caller, callee) in seen:
-                continue
-            seen.add((caller, callee))
-            ctx.call_site_at_line(number, caller, callee)
-
-
-def _blank(match: re.Match[str]) -> str:
-    """A literal or comment becomes an empty string that keeps the line count."""
-    text = match.group()
-    return ("" if text.startswith("#") else '""') + "\n" * text.count("\n")
+def _method_of(record: CallRecord) -> tuple[str, str] | None:
+    """(class qualname, first parameter) of the method the call sits in, the innermost def
+    directly in a class body (a closure inside a method sees the method's `self`)."""
+    scopes = [n for n in record.ancestors if isinstance(n, (cst.FunctionDef, cst.ClassDef))]
+    method_of: tuple[str, str] | None = None
+    for index, scope in enumerate(scopes):
+        if isinstance(scope, cst.ClassDef):
+            method_of = None  # a class body binds no `self`
+        elif index and isinstance(scopes[index - 1], cst.ClassDef):
+            params = [*scope.params.posonly_params, *scope.params.params]
+            qualname = ".".join(s.name.value for s in scopes[:index])
+            method_of = (qualname, params[0].name.value) if params else None
+    return method_of

@@ -11,7 +11,7 @@ import libcst as cst
 
 from invariants.scan.cfg import FunctionCfg, build_cfg
 from invariants.scan.deep import run_deep
-from invariants.scan.model import CallSite, EmitSite, FileReport, Finding, ScanConfig
+from invariants.scan.model import CallSite, Definition, EmitSite, FileReport, Finding, ScanConfig
 from invariants.scan.names import canonical, dotted_name, import_aliases, source_lines
 from invariants.scan.positions import Span, locate
 
@@ -157,6 +157,7 @@ class _PendingCall:
     caller: str
     callee: str
     guarded: bool
+    target: str
 
 
 @dataclass
@@ -170,6 +171,7 @@ class FileContext:
     _emits: list[_PendingEmit] = field(default_factory=list)
     _calls: list[_PendingCall] = field(default_factory=list)
     _line_calls: list[CallSite] = field(default_factory=list)
+    definitions: list[Definition] = field(default_factory=list)
     _cfgs: dict[int, FunctionCfg] = field(default_factory=dict)
 
     @cached_property
@@ -212,11 +214,13 @@ class FileContext:
     def emit_site(self, node: cst.CSTNode, symbol: str, guard: cst.CSTNode | None) -> None:
         self._emits.append(_PendingEmit(node, symbol, guard))
 
-    def call_site(self, node: cst.CSTNode, caller: str, callee: str, guarded: bool) -> None:
-        self._calls.append(_PendingCall(node, caller, callee, guarded))
+    def call_site(
+        self, node: cst.CSTNode, caller: str, callee: str, guarded: bool, target: str
+    ) -> None:
+        self._calls.append(_PendingCall(node, caller, callee, guarded, target))
 
-    def call_site_at_line(self, line: int, caller: str, callee: str) -> None:
-        self._line_calls.append(CallSite(self.path, line, caller, callee, False))
+    def call_site_at_line(self, line: int, caller: str, callee: str, target: str) -> None:
+        self._line_calls.append(CallSite(self.path, line, caller, callee, False, target))
 
     def snippet(self, line: int) -> str:
         return self.lines[line - 1].strip() if 0 < line <= len(self.lines) else ""
@@ -258,6 +262,9 @@ class FileContext:
         for call in self._calls:
             span = spans.get(id(call.node), unknown)
             report.calls.append(
-                CallSite(self.path, span.line, call.caller, call.callee, call.guarded)
+                CallSite(
+                    self.path, span.line, call.caller, call.callee, call.guarded, call.target
+                )
             )
         report.calls.extend(self._line_calls)
+        report.definitions.extend(self.definitions)

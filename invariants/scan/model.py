@@ -99,6 +99,19 @@ class CallSite:
     caller: str  # qualified name of the calling function ("" = module level)
     callee: str  # the called name as written (last dotted component)
     guarded: bool  # dominated by a may_answer() true edge in the caller
+    # What the call may reach, resolved against the whole tree later (see `targets`):
+    # "!mod:Qual.name" a definition of this file, "=a.b.name" an imported dotted name,
+    # "@mod:Class.name" a self/cls call, ".name" any method, "*name" any function.
+    target: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Definition:
+    """A function or class defined in a production file, for resolving call targets."""
+
+    qualname: str  # "Router.nack", "nack", "outer.inner"
+    is_class: bool
+    bases: tuple[str, ...] = ()  # a class's bases, as call-target descriptors
 
 
 @dataclass(slots=True)
@@ -110,3 +123,4 @@ class FileReport:
     emit_sites: list[EmitSite] = field(default_factory=list)
     calls: list[CallSite] = field(default_factory=list)
     parsed: bool = True
+    definitions: list[Definition] = field(default_factory=list)

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import textwrap
 
+import networkx as nx
+
 from invariants.scan.callgraph import covered_functions
 from invariants.scan.engine import analyze_source, resolve_tree
-from invariants.scan.model import CallSite, Finding, ScanConfig
+from invariants.scan.model import Finding, ScanConfig
 
 CONFIG = ScanConfig()
 
@@ -138,15 +140,23 @@ def test_recursion_and_cycles_terminate_and_do_not_vouch_for_themselves() -> Non
     assert "called unguarded by pong" in finding.message
 
 
+def _graph(*edges: tuple[str, str, bool]) -> nx.DiGraph:
+    graph = nx.DiGraph()
+    for caller, callee, unguarded in edges:
+        graph.add_edge(caller, callee, unguarded=unguarded)
+    return graph
+
+
 def test_covered_functions_on_a_cycle_entered_guarded() -> None:
-    calls = [
-        CallSite("a.py", 1, "route", "ping", True),
-        CallSite("a.py", 2, "ping", "pong", False),
-        CallSite("a.py", 3, "pong", "ping", False),
-    ]
+    edges = [("a:route", "a:ping", False), ("a:ping", "a:pong", True), ("a:pong", "a:ping", True)]
     # ping is entered guarded once but also re-entered, unguarded, from inside its cycle.
-    assert covered_functions(calls) == set()
-    assert covered_functions(calls[:2]) == {"ping", "pong"}
+    assert covered_functions(_graph(*edges)) == set()
+    assert covered_functions(_graph(*edges[:2])) == {"a:ping", "a:pong"}
+
+
+def test_module_level_code_is_never_covered() -> None:
+    assert covered_functions(_graph(("a:", "a:boot", True))) == set()
+    assert covered_functions(_graph(("a:", "a:boot", False))) == {"a:boot"}
 
 
 def test_module_level_emit_is_reported_without_callers() -> None:
