@@ -8,7 +8,13 @@ from __future__ import annotations
 
 import json
 from enum import StrEnum
+from json.encoder import encode_basestring_ascii
 from typing import Any
+
+try:
+    from _json import make_encoder
+except ImportError:  # a Python without the C accelerator: the pure-Python encoder
+    make_encoder = None  # type: ignore[assignment, misc]
 
 from invariants.trace import MessageClass
 
@@ -120,6 +126,21 @@ class DeliveryFailure(Message):
 # What `json.dumps(..., sort_keys=True)` builds on every call, built once (it keeps no state
 # between calls): packaging runs for every routed delivery.
 _ENCODER = json.JSONEncoder(sort_keys=True)
+# `_ENCODER.encode` still makes a C encoder, and a dict to detect cycles, on every call.
+# The C encoder with the same settings, made once and without the cycle check (a payload
+# is a flat dict of strings, never a cycle), writes the same text for about half the work.
+_encode_chunks: make_encoder | None = (
+    make_encoder(None, _ENCODER.default, encode_basestring_ascii, None,
+                 _ENCODER.key_separator, _ENCODER.item_separator, True, False, True)
+    if make_encoder is not None else None
+)
+
+
+def encode_payload(data: dict[str, Any]) -> str:
+    """`json.dumps(data, sort_keys=True)`, byte for byte."""
+    if _encode_chunks is None:
+        return _ENCODER.encode(data)
+    return "".join(_encode_chunks(data, 0))
 
 
 class RawJson:
@@ -135,7 +156,7 @@ class RawJson:
 
     @classmethod
     def of(cls, message: Message) -> RawJson:
-        return cls(_ENCODER.encode(message.to_json()), message.type_name, message.message_class)
+        return cls(encode_payload(message.to_json()), message.type_name, message.message_class)
 
     @property
     def diagnostic_key(self) -> str | None:

@@ -69,7 +69,6 @@ class MonolithRouteOperation(LegOperation):
     def __init__(self, router: MonolithRouter, delivery: Delivery) -> None:
         super().__init__(delivery)
         self.router = router
-        self.delivery = delivery
 
     def run(self, leg: LegHandle) -> None:
         delay = HOP_MS + self.router.mesh.faults.slow_ms(self.delivery.target)

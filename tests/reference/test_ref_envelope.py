@@ -6,10 +6,12 @@ from __future__ import annotations
 import json
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from invariants.trace import MessageClass
 from reference_impl.envelope import ANSWER_SUPPRESSED, DIAGNOSTIC_KEY, Delivery, fresh_delivery
-from reference_impl.messages import DeliveryFailure, ErrorType, Message, RawJson
+from reference_impl.messages import DeliveryFailure, ErrorType, Message, RawJson, encode_payload
 
 
 def _delivery(message: Message) -> Delivery:
@@ -115,3 +117,23 @@ def test_slot_comparison_notices_a_slot_that_differs() -> None:
     payload = Message("Update", MessageClass.USER, "node/1")
     fresh = fresh_delivery("d1", "a", "b", payload, "user")
     assert _slots(fresh) != _slots(Delivery("d1", "a", "b", payload, "user", None, "s1"))
+
+
+_JSON_VALUES = st.one_of(
+    st.none(), st.booleans(), st.integers(), st.floats(allow_nan=True), st.text(),
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.dictionaries(st.text(), _JSON_VALUES, max_size=6))
+def test_payload_text_is_json_dumps_with_sorted_keys_byte_for_byte(
+    data: dict[str, object]
+) -> None:
+    assert encode_payload(data) == json.dumps(data, sort_keys=True)
+
+
+def test_payload_text_comparison_sees_key_order() -> None:
+    """Negative control: the same dict written in insertion order is other text."""
+    data = {"$type": "Update", "$class": "user"}
+    assert encode_payload(data) != json.dumps(data)
+    assert encode_payload(data) == '{"$class": "user", "$type": "Update"}'
