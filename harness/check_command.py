@@ -8,14 +8,17 @@ Exit 0 when everything passed, 1 when a check failed, 2 on a usage error.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
+from pathlib import Path
 from typing import Any
 
 from harness.main_job import render, run_check, to_json
 from harness.settings import invariant_ids
+from harness.shared_database import SharedDatabase, ensure_reachable, shared_database_spec
 from invariants.checks import CHECK_IDS
 from invariants.mutants.base import MutantNotApplicable
-from invariants.profiles import PROFILES
+from invariants.profiles import PROFILES, SHARED_DATABASE_ENV
 from invariants.scan.config import ConfigError
 
 PROG = "mesh-harness check"
@@ -38,7 +41,24 @@ def add_parser(subparsers: Any) -> None:
     parser.add_argument("--format", choices=("text", "json"), default="text",
                         help="the report as text (default) or JSON")
     parser.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+    parser.add_argument("--shared-database", metavar="SPEC", default=None,
+                        help="replay the examples fuzzing sessions saved in this database "
+                        "(a directory or redis://host:port/db) before each invariant "
+                        f"(default: ${SHARED_DATABASE_ENV}, else none)")
     parser.set_defaults(func=run)
+
+
+def _shared_database(option: str | None) -> SharedDatabase | None:
+    """The option's database, else the environment's; raises `ConfigError` (one line)."""
+    if option is not None:
+        shared = shared_database_spec(option, "--shared-database", Path.cwd())
+    elif os.environ.get(SHARED_DATABASE_ENV, "").strip():
+        shared = shared_database_spec(os.environ[SHARED_DATABASE_ENV], SHARED_DATABASE_ENV,
+                                      Path.cwd())
+    else:
+        return None
+    ensure_reachable(shared)
+    return shared
 
 
 def run(args: argparse.Namespace) -> int:
@@ -60,13 +80,19 @@ def run(args: argparse.Namespace) -> int:
                   file=sys.stderr)
             return 2
 
+    try:
+        shared = _shared_database(args.shared_database)
+    except ConfigError as exc:
+        print(f"{PROG}: error: {exc}", file=sys.stderr)
+        return 2
+
     def progress(line: str) -> None:
         if not args.quiet:
             print(line, file=sys.stderr, flush=True)
 
     try:
         result = run_check(args.profile, kill_matrix=not args.no_prove, invariants=invariants,
-                           progress=progress)
+                           progress=progress, shared_database=shared)
     except MutantNotApplicable as exc:  # the reference changed under a mutant: a failed check
         print(f"{PROG}: {exc}", file=sys.stderr)
         return 1

@@ -5,7 +5,8 @@
 3. the kill matrix: each pre-fix mutant against the checks that must kill it.
 
 With the kill matrix, the reference's invariant verdicts are the matrix's reference row
-(seed programs plus state machine), so no invariant runs twice.
+(seed programs plus state machine), so no invariant runs twice. With a shared database,
+every invariant run replays what fuzzing sessions saved there for its mesh first.
 """
 
 from __future__ import annotations
@@ -15,11 +16,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from harness.scan_verdict import ScanVerdict, run_scan
+from harness.shared_database import SharedDatabase
 from invariants.checks import CHECK_IDS, CHECKS
 from invariants.dynamic_run import run_invariant
 from invariants.mutants.build import reference_root
 from invariants.mutants.matrix import Matrix, prove, reference_scan_config
 from invariants.mutants.render import matrix_text
+from invariants.profiles import replaying
 from invariants.scan.model import RULES
 from invariants.scan.report import finding_line, finding_to_json, problem_line
 
@@ -42,6 +45,7 @@ class CheckResult:
     invariants: list[InvariantRow]
     matrix: Matrix | None
     errors: list[str] = field(default_factory=list)
+    shared_database: str | None = None  # the SPEC every invariant run replayed
 
     @property
     def scan_ok(self) -> bool:
@@ -88,9 +92,21 @@ def run_check(
     kill_matrix: bool = True,
     invariants: Sequence[str] = CHECK_IDS,
     progress: Progress | None = None,
+    shared_database: SharedDatabase | None = None,
 ) -> CheckResult:
-    """The whole job; `invariants` narrows the invariants run without the kill matrix."""
-    say = progress or (lambda _line: None)
+    """The whole job; `invariants` narrows the invariants run without the kill matrix.
+    `shared_database` is replayed by every invariant run, in place of whatever
+    `HARNESS_SHARED_DATABASE` names (None: no shared database)."""
+    shared = shared_database
+    with replaying(shared.spec if shared else None, shared.origin if shared else ""):
+        result = _run_check(profile, kill_matrix, invariants, progress or (lambda _line: None))
+    result.shared_database = shared.spec if shared else None
+    return result
+
+
+def _run_check(
+    profile: str, kill_matrix: bool, invariants: Sequence[str], say: Progress
+) -> CheckResult:
     root = reference_root()
     say(f"scanning {root}")
     # No cache: an installed package directory may be read-only, and the scan is quick.
@@ -110,6 +126,7 @@ def to_json(result: CheckResult) -> str:
     document = {
         "ok": result.ok,
         "profile": result.profile,
+        "shared_database": result.shared_database,
         "scan": {
             "ok": result.scan_ok,
             "files": scan.result.stats.files,
@@ -143,7 +160,8 @@ def render(result: CheckResult) -> str:
     per_rule = scan.per_rule()
     lines = [
         f"mesh-harness check: the bundled reference mesh ({scan.result.root}), "
-        f"profile {result.profile}",
+        f"profile {result.profile}"
+        + (f", replaying {result.shared_database}" if result.shared_database else ""),
         "",
         f"1. Static scan: {_verdict(result.scan_ok)}",
         f"   {stats.files} file(s) scanned, {len(scan.findings)} finding(s), "

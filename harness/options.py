@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from harness.settings import Overrides, invariant_ids, rule_ids
+from harness.shared_database import SharedDatabase, shared_database_spec
 
 # Names `-p` may give that mean this plugin: the distribution's entry point, or the module.
 PLUGIN_NAMES = frozenset({"harness", "harness.plugin"})
@@ -45,6 +46,11 @@ def add_options(parser: pytest.Parser) -> None:
                                        "or `none`")
     group.addoption("--harness-prove", action="store_const", const=True, dest="harness_prove",
                     default=None, help="also run one item per pre-fix mutant (the kill matrix)")
+    group.addoption("--harness-shared-database", dest="harness_shared_database",
+                    metavar="SPEC", default=None,
+                    help="replay the examples fuzzing sessions saved in this database (a "
+                         "directory or redis://host:port/db), read-only, before each invariant "
+                         "(default: $HARNESS_SHARED_DATABASE, else none)")
     parser.addini("harness", type="bool", default=False,
                   help="collect the harness items in every run (as --harness)")
     parser.addini("harness_adapter", type="linelist", default=[],
@@ -53,6 +59,9 @@ def add_options(parser: pytest.Parser) -> None:
                   help="Hypothesis settings profile of the invariant items")
     parser.addini("harness_sarif", type="string", default="",
                   help="write the scan's findings as SARIF to this file")
+    parser.addini("harness_shared_database", type="string", default="",
+                  help="shared example database the invariant items replay (a directory "
+                       "or redis:// URL)")
 
 
 def wants_items(config: pytest.Config) -> bool:
@@ -73,6 +82,16 @@ def _comma_list(value: str | None) -> list[str] | None:
 
 def _absolute(base: Path, value: str | None) -> Path | None:
     return None if not value else (base / value).absolute()
+
+
+def _shared_database(config: pytest.Config, here: Path, ini_dir: Path) -> SharedDatabase | None:
+    option: str | None = config.getoption("harness_shared_database")
+    if option is not None:
+        return shared_database_spec(option, "--harness-shared-database", here)
+    ini: str = config.getini("harness_shared_database")
+    if ini.strip():
+        return shared_database_spec(ini, f"{config.inipath}: harness_shared_database", ini_dir)
+    return None
 
 
 def overrides_from(config: pytest.Config) -> Overrides:
@@ -102,4 +121,5 @@ def overrides_from(config: pytest.Config) -> Overrides:
             invariant_ids("--harness-invariants", invariants) if invariants is not None else None
         ),
         prove=config.getoption("harness_prove"),
+        shared_database=_shared_database(config, here, ini_dir),
     )

@@ -25,6 +25,7 @@ from invariants.mutants.matrix import (
     static_cells,
 )
 from invariants.mutants.registry import find_mutant
+from invariants.profiles import replaying
 
 
 def prove_nodeid(mutant_id: str) -> str:
@@ -56,9 +57,12 @@ class MutantItem(HarnessItem):
         # The reference's names, not this repo's [tool.harness]: these are its mutants.
         config = reference_scan_config()
         cells = static_cells(scan_tree(build.source_root, config), reference, static)
-        for check in mutant.kills:
-            if check not in STATIC_CHECKS:
-                cells[check] = dynamic_cell(check, build.factory, self.profile)
+        # The profile is looked up by name: make it replay the run's shared database.
+        shared = self.run.settings.shared_database
+        with replaying(shared.spec if shared else None, shared.origin if shared else ""):
+            for check in mutant.kills:
+                if check not in STATIC_CHECKS:
+                    cells[check] = dynamic_cell(check, build.factory, self.profile)
         survived = [check for check in mutant.kills if not cells[check].killed]
         killers = [check for check in mutant.kills if cells[check].killed]
         detail = f"by {', '.join(killers)}" if killers else ""

@@ -1,7 +1,8 @@
 """Everything a harness run needs, checked once before any item runs.
 
-`prepare` resolves the adapters, the Hypothesis profile and the baseline up front, so a bad
-value is one error line at start-up rather than a failure in every item. The scan is run
+`prepare` resolves the adapters, the Hypothesis profile (replaying the shared database,
+if one is named) and the baseline up front, so a bad value is one error line at start-up
+rather than a failure in every item. The scan is run
 at most once per process (`verdict`), on first use: collection only lists the files.
 """
 
@@ -17,8 +18,9 @@ from hypothesis.errors import InvalidArgument
 from harness.adapters import load_factory
 from harness.scan_verdict import ScanVerdict, load_baseline, run_scan
 from harness.settings import HarnessSettings
+from harness.shared_database import SharedDatabase, ensure_reachable
 from invariants.adapter import AdapterFactory
-from invariants.profiles import PROFILES
+from invariants.profiles import BASE_PROFILES, PROFILES, with_shared_database
 from invariants.scan.config import ConfigError
 from invariants.scan.files import Discovery, discover
 
@@ -26,18 +28,26 @@ if TYPE_CHECKING:
     from invariants.mutants.matrix import StaticScan
 
 
-def hypothesis_profile(name: str) -> Settings:
-    """A profile of `invariants.profiles`, or one registered with Hypothesis by the user."""
-    if name in PROFILES:
-        return PROFILES[name]
+def hypothesis_profile(name: str, shared: SharedDatabase | None = None) -> Settings:
+    """A profile of `invariants.profiles`, or one registered with Hypothesis by the user,
+    replaying `shared` (the run's shared database, wherever it was named) when given."""
+    if name in BASE_PROFILES:
+        base = BASE_PROFILES[name]
+    else:
+        try:
+            base = Settings.get_profile(name)
+        except InvalidArgument:
+            known = ", ".join(sorted(PROFILES))
+            raise ConfigError(
+                f"Hypothesis profile {name!r} is unknown (known: {known}, or one registered "
+                "with hypothesis.settings.register_profile in a conftest.py)"
+            ) from None
+    if shared is None:
+        return base
     try:
-        return Settings.get_profile(name)
-    except InvalidArgument:
-        known = ", ".join(sorted(PROFILES))
-        raise ConfigError(
-            f"Hypothesis profile {name!r} is unknown (known: {known}, or one registered "
-            "with hypothesis.settings.register_profile in a conftest.py)"
-        ) from None
+        return with_shared_database(base, shared.spec, shared.origin)
+    except ValueError as exc:
+        raise ConfigError(str(exc)) from None
 
 
 @dataclass
@@ -85,9 +95,12 @@ def prepare(settings: HarnessSettings) -> HarnessRun:
     factories = {
         spec: load_factory(spec, settings.adapter_origin) for spec in settings.adapters
     }
+    replays = bool(settings.invariants) or settings.prove
+    if settings.shared_database is not None and replays:
+        ensure_reachable(settings.shared_database)
     return HarnessRun(
         settings=settings,
         factories=factories,
-        profile=hypothesis_profile(settings.profile),
+        profile=hypothesis_profile(settings.profile, settings.shared_database),
         baseline=load_baseline(settings.baseline),
     )

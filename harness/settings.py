@@ -3,23 +3,28 @@
 Precedence, highest first: command-line options (`--harness-*`), pytest ini keys
 (`harness_*` in `[tool.pytest.ini_options]`), then `[tool.harness]` in the repo's
 pyproject.toml, then the defaults (scan the whole repo, the reference mesh's adapter, the
-`ci` profile, every invariant, no prove).
+`ci` profile, every invariant, no prove; the shared database alone also falls back to the
+`HARNESS_SHARED_DATABASE` environment variable before its default, none).
 
 The scanner owns most of `[tool.harness]` (see `invariants.scan.config`); the keys read
-here are the plugin's own: `adapter`, `profile`, `invariants`, `prove`, `sarif`. Every
-problem is a `ConfigError` of one line naming the file and the key.
+here are the plugin's own: `adapter`, `profile`, `invariants`, `prove`, `sarif`,
+`shared_database`. Every problem is a `ConfigError` of one line naming the file and the
+key.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import os
 import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from harness.adapters import REFERENCE_ADAPTER, AdapterSpecError, split_spec
+from harness.shared_database import SharedDatabase, shared_database_spec
 from invariants.checks import CHECK_IDS
+from invariants.profiles import SHARED_DATABASE_ENV
 from invariants.scan.cache import DEFAULT_DIR
 from invariants.scan.config import ConfigError, load_settings
 from invariants.scan.model import RULES, ScanConfig
@@ -30,7 +35,8 @@ DEFAULT_PROFILE = "ci"
 # `invariants`, passed as `other_keys`). `hypothesis_profile` and `sarif_output` are
 # accepted spellings of `profile` and `sarif`.
 PLUGIN_KEYS: frozenset[str] = frozenset(
-    {"adapter", "profile", "hypothesis_profile", "invariants", "prove", "sarif", "sarif_output"}
+    {"adapter", "profile", "hypothesis_profile", "invariants", "prove", "sarif", "sarif_output",
+     "shared_database"}
 )
 _SYNONYMS = {"hypothesis_profile": "profile", "sarif_output": "sarif"}
 
@@ -53,6 +59,7 @@ class Overrides:
     profile: str | None = None
     invariants: tuple[str, ...] | None = None
     prove: bool | None = None
+    shared_database: SharedDatabase | None = None  # checked, with where it was given
 
 
 @dataclass(frozen=True)
@@ -69,6 +76,7 @@ class HarnessSettings:
     profile: str
     invariants: tuple[str, ...]
     prove: bool
+    shared_database: SharedDatabase | None = None  # replayed read-only by every profile
 
 
 @dataclass(frozen=True)
@@ -79,6 +87,7 @@ class _PluginTable:
     invariants: tuple[str, ...] | None = None
     prove: bool | None = None
     sarif: str | None = None
+    shared_database: SharedDatabase | None = None
 
 
 def _fail(source: Path, key: str, problem: str) -> ConfigError:
@@ -146,6 +155,11 @@ def _plugin_table(table: Mapping[str, object], source: Path) -> _PluginTable:
             values["invariants"] = invariant_ids(
                 f"{source}: [tool.harness] {key}", _strings(source, key, value)
             )
+        elif name == "shared_database":
+            # Relative to the pyproject's directory, like every path of the table.
+            values[name] = shared_database_spec(
+                _string(source, key, value), f"{source}: [tool.harness] {key}", source.parent
+            )
         elif name == "prove":
             if not isinstance(value, bool):
                 raise _fail(source, key, f"expected true or false, got {value!r}")
@@ -163,8 +177,22 @@ def _read_table(pyproject: Path) -> Mapping[str, object]:
     return table if isinstance(table, dict) else {}
 
 
-def resolve(pyproject: Path | None, rootdir: Path, overrides: Overrides) -> HarnessSettings:
-    """The settings of a run; raises `ConfigError` (one line) on any bad key or value."""
+def _environment_database(environ: Mapping[str, str]) -> SharedDatabase | None:
+    value = environ.get(SHARED_DATABASE_ENV, "").strip()
+    if not value:
+        return None
+    return shared_database_spec(value, SHARED_DATABASE_ENV, Path.cwd())
+
+
+def resolve(
+    pyproject: Path | None,
+    rootdir: Path,
+    overrides: Overrides,
+    environ: Mapping[str, str] | None = None,
+) -> HarnessSettings:
+    """The settings of a run; raises `ConfigError` (one line) on any bad key or value.
+    `environ` (default `os.environ`) is read for `HARNESS_SHARED_DATABASE` only, and only
+    when no option, ini key or `[tool.harness]` key names a shared database."""
     scan_settings = load_settings(pyproject, other_keys=PLUGIN_KEYS)
     table = _plugin_table(_read_table(pyproject), pyproject) if pyproject else _PluginTable()
     root = pyproject.parent.absolute() if pyproject is not None else rootdir.absolute()
@@ -200,4 +228,8 @@ def resolve(pyproject: Path | None, rootdir: Path, overrides: Overrides) -> Harn
             else CHECK_IDS
         ),
         prove=overrides.prove if overrides.prove is not None else bool(table.prove),
+        shared_database=(
+            overrides.shared_database or table.shared_database
+            or _environment_database(os.environ if environ is None else environ)
+        ),
     )

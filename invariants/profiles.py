@@ -8,12 +8,15 @@
 With `HARNESS_SHARED_DATABASE` set (a directory or a `redis://` URL, the database fuzzing
 sessions write to), every profile reads that database read-only beside its local one and
 replays what it holds first, so CI fails on every failure a session saved until it is
-fixed (`with_shared_database`).
+fixed (`with_shared_database`). The plugin's `--harness-shared-database` and
+`python -m harness check --shared-database` name one for a run instead (`replaying`).
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 
 from hypothesis import HealthCheck, Phase, settings
@@ -44,7 +47,8 @@ _COMMON = settings(
     report_multiple_bugs=False,
 )
 
-PROFILES: dict[str, settings] = {
+# The profiles as defined, replaying no shared database.
+BASE_PROFILES: Mapping[str, settings] = {
     CI: settings(
         _COMMON,
         max_examples=60,
@@ -63,20 +67,23 @@ SHARED_DATABASE_ENV = "HARNESS_SHARED_DATABASE"
 LOCAL_DATABASE = Path(".hypothesis") / "examples"
 
 
-def with_shared_database(base: settings, shared_spec: str) -> settings:
+def with_shared_database(
+    base: settings, shared_spec: str, origin: str = SHARED_DATABASE_ENV
+) -> settings:
     """`base`, replaying first every example saved in the shared database (read-only, so
     CI never deletes a session's failure) beside a local one that records its own.
 
     `derandomize` is inherited, not passed, so `ci` stays derandomized: generation is still
     seeded by each test's digest, and the database only adds the saved examples before it.
     A saved example replays as recorded when it has at most `stateful_step_count` steps.
+    A SPEC that cannot be opened is a `ValueError` naming `origin` (where it was given).
     """
     from invariants.fuzzing.database import DatabaseSpecError, open_database
 
     try:
         shared = open_database(shared_spec)
     except DatabaseSpecError as exc:
-        raise ValueError(f"{SHARED_DATABASE_ENV}: {exc}") from None
+        raise ValueError(f"{origin}: {exc}") from None
     local = base.database
     if local is None:
         local = DirectoryBasedExampleDatabase(LOCAL_DATABASE)
@@ -86,16 +93,62 @@ def with_shared_database(base: settings, shared_spec: str) -> settings:
     )
 
 
-_shared_spec = os.environ.get(SHARED_DATABASE_ENV, "").strip()
-if _shared_spec:
-    PROFILES = {name: with_shared_database(s, _shared_spec) for name, s in PROFILES.items()}
+def shared_spec_from(environ: Mapping[str, str]) -> str | None:
+    """The shared database `HARNESS_SHARED_DATABASE` names, if any."""
+    return environ.get(SHARED_DATABASE_ENV, "").strip() or None
 
-for _name, _settings in PROFILES.items():
-    settings.register_profile(_name, _settings)
+
+def _profiles(shared_spec: str | None, origin: str) -> dict[str, settings]:
+    if not shared_spec:
+        return dict(BASE_PROFILES)
+    return {name: with_shared_database(s, shared_spec, origin) for name, s in BASE_PROFILES.items()}
+
+
+def _register(profiles: Mapping[str, settings]) -> None:
+    for name, chosen in profiles.items():
+        settings.register_profile(name, chosen)
+
+
+def _from_environment() -> tuple[dict[str, settings], str | None]:
+    """The profiles replaying the environment's shared database, or, when its SPEC cannot
+    be opened, the plain profiles and the error that `profile()` raises (an option that
+    names another database still works)."""
+    try:
+        return _profiles(shared_spec_from(os.environ), SHARED_DATABASE_ENV), None
+    except ValueError as exc:
+        return dict(BASE_PROFILES), str(exc)
+
+
+# The profiles of this process: replaying the environment's shared database, if named.
+PROFILES, _ENVIRONMENT_ERROR = _from_environment()
+_register(PROFILES)
+_replaying: list[str] = []  # origins of the `replaying` blocks entered, innermost last
+
+
+@contextmanager
+def replaying(shared_spec: str | None, origin: str) -> Iterator[None]:
+    """Within: every named profile replays `shared_spec` (none when None, whatever the
+    environment says); the profiles are restored after. For callers that pass a profile
+    by name to code that looks it up (the kill matrix). Raises `ValueError` naming
+    `origin` before changing anything when the SPEC cannot be opened."""
+    chosen = _profiles(shared_spec, origin)
+    previous = dict(PROFILES)
+    PROFILES.update(chosen)
+    _register(chosen)
+    _replaying.append(origin)
+    try:
+        yield
+    finally:
+        _replaying.pop()
+        PROFILES.update(previous)
+        _register(previous)
 
 
 def profile(name: str) -> settings:
-    """The settings of a named profile; a clear error for an unknown name."""
+    """The settings of a named profile; a clear error for an unknown name, or for a
+    `HARNESS_SHARED_DATABASE` that cannot be opened."""
+    if _ENVIRONMENT_ERROR is not None and not _replaying:
+        raise ValueError(_ENVIRONMENT_ERROR)
     try:
         return PROFILES[name]
     except KeyError:

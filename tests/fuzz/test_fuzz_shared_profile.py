@@ -1,4 +1,5 @@
-"""Profiles reading the shared database read-only beside their local one."""
+"""Profiles reading the shared database read-only beside their local one: named by the
+environment variable for the process, or by an option for a block (`replaying`)."""
 
 from __future__ import annotations
 
@@ -8,14 +9,22 @@ import sys
 from pathlib import Path
 
 import pytest
-from hypothesis import Phase
+from hypothesis import Phase, settings
 from hypothesis.database import (
     DirectoryBasedExampleDatabase,
     MultiplexedDatabase,
     ReadOnlyDatabase,
 )
 
-from invariants.profiles import CI, DEV, PROFILES, SHARED_DATABASE_ENV, with_shared_database
+from invariants.profiles import (
+    CI,
+    DEV,
+    PROFILES,
+    SHARED_DATABASE_ENV,
+    profile,
+    replaying,
+    with_shared_database,
+)
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -72,3 +81,56 @@ def test_the_environment_variable_switches_every_profile_to_replay(tmp_path: Pat
     assert _profiles_database(None) == "None"  # control: ci has no database by default
     replaying = _profiles_database(str(tmp_path / "shared"))
     assert replaying.startswith("MultiplexedDatabase(") and "ReadOnlyDatabase(" in replaying
+
+
+def _replays(chosen: settings) -> bool:
+    return isinstance(chosen.database, MultiplexedDatabase)
+
+
+def test_replaying_switches_the_named_profiles_for_a_block_and_restores_them(
+    tmp_path: Path,
+) -> None:
+    shared = tmp_path / "shared"
+    assert not _replays(profile(CI))  # control: this process names no shared database
+    with replaying(str(shared), "--harness-shared-database"):
+        assert _replays(profile(CI)) and _replays(PROFILES[DEV])
+        assert _replays(settings.get_profile(CI))  # as registered with Hypothesis
+        read_only = profile(CI).database._wrapped[1]  # type: ignore[union-attr]
+        assert read_only == ReadOnlyDatabase(DirectoryBasedExampleDatabase(shared.resolve()))
+        with replaying(None, "--shared-database"):  # None: no shared database at all
+            assert profile(CI).database is None
+        assert _replays(profile(CI))
+    assert profile(CI).database is None and settings.get_profile(CI).database is None
+
+
+def test_replaying_a_bad_spec_names_its_origin_and_changes_nothing() -> None:
+    before = dict(PROFILES)
+    block = replaying("ftp://x/y", "--shared-database")
+    with pytest.raises(ValueError, match="--shared-database: database 'ftp://x/y'"):
+        block.__enter__()
+    assert dict(PROFILES) == before
+
+
+BAD_VARIABLE_PROBE = """
+from invariants.profiles import CI, profile, replaying
+try:
+    profile(CI)
+except ValueError as exc:
+    print("error:", exc)
+with replaying({shared!r}, "--harness-shared-database"):
+    print("replaying:", type(profile(CI).database).__name__)
+"""
+
+
+def test_a_bad_variable_is_an_error_when_a_profile_is_asked_for_not_at_import(
+    tmp_path: Path,
+) -> None:
+    env = {**os.environ, SHARED_DATABASE_ENV: "ftp://x/y"}
+    probe = BAD_VARIABLE_PROBE.format(shared=str(tmp_path / "shared"))
+    result = subprocess.run([sys.executable, "-c", probe], cwd=REPO, env=env,
+                            capture_output=True, text=True, check=True)
+    assert result.stdout.splitlines() == [
+        f"error: {SHARED_DATABASE_ENV}: database 'ftp://x/y': unsupported URL scheme "
+        "(use redis://host:port/db or a directory)",
+        "replaying: MultiplexedDatabase",
+    ]

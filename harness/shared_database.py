@@ -1,0 +1,45 @@
+"""The shared example database a run replays, checked where it was given.
+
+A SPEC is a directory (relative to where it was given: the invocation directory for an
+option or the environment variable, the ini file's or the pyproject's directory for a key)
+or a `redis://` URL. Every profile replays it read-only beside its local database
+(`invariants.profiles.with_shared_database`). Each problem is one `ConfigError` line
+naming the option, key or variable it came from.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from invariants.fuzzing.database import DatabaseSpecError, check_reachable, open_database
+from invariants.scan.config import ConfigError
+
+
+@dataclass(frozen=True)
+class SharedDatabase:
+    spec: str  # a URL, or an absolute directory
+    origin: str  # the option, key or variable that named it, for error lines
+
+
+def shared_database_spec(value: str, origin: str, base: Path) -> SharedDatabase:
+    """The SPEC `value`, a directory made absolute against `base`; a `ConfigError` naming
+    `origin` when it cannot be a database (its server is not contacted here)."""
+    text = value.strip()
+    if not text:
+        raise ConfigError(f"{origin}: expected a directory or a redis:// URL, got {value!r}")
+    spec = text if "://" in text else str((base / Path(text).expanduser()).absolute())
+    try:
+        open_database(spec)
+    except DatabaseSpecError as exc:
+        raise ConfigError(f"{origin}: {exc}") from None
+    return SharedDatabase(spec, origin)
+
+
+def ensure_reachable(shared: SharedDatabase) -> None:
+    """Fail before any test when a Redis server does not answer: otherwise every invariant
+    item would fail on the connection instead."""
+    try:
+        check_reachable(open_database(shared.spec), shared.spec)
+    except DatabaseSpecError as exc:
+        raise ConfigError(f"{shared.origin}: {exc}") from None

@@ -1,0 +1,132 @@
+"""The shared database outside the invariant items: `python -m harness check
+--shared-database SPEC` (over `HARNESS_SHARED_DATABASE`) and the kill-matrix items, which
+look their profile up by name. Each run records the database its invariant runs were
+given; the control is the same run naming none."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis.database import (
+    DirectoryBasedExampleDatabase,
+    MultiplexedDatabase,
+    ReadOnlyDatabase,
+)
+
+import harness.main_job
+import harness.prove_items
+from harness.cli import main
+from invariants.profiles import CI, SHARED_DATABASE_ENV, profile
+
+ARGS = ["check", "--no-prove", "--invariants", "INV1", "--quiet"]
+
+
+def _shared_directory(database: object) -> Path | None:
+    """The directory a profile's database replays read-only, None when it has none."""
+    if database is None:
+        return None
+    assert isinstance(database, MultiplexedDatabase)
+    read_only = database._wrapped[1]
+    assert isinstance(read_only, ReadOnlyDatabase)
+    shared = read_only._wrapped
+    assert isinstance(shared, DirectoryBasedExampleDatabase)
+    return Path(shared.path)
+
+
+def _recording(original: Callable[..., Any], seen: list[Path | None]) -> Callable[..., Any]:
+    """`original`, noting which shared database the `ci` profile replays when called."""
+
+    def call(*args: Any, **kwargs: Any) -> Any:
+        seen.append(_shared_directory(profile(CI).database))
+        return original(*args, **kwargs)
+
+    return call
+
+
+@pytest.fixture
+def seen(monkeypatch: pytest.MonkeyPatch) -> list[Path | None]:
+    monkeypatch.delenv(SHARED_DATABASE_ENV, raising=False)
+    calls: list[Path | None] = []
+    monkeypatch.setattr(harness.main_job, "run_invariant",
+                        _recording(harness.main_job.run_invariant, calls))
+    return calls
+
+
+def test_check_replays_the_named_database(
+    seen: list[Path | None], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    shared = tmp_path / "shared"
+    assert main([*ARGS, "--shared-database", str(shared)]) == 0
+    assert seen == [shared.resolve()]
+    assert f"profile ci, replaying {shared.resolve()}" in capsys.readouterr().out
+    assert profile(CI).database is None  # restored after the run
+
+
+def test_control_check_without_one_replays_nothing(
+    seen: list[Path | None], capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main([*ARGS, "--format", "json"]) == 0
+    assert seen == [None]
+    assert json.loads(capsys.readouterr().out)["shared_database"] is None
+
+
+def test_the_option_wins_over_the_variable(
+    seen: list[Path | None], tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    variable, option = (tmp_path / "from-variable").resolve(), (tmp_path / "option").resolve()
+    monkeypatch.setenv(SHARED_DATABASE_ENV, str(variable))
+    assert main([*ARGS, "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out)["shared_database"] == str(variable)
+    assert main([*ARGS, "--format", "json", "--shared-database", str(option)]) == 0
+    assert json.loads(capsys.readouterr().out)["shared_database"] == str(option)
+    assert seen == [variable, option]
+
+
+@pytest.mark.parametrize(
+    ("option", "variable", "expected"),
+    [
+        ("ftp://host/x", None, "--shared-database: database 'ftp://host/x': unsupported URL"),
+        (None, "ftp://host/x",
+         f"{SHARED_DATABASE_ENV}: database 'ftp://host/x': unsupported URL"),
+        ("redis://127.0.0.1:1/0", None,
+         "--shared-database: database 'redis://127.0.0.1:1/0': cannot reach the server"),
+    ],
+)
+def test_a_bad_value_is_one_line_and_exit_2(
+    seen: list[Path | None], monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str], option: str | None, variable: str | None,
+    expected: str,
+) -> None:
+    if variable is not None:
+        monkeypatch.setenv(SHARED_DATABASE_ENV, variable)
+    assert main([*ARGS, *(["--shared-database", option] if option else [])]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    lines = captured.err.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("mesh-harness check: error: ")
+    assert expected in lines[0]
+    assert seen == []  # nothing ran
+
+
+@pytest.mark.parametrize("named", [True, False])
+def test_a_kill_matrix_item_replays_the_run_s_database(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, named: bool
+) -> None:
+    monkeypatch.delenv(SHARED_DATABASE_ENV, raising=False)
+    calls: list[Path | None] = []
+    monkeypatch.setattr(harness.prove_items, "dynamic_cell",
+                        _recording(harness.prove_items.dynamic_cell, calls))
+    pytester.makepyprojecttoml('[tool.harness]\npaths = ["src"]\ninvariants = []\n')
+    pytester.makepyfile(**{"src/mesh": "VALUE = 1\n"})
+    shared = pytester.path / "shared"
+    option = [f"--harness-shared-database={shared}"] if named else []
+    result = pytester.runpytest("-p", "harness", "--harness-prove", "-k", "prove and M3",
+                                *option)
+    result.assert_outcomes(passed=1, deselected=9)
+    assert calls == [shared if named else None]  # M3 is killed by INV2 alone
+    assert profile(CI).database is None
