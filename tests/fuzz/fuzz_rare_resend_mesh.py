@@ -6,6 +6,8 @@ admits timeouts) only when the call went to hub `h2`. The seed programs time out
 bug, and CI can only fail on it by replaying what the session saved.
 
 `make_adapter` is its factory: `--adapter fuzz_rare_resend_mesh:make_adapter`.
+`make_twin_adapter` makes the same mesh under another name, so another database key: a
+failure saved for one is not replayed on the other.
 """
 
 from __future__ import annotations
@@ -47,3 +49,7 @@ def make_adapter(chooser: Chooser) -> ReferenceAdapter:
     adapter = ReferenceAdapter(chooser)
     adapter.mesh.grain = _Router(adapter.mesh, retries=adapter.mesh.grain.retries)
     return adapter
+
+
+def make_twin_adapter(chooser: Chooser) -> ReferenceAdapter:
+    return make_adapter(chooser)

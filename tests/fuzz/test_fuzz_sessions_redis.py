@@ -5,8 +5,10 @@
 - Against a mesh with M2's bug confined to hub h2 (`fuzz_rare_resend_mesh`: the seed
   programs pass on it, and so does the `ci` profile on its own), a session finds the
   failure; `pytest -p harness` in the `ci` profile with that Redis database as the shared
-  one then fails on INV4 with the same shrunk step program and reproduce blob, and passes
-  without it (the negative control).
+  one (named by `HARNESS_SHARED_DATABASE` or by `--harness-shared-database`) then fails on
+  INV4 with the same shrunk step program and reproduce blob, and passes without it (the
+  negative control). A twin of that mesh under another name passes with the database:
+  the failure is saved for the mesh it was found on.
 - Against the reference mesh a short session finds nothing and exits 0.
 """
 
@@ -35,6 +37,7 @@ pytestmark = pytest.mark.fuzz_session
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[1]
 RARE_ADAPTER = "fuzz_rare_resend_mesh:make_adapter"
+TWIN_ADAPTER = "fuzz_rare_resend_mesh:make_twin_adapter"
 HANG_GUARD = 600  # seconds: only stops a hung subprocess, never judges speed
 BLOB = re.compile(r"@reproduce_failure\('[^']+', (b'[^']+')\)")
 
@@ -115,27 +118,47 @@ def test_m2_session_finds_and_saves_the_failure(m2_session: dict[str, Any]) -> N
         assert list(RedisExampleDatabase(client).fetch(database_key(machine)))
 
 
-def _plugin_ci_run(project: Path, shared: str | None) -> subprocess.CompletedProcess[str]:
+def _plugin_ci_run(
+    project: Path, shared: str | None, *, via: str = "variable", adapter: str = RARE_ADAPTER
+) -> subprocess.CompletedProcess[str]:
     project.mkdir(parents=True, exist_ok=True)
     (project / "pytest.ini").write_text("[pytest]\n", encoding="utf-8")
-    env = _env(HARNESS_SHARED_DATABASE=shared) if shared else _env()
+    env = _env(HARNESS_SHARED_DATABASE=shared) if shared and via == "variable" else _env()
+    option = ["--harness-shared-database", shared] if shared and via == "option" else []
     return _run(
-        ["-m", "pytest", "-p", "harness", "--harness", "--harness-adapter", RARE_ADAPTER,
-         "--harness-invariants", "INV4", "--harness-profile", "ci", "-p", "no:cacheprovider"],
+        ["-m", "pytest", "-p", "harness", "--harness", "--harness-adapter", adapter,
+         "--harness-invariants", "INV4", "--harness-profile", "ci", "-p", "no:cacheprovider",
+         *option],
         cwd=project, env=env,
     )
 
 
-def test_ci_replays_the_saved_counterexample(rare_session: dict[str, Any], tmp_path: Path) -> None:
+@pytest.mark.parametrize("via", ["variable", "option"])
+def test_ci_replays_the_saved_counterexample(
+    rare_session: dict[str, Any], tmp_path: Path, via: str
+) -> None:
     result, summary = rare_session["result"], rare_session["summary"]
     assert result.returncode == 1, result.stdout + result.stderr
     fuzzed = _inv4_failure(summary)["text"]
     assert _steps(fuzzed) and "'h2'" in fuzzed
-    replayed = _plugin_ci_run(tmp_path / "with-shared", rare_session["database"])
+    replayed = _plugin_ci_run(tmp_path / "with-shared", rare_session["database"], via=via)
     assert replayed.returncode == 1, replayed.stdout + replayed.stderr
     assert "FAILED harness::INV4" in replayed.stdout
     assert _steps(replayed.stdout) == _steps(fuzzed)
     assert _blob(replayed.stdout) == _blob(fuzzed)
+
+
+def test_a_twin_of_the_mesh_does_not_replay_it(
+    rare_session: dict[str, Any], tmp_path: Path
+) -> None:
+    """The same bug under another factory name: `ci` draws the same programs on both and
+    does not find the bug itself (the control below), so it passes unless the session's
+    failure were replayed on it."""
+    assert _inv4_failure(rare_session["summary"])["reproduces"]
+    twin = _plugin_ci_run(tmp_path / "twin", rare_session["database"], via="option",
+                          adapter=TWIN_ADAPTER)
+    assert twin.returncode == 0, twin.stdout + twin.stderr
+    assert "1 passed" in twin.stdout
 
 
 def test_without_the_shared_database_ci_does_not_find_it(tmp_path: Path) -> None:
