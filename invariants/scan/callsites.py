@@ -15,7 +15,7 @@ import libcst as cst
 from invariants.scan.context import CallRecord, FileContext
 from invariants.scan.names import dotted_name, last_part
 from invariants.scan.rules.mesh001_unguarded_emit import guard_covering, guards_at
-from invariants.scan.targets import Namer
+from invariants.scan.targets import Namer, target_name
 from invariants.scan.textscan import blank_strings, calls, scopes
 
 
@@ -40,18 +40,20 @@ def collect_call_sites(ctx: FileContext) -> None:
         else:
             target = namer.chain(call.chain, symbol, method_of)
         if target is not None:
-            ctx.call_site_at_line(call.line, symbol, name, target)
+            ctx.call_site_at_line(call.line, symbol, target_name(target), target)
 
 
 def _from_tree(ctx: FileContext, namer: Namer) -> None:
     seen: set[tuple[str, str, bool]] = set()
     for record in ctx.calls:
         func = record.node.func
-        method_of = _method_of(record)
+        scopes = _scopes(record)
+        symbol = ".".join(scope.name.value for scope in scopes)
+        method_of = _method_of(scopes)
         chain = dotted_name(func)
         if chain is not None:
             name = last_part(chain)
-            target = namer.chain(chain, record.symbol, method_of)
+            target = namer.chain(chain, symbol, method_of)
         elif isinstance(func, cst.Attribute):
             name = func.attr.value
             value = func.value
@@ -68,16 +70,30 @@ def _from_tree(ctx: FileContext, namer: Namer) -> None:
         guards = guards_at(ctx, record)
         passed = [dotted_name(arg.value) for arg in record.node.args]
         guarded = any(arg and guard_covering(arg, guards) for arg in passed)
-        key = (record.symbol, target, guarded)
+        key = (symbol, target, guarded)
         if key not in seen:  # one site per (caller, target, guard status) is enough
             seen.add(key)
-            ctx.call_site(record.node, record.symbol, name, guarded, target)
+            ctx.call_site(record.node, symbol, target_name(target), guarded, target)
 
 
-def _method_of(record: CallRecord) -> tuple[str, str] | None:
+Definer = cst.FunctionDef | cst.ClassDef
+
+
+def _scopes(record: CallRecord) -> list[Definer]:
+    """The defs and classes the call runs in. A decorator runs where its def stands, so the
+    call `@retry(limit())` belongs to the enclosing scope, as the text scan has it."""
+    scopes: list[Definer] = []
+    for node, inner in zip(record.ancestors, (*record.ancestors[1:], record.node), strict=True):
+        if isinstance(node, (cst.FunctionDef, cst.ClassDef)) and not isinstance(
+            inner, cst.Decorator
+        ):
+            scopes.append(node)
+    return scopes
+
+
+def _method_of(scopes: list[Definer]) -> tuple[str, str] | None:
     """(class qualname, first parameter) of the method the call sits in, the innermost def
     directly in a class body (a closure inside a method sees the method's `self`)."""
-    scopes = [n for n in record.ancestors if isinstance(n, (cst.FunctionDef, cst.ClassDef))]
     method_of: tuple[str, str] | None = None
     for index, scope in enumerate(scopes):
         if isinstance(scope, cst.ClassDef):

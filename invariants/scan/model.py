@@ -97,7 +97,7 @@ class CallSite:
     path: str
     line: int
     caller: str  # qualified name of the calling function ("" = module level)
-    callee: str  # the called name as written (last dotted component)
+    callee: str  # the called name (last dotted component; the imported name for an alias)
     guarded: bool  # dominated by a may_answer() true edge in the caller
     # What the call may reach, resolved against the whole tree later (see `targets`):
     # "!mod:Qual.name" a definition of this file, "=a.b.name" an imported dotted name,

@@ -41,6 +41,12 @@ def module_of(path: str) -> str:
     return ".".join(parts)
 
 
+def target_name(target: str) -> str:
+    """The name a descriptor reaches functions by: `nack` for `=pkg.impl.nack`, also when
+    the call was written `answer()` after `from pkg.impl import nack as answer`."""
+    return target.rpartition(":")[2].rpartition(".")[2].lstrip("=*")
+
+
 def function_id(path: str, qualname: str) -> str:
     """The call-graph node of a function (or of module-level code, qualname "")."""
     return f"{module_of(path)}:{qualname}"

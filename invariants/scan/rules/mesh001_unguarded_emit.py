@@ -196,6 +196,35 @@ def report_all(deliveries, error):
             continue
         d.reply(DeliveryFailure(d, error))
 """,
+    # a method and a free function of one name are two functions: the unguarded call
+    # reaches the free one, the method's only caller is guarded
+    """
+def nack(d, error):
+    return None
+
+class Router:
+    def nack(self, d, error):
+        return DeliveryFailure(d, error)
+
+    def route(self, d, error):
+        if d.may_answer():
+            self.nack(d, error)
+
+def sweep(d):
+    nack(d, "late")
+""",
+    # an inherited method, reached through self under the guard
+    """
+class Base:
+    def nack(self, d, error):
+        return DeliveryFailure(d, error)
+
+class Router(Base):
+    def route(self, d, error):
+        if not d.may_answer():
+            return
+        self.nack(d, error)
+""",
 )
 
 INVALID: tuple[InvalidExample, ...] = (
@@ -325,6 +354,66 @@ def report(d, error):
     d.reply(DeliveryFailure(d, error))
 """,
         (9,),
+    ),
+    (  # a guarded call of a method of the same name does not vouch for a free function
+        """
+def nack(d, error):
+    return DeliveryFailure(d, error)
+
+class Router:
+    def nack(self, d, error):
+        return d.reply(error)
+
+    def route(self, d, error):
+        if d.may_answer():
+            self.nack(d, error)
+""",
+        (3,),
+    ),
+    (  # self.nack() in a base class may run a subclass's override
+        """
+class Base:
+    def nack(self, d, error):
+        return None
+
+    def route(self, d, error):
+        self.nack(d, error)
+
+class Loud(Base):
+    def nack(self, d, error):
+        return DeliveryFailure(d, error)
+""",
+        (11,),
+    ),
+    (  # a call on a receiver not known statically may reach every method of that name
+        """
+class Hub:
+    def nack(self, d, error):
+        return DeliveryFailure(d, error)
+
+    def fail(self, d, error):
+        if d.may_answer():
+            self.nack(d, error)
+
+def sweep(hubs, d):
+    for hub in hubs:
+        hub.nack(d, 0)
+""",
+        (4,),
+    ),
+    (  # a call inside an f-string is a call
+        """
+def nack(d, error):
+    return DeliveryFailure(d, error)
+
+def route(d, error):
+    if d.may_answer():
+        nack(d, error)
+
+def sweep(d):
+    log(f"late: {nack(d, 0)}")
+""",
+        (3,),
     ),
 )
 
