@@ -8,9 +8,9 @@ strings, ints, bools, None, dicts of those (which the collector does not track) 
 members (each exists once, whatever the length of the trace). One intake is one record:
 it reads back as POSTED, the breaker trip if there was one, and the intake's outcome.
 
-The hub's intake and turn, run for every delivery, append their records to `records`
-themselves (a call fewer each); `intake` and `handled` below write the same layouts and
-are what everything else, and the tests pinning the layouts, use.
+The hub's enqueue and turn, run for every delivery, append their records to `records`
+themselves (a call fewer each); `enqueued` and `handled` below write the same layouts
+and are what the tests pinning the layouts use.
 """
 
 from __future__ import annotations
@@ -33,8 +33,12 @@ _POSTED, _HANDLED, _ENQUEUED, _TRIPPED = (
 _IGNORED_OUTCOMES = frozenset({EventKind.DROPPED, EventKind.SHED})
 
 # Record tags and the number of values after each tag.
-_TAG_EMIT, TAG_INTAKE, TAG_HANDLED, _TAG_LEG_STARTED, _TAG_LEG_ENDED = 0, 1, 2, 3, 4
-_EMIT_LEN, _INTAKE_LEN, _HANDLED_LEN, _LEG_STARTED_LEN, _LEG_ENDED_LEN = 3, 14, 4, 10, 6
+_TAG_EMIT, TAG_INTAKE, TAG_HANDLED, _TAG_LEG_STARTED, _TAG_LEG_ENDED, TAG_ENQUEUED = (
+    0, 1, 2, 3, 4, 5
+)
+_EMIT_LEN, _INTAKE_LEN, _HANDLED_LEN, _LEG_STARTED_LEN, _LEG_ENDED_LEN, _ENQUEUED_LEN = (
+    3, 14, 4, 10, 6, 11
+)
 _LEG_STARTED, _LEG_ENDED = EventKind.LEG_STARTED, EventKind.LEG_ENDED
 
 
@@ -74,6 +78,15 @@ class TraceRecorder:
                 depth, watermark, tripped,
             )
 
+    def enqueued(self, hub: str, d: Delivery, depth: int) -> None:
+        """An intake whose outcome is ENQUEUED, the common one: its own shorter record
+        (no outcome, watermark or trip to store), read back as `intake` would be."""
+        if self.enabled:
+            self._raw += (
+                TAG_ENQUEUED, self._clock.now, hub, d.id, d.sender, d.target, d.message_type,
+                d.message_class, d.diagnostic_key, d.packaged, d.subscription_id, depth,
+            )
+
     def handled(self, hub: str, delivery_id: str, message_type: str) -> None:
         if self.enabled:
             self._raw += (TAG_HANDLED, self._clock.now, hub, delivery_id, message_type)
@@ -104,6 +117,9 @@ class TraceRecorder:
             if tag == TAG_HANDLED:
                 _expand_handled(raw, at + 1, events)
                 at += 1 + _HANDLED_LEN
+            elif tag == TAG_ENQUEUED:
+                _expand_enqueued(raw, at + 1, events)
+                at += 1 + _ENQUEUED_LEN
             elif tag == TAG_INTAKE:
                 _expand_intake(raw, at + 1, events)
                 at += 1 + _INTAKE_LEN
@@ -174,6 +190,22 @@ def _expand_intake(raw: list[Any], at: int, events: list[TraceEvent]) -> None:
             len(events), time_ms, outcome, hub, delivery_id, None, None, None, None, None,
             None, None, None, None, None, None, None, None, None, None, None, None, None,
         ))
+
+
+def _expand_enqueued(raw: list[Any], at: int, events: list[TraceEvent]) -> None:
+    """POSTED, then ENQUEUED with the depth after it."""
+    (time_ms, hub, delivery_id, sender, target, message_type, message_class, key, packaged,
+     subscription_id, depth) = raw[at:at + _ENQUEUED_LEN]
+    append = events.append
+    append(build_event(
+        len(events), time_ms, _POSTED, hub, delivery_id, sender, target, message_type,
+        message_class, key, None, None, None, None, None, None, subscription_id, None,
+        None, None, None, packaged, None,
+    ))
+    append(build_event(
+        len(events), time_ms, _ENQUEUED, hub, delivery_id, None, None, None, None, None,
+        None, None, None, None, None, None, None, None, None, None, depth + 1, None, None,
+    ))
 
 
 def _expand_leg_started(raw: list[Any], at: int, events: list[TraceEvent]) -> None:

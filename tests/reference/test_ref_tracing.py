@@ -101,6 +101,7 @@ def test_disabled_recorder_records_nothing() -> None:
     trace.emit(EventKind.TURN_BLOCKED, hub="b")
     trace.intake("b", _delivery(), EventKind.ENQUEUED, depth=0)
     trace.handled("b", "d1", "Update")
+    trace.enqueued("b", _delivery(), 0)
     trace.leg_started("L1", "route", "d1", _delivery(), 1)
     trace.leg_ended("L1", "route", "d1", 0, "completed")
     assert list(trace.events()) == []
@@ -114,6 +115,7 @@ def test_hot_records_hold_nothing_new_the_cyclic_collector_must_track() -> None:
     trace.intake("b", _delivery(), EventKind.ENQUEUED, depth=0)
     trace.handled("b", "d1", "Update")
     trace.emit(EventKind.LEG_STARTED, leg_id="L1", message_class=MessageClass.USER)
+    trace.enqueued("b", _delivery(), 0)
     trace.leg_started("L1", "route", "d1", _delivery(), 1)
     trace.leg_ended("L1", "route", "d1", 0, "completed")
     gc.collect()
@@ -130,7 +132,7 @@ def _tracked_per_record(values: list[object]) -> list[object]:
 
 def _hub_records(trace_depth: int) -> tuple[list[object], list[object]]:
     """The records the hub appends itself for an enqueued delivery and its turn, and the
-    ones `TraceRecorder.intake`/`handled` write for the same step."""
+    ones `TraceRecorder.enqueued`/`handled` write for the same steps."""
     mesh = Mesh(record_trace=True)
     hub = mesh.create_hub("b")
     mesh.scheduler.run_until(3)
@@ -142,12 +144,23 @@ def _hub_records(trace_depth: int) -> tuple[list[object], list[object]]:
     clock = Clock()
     clock.now = 3
     reference = TraceRecorder(clock)
-    reference.intake("b", delivery, EventKind.ENQUEUED, trace_depth)
+    reference.enqueued("b", delivery, trace_depth)
     reference.handled("b", "d1", "Update")
     return by_hub, reference._raw
 
 
-def test_the_hub_appends_the_records_intake_and_handled_would_write() -> None:
+def test_an_enqueued_record_reads_back_as_the_general_intake_record() -> None:
+    short, general = TraceRecorder(Clock()), TraceRecorder(Clock())
+    short.enqueued("b", _delivery(), 4)
+    general.intake("b", _delivery(), EventKind.ENQUEUED, 4)
+    assert list(short.events()) == list(general.events())
+    assert len(short._raw) < len(general._raw)
+    other = TraceRecorder(Clock())
+    other.intake("b", _delivery(), EventKind.ENQUEUED, 5)
+    assert list(short.events()) != list(other.events())  # the comparison sees the depth
+
+
+def test_the_hub_appends_the_records_enqueued_and_handled_would_write() -> None:
     by_hub, reference = _hub_records(trace_depth=0)
     assert by_hub == reference
     assert _hub_records(trace_depth=1)[1] != reference  # the comparison sees one value off
