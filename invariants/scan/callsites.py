@@ -69,7 +69,9 @@ def _from_tree(ctx: FileContext, namer: Namer) -> None:
             continue
         guards = guards_at(ctx, record)
         passed = [dotted_name(arg.value) for arg in record.node.args]
-        guarded = any(arg and guard_covering(arg, guards) for arg in passed)
+        receiver = dotted_name(func.value) if isinstance(func, cst.Attribute) else None
+        # `d.nack(error)` after `d.may_answer()`: the receiver is passed too (as self)
+        guarded = receiver in guards or any(arg and guard_covering(arg, guards) for arg in passed)
         key = (symbol, target, guarded)
         if key not in seen:  # one site per (caller, target, guard status) is enough
             seen.add(key)
@@ -101,5 +103,6 @@ def _method_of(scopes: list[Definer]) -> tuple[str, str] | None:
         elif index and isinstance(scopes[index - 1], cst.ClassDef):
             params = [*scope.params.posonly_params, *scope.params.params]
             qualname = ".".join(s.name.value for s in scopes[:index])
-            method_of = (qualname, params[0].name.value) if params else None
+            static = any(dotted_name(d.decorator) == "staticmethod" for d in scope.decorators)
+            method_of = (qualname, params[0].name.value) if params and not static else None
     return method_of

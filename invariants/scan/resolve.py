@@ -32,9 +32,11 @@ class DefinitionIndex:
         self._functions_named: dict[str, set[str]] = defaultdict(set)
         self._classes_named: dict[str, set[str]] = defaultdict(set)
         self._modules: dict[str, set[str]] = defaultdict(set)  # dotted suffix -> modules
+        self._module_paths: set[str] = set()
         bases: list[tuple[str, str]] = []
         for report in reports:
             module = module_of(report.path)
+            self._module_paths.add(module)
             parts = module.split(".")
             for start in range(len(parts)):  # `pkg.mod` also answers to `mod` (src layouts)
                 self._modules[".".join(parts[start:])].add(module)
@@ -78,13 +80,23 @@ class DefinitionIndex:
         found: set[str] = set()
         known_module = False
         for cut in range(len(parts) - 1, 0, -1):
-            modules = self._modules.get(".".join(parts[:cut]))
+            modules = self._modules_at(parts[:cut])
             if not modules:
                 continue
             known_module = True
             qualname = ".".join(parts[cut:])
             found |= {f"{m}:{qualname}" for m in modules if f"{m}:{qualname}" in table}
         return found, known_module
+
+    def _modules_at(self, parts: list[str]) -> set[str]:
+        """The tree's modules an import path may mean, whichever of the two is deeper: the
+        tree's `src/pkg/impl.py` for `pkg.impl`, or `impl.py` scanned from inside `pkg`."""
+        found = set(self._modules.get(".".join(parts), ()))
+        for start in range(1, len(parts)):
+            tail = ".".join(parts[start:])
+            if tail in self._module_paths:
+                found.add(tail)
+        return found
 
     def _in_hierarchy(self, cls: str, name: str, *, subclasses: bool) -> set[str]:
         """Method `name` of `cls`, of its base classes, and (for a call on `self`, which

@@ -175,6 +175,19 @@ class _Header:
     paren: int  # offset of the `(` after the name, -1 when there is none
 
 
+def _is_static(code: str, start: int) -> bool:
+    """Whether the decorator lines right above the header at `start` hold @staticmethod."""
+    while start > 0:
+        above = code.rfind("\n", 0, start - 1) + 1
+        line = code[above : start - 1].strip()
+        if not line.startswith("@"):
+            return False
+        if line.startswith("@staticmethod"):
+            return True
+        start = above
+    return False
+
+
 def _statement_start(code: str, at: int) -> tuple[int, int] | None:
     """(line start, indentation) when only indentation precedes `at` on its line."""
     start = code.rfind("\n", 0, at) + 1
@@ -220,7 +233,8 @@ def _built(code: str, headers: list[_Header], ends: list[int], parents: list[int
                 bases = tuple(_squeeze(b) for b in _BASE_NAME.findall(text))
         elif parent is not None and parent.is_class:
             first = _FIRST_PARAMETER.match(code, header.paren + 1) if header.paren >= 0 else None
-            method_of = (parent.qualname, first.group(1)) if first else None
+            static = _is_static(code, header.start)
+            method_of = (parent.qualname, first.group(1)) if first and not static else None
         found.append(
             Scope(
                 header.start, ends[index], parents[index], header.name_end, qualname, is_class,

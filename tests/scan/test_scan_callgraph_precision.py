@@ -7,6 +7,7 @@ the `good` trees must stay clean although a same-named function is called unguar
 
 from __future__ import annotations
 
+import re
 import textwrap
 
 import pytest
@@ -271,3 +272,62 @@ def test_text_that_only_looks_like_a_call_is_not_a_caller(line: str) -> None:
     logger = f"def sweep(d):\n    {line}\n    return None\n"
     files = {"helpers.py": FREE_NACK_EMITS, "router.py": ROUTE_GUARDED, "logger.py": logger}
     assert mesh001(files) == []
+
+
+def test_a_scan_rooted_inside_the_package_still_matches_its_import() -> None:
+    caller = "from pkg.impl import nack\n\n" + ROUTE_GUARDED
+    assert mesh001({"impl.py": FREE_NACK_EMITS, "router.py": caller}) == []
+    unguarded = caller.replace("if d.may_answer():", "if d:")
+    [finding] = mesh001({"impl.py": FREE_NACK_EMITS, "router.py": unguarded})
+    assert "called unguarded by route (router.py:" in finding.message
+
+
+@pytest.mark.parametrize("tree", [False, True], ids=["text-scan", "tree"])
+def test_the_first_parameter_of_a_static_method_is_not_self(tree: bool) -> None:
+    router = """
+    class Router:
+        def nack(self, error):
+            return None
+
+        @staticmethod
+        def fail(d, error):
+            d.nack(error)
+    """
+    if tree:
+        router = "# may_answer\n" + textwrap.dedent(router)
+    delivery = """
+    from messages import DeliveryFailure
+
+    class Delivery:
+        def nack(self, error):
+            return DeliveryFailure(self, error)
+
+        def answer(self, error):
+            if self.may_answer():
+                self.nack(error)
+    """
+    [finding] = mesh001({"router.py": router, "delivery.py": delivery})
+    assert finding.symbol == "Delivery.nack"
+    assert "called unguarded by Router.fail" in finding.message
+    # negative control: as a method, `d` is the router itself, whose nack builds nothing
+    method = re.sub(r"\n\s*@staticmethod", "", router)
+    assert mesh001({"router.py": method, "delivery.py": delivery}) == []
+
+
+def test_a_method_called_on_the_guarded_delivery_is_a_guarded_call() -> None:
+    delivery = """
+    from messages import DeliveryFailure
+
+    class Delivery:
+        def nack(self, error):
+            return DeliveryFailure(self, error)
+    """
+    caller = """
+    def answer(d, other, error):
+        if d.may_answer():
+            d.nack(error)
+    """
+    assert mesh001({"delivery.py": delivery, "router.py": caller}) == []
+    on_other = caller.replace("if d.may_answer():", "if other.may_answer():")
+    [finding] = mesh001({"delivery.py": delivery, "router.py": on_other})
+    assert "called unguarded by answer" in finding.message
