@@ -60,6 +60,7 @@ class Hub:
         # Read on every intake and turn: held here rather than looked up through the mesh.
         self._scheduler = mesh.scheduler
         self._trace = mesh.trace
+        self._handlers = mesh._handlers
 
     def offer(self, delivery: Delivery) -> Intake:
         """One intake; the trace reads it back as POSTED, then exactly one outcome event."""
@@ -100,26 +101,26 @@ class Hub:
     def _turn(self) -> None:
         """One turn of the action block: handle exactly one message."""
         self._pump_pending = False
-        if self.blocked or self.removed or not self.queue:
+        queue = self.queue
+        if self.blocked or self.removed or not queue:
             return
-        delivery = self.queue.popleft()
+        delivery = queue.popleft()
         self.handled_count += 1
-        mesh = self.mesh
+        scheduler = self._scheduler
         records = self._trace.records  # what `handled(...)` records, appended directly
         if records is not None:
-            records += (TAG_HANDLED, self._scheduler.now, self.address, delivery.id,
+            records += (TAG_HANDLED, scheduler.now, self.address, delivery.id,
                         delivery.message_type)
         try:
             # `Mesh.handle`, inlined: one call fewer on every turn.
-            handler = mesh._handlers.get(delivery.message_type)
+            handler = self._handlers.get(delivery.message_type)
             if handler is not None:
                 handler(self, delivery)
         except Exception as exc:  # a faulting handler is logged; the pump goes on
-            mesh.trace.emit(EventKind.HANDLER_FAULTED, hub=self.address,
-                            delivery_id=delivery.id, error=type(exc).__name__)
-        if self.queue:
+            self.mesh.trace.emit(EventKind.HANDLER_FAULTED, hub=self.address,
+                                 delivery_id=delivery.id, error=type(exc).__name__)
+        if queue:
             self._pump_pending = True
-            scheduler = self._scheduler
             scheduler.rearm(self._turn_timer, scheduler.now)
 
     def block(self, duration_ms: int) -> None:
