@@ -15,7 +15,12 @@ from typing import Any
 
 from harness.main_job import render, run_check, to_json
 from harness.settings import invariant_ids
-from harness.shared_database import SharedDatabase, ensure_reachable, shared_database_spec
+from harness.shared_database import (
+    SharedDatabase,
+    ensure_reachable,
+    environment_database,
+    shared_database_spec,
+)
 from invariants.checks import CHECK_IDS
 from invariants.mutants.base import MutantNotApplicable
 from invariants.profiles import PROFILES, SHARED_DATABASE_ENV
@@ -51,13 +56,12 @@ def add_parser(subparsers: Any) -> None:
 def _shared_database(option: str | None) -> SharedDatabase | None:
     """The option's database, else the environment's; raises `ConfigError` (one line)."""
     if option is not None:
-        shared = shared_database_spec(option, "--shared-database", Path.cwd())
-    elif os.environ.get(SHARED_DATABASE_ENV, "").strip():
-        shared = shared_database_spec(os.environ[SHARED_DATABASE_ENV], SHARED_DATABASE_ENV,
-                                      Path.cwd())
+        shared: SharedDatabase | None = shared_database_spec(option, "--shared-database",
+                                                             Path.cwd())
     else:
-        return None
-    ensure_reachable(shared)
+        shared = environment_database(os.environ, Path.cwd())
+    if shared is not None:
+        ensure_reachable(shared)
     return shared
 
 

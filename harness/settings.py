@@ -22,9 +22,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from harness.adapters import REFERENCE_ADAPTER, AdapterSpecError, split_spec
-from harness.shared_database import SharedDatabase, shared_database_spec
+from harness.shared_database import SharedDatabase, environment_database, shared_database_spec
 from invariants.checks import CHECK_IDS
-from invariants.profiles import SHARED_DATABASE_ENV
 from invariants.scan.cache import DEFAULT_DIR
 from invariants.scan.config import ConfigError, load_settings
 from invariants.scan.model import RULES, ScanConfig
@@ -177,13 +176,6 @@ def _read_table(pyproject: Path) -> Mapping[str, object]:
     return table if isinstance(table, dict) else {}
 
 
-def _environment_database(environ: Mapping[str, str]) -> SharedDatabase | None:
-    value = environ.get(SHARED_DATABASE_ENV, "").strip()
-    if not value:
-        return None
-    return shared_database_spec(value, SHARED_DATABASE_ENV, Path.cwd())
-
-
 def resolve(
     pyproject: Path | None,
     rootdir: Path,
@@ -230,6 +222,6 @@ def resolve(
         prove=overrides.prove if overrides.prove is not None else bool(table.prove),
         shared_database=(
             overrides.shared_database or table.shared_database
-            or _environment_database(os.environ if environ is None else environ)
+            or environment_database(os.environ if environ is None else environ, Path.cwd())
         ),
     )

@@ -9,11 +9,14 @@ naming the option, key or variable it came from.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from invariants.fuzzing.database import DatabaseSpecError, check_reachable, open_database
 from invariants.scan.config import ConfigError
+
+# The plugin loads in every pytest run: Hypothesis' databases are imported only when a
+# shared database is named.
 
 
 @dataclass(frozen=True)
@@ -25,6 +28,8 @@ class SharedDatabase:
 def shared_database_spec(value: str, origin: str, base: Path) -> SharedDatabase:
     """The SPEC `value`, a directory made absolute against `base`; a `ConfigError` naming
     `origin` when it cannot be a database (its server is not contacted here)."""
+    from invariants.fuzzing.database import DatabaseSpecError, open_database
+
     text = value.strip()
     if not text:
         raise ConfigError(f"{origin}: expected a directory or a redis:// URL, got {value!r}")
@@ -36,9 +41,19 @@ def shared_database_spec(value: str, origin: str, base: Path) -> SharedDatabase:
     return SharedDatabase(spec, origin)
 
 
+def environment_database(environ: Mapping[str, str], base: Path) -> SharedDatabase | None:
+    """The database `HARNESS_SHARED_DATABASE` names, a directory relative to `base`."""
+    from invariants.profiles import SHARED_DATABASE_ENV, shared_spec_from
+
+    value = shared_spec_from(environ)
+    return None if value is None else shared_database_spec(value, SHARED_DATABASE_ENV, base)
+
+
 def ensure_reachable(shared: SharedDatabase) -> None:
     """Fail before any test when a Redis server does not answer: otherwise every invariant
     item would fail on the connection instead."""
+    from invariants.fuzzing.database import DatabaseSpecError, check_reachable, open_database
+
     try:
         check_reachable(open_database(shared.spec), shared.spec)
     except DatabaseSpecError as exc:

@@ -11,6 +11,7 @@ passes, and so does a twin of the mesh with it (a failure replays only on its ow
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 
@@ -232,3 +233,33 @@ def test_a_bad_variable_is_named_and_an_option_overrides_it(
     good = pytester.path / "good-db"
     result = pytester.runpytest("-p", "harness", f"--harness-shared-database={good}")
     result.assert_outcomes(passed=2)  # the file's scan item and the run's
+
+
+LOAD_PROBE = """
+import sys
+from pathlib import Path
+
+import harness.plugin
+
+WATCHED = ("invariants.profiles", "invariants.fuzzing.database")
+print(sorted(m for m in WATCHED if m in sys.modules))
+from harness.shared_database import environment_database
+
+environment_database({"HARNESS_SHARED_DATABASE": "redis://127.0.0.1:1/0"}, Path("."))
+print(sorted(m for m in WATCHED if m in sys.modules))
+"""
+
+
+def test_loading_the_plugin_neither_opens_databases_nor_registers_profiles() -> None:
+    """The plugin loads in every pytest run of an environment that has it installed: the
+    shared-database support imports Hypothesis' databases (and registers the harness's
+    profiles) only when a database is named. The control: naming one imports them."""
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if k != SHARED_DATABASE_ENV}
+    result = subprocess.run([sys.executable, "-c", LOAD_PROBE], env=env, capture_output=True,
+                            text=True, check=True)
+    assert result.stdout.splitlines() == [
+        "[]", "['invariants.fuzzing.database', 'invariants.profiles']"
+    ]
