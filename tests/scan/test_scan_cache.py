@@ -12,7 +12,14 @@ import scan_stand_in
 
 from invariants.scan import analysis
 from invariants.scan.cache import ResultCache, entry_key, outcome_from_json, outcome_to_json
-from invariants.scan.model import CallSite, EmitSite, FileReport, Finding, ScanConfig
+from invariants.scan.model import (
+    CallSite,
+    Definition,
+    EmitSite,
+    FileReport,
+    Finding,
+    ScanConfig,
+)
 from invariants.scan.outcome import FileOutcome
 from invariants.scan.problems import Problem
 from invariants.scan.runner import scan
@@ -25,8 +32,10 @@ def sample() -> FileOutcome:
         findings=[Finding("MESH004", "a/b.py", 3, 5, 4, "m", "C.f", "x.subscribe(h)")],
         emit_sites=[EmitSite("a/b.py", 7, 9, "f", True, 6, "DeliveryFailure(d)"),
                     EmitSite("a/b.py", 9, 9, "g", False, None, "")],
-        calls=[CallSite("a/b.py", 12, "main", "f", False)],
+        calls=[CallSite("a/b.py", 12, "main", "f", False, "!a.b:f"),
+               CallSite("a/b.py", 13, "C.g", "nack", True, "@a.b:C.nack")],
         parsed=True,
+        definitions=[Definition("C", True, ("=pkg.Base", ".Mixin")), Definition("C.g", False)],
     )
     return FileOutcome(
         report,
@@ -57,6 +66,10 @@ def test_outcome_round_trips_through_json() -> None:
         lambda d: d["emit_sites"].__setitem__(0, {"line": 7}),
         lambda d: d.update(problems=None),
         lambda d: d.update(parsed="yes"),
+        lambda d: d.pop("definitions"),
+        lambda d: d["definitions"][0].__setitem__(2, "=pkg.Base"),  # bases not a list
+        lambda d: d["definitions"][0][2].append(3),  # a base not a string
+        lambda d: d["calls"][1].__setitem__(5, None),  # no target
     ],
 )
 def test_a_damaged_entry_does_not_decode(damage: object) -> None:
