@@ -19,8 +19,9 @@ _TRIPLE_SINGLE = r"'''(?:[^'\\]|\\.|'(?!''))*'''"
 _TRIPLE_DOUBLE = r'"""(?:[^"\\]|\\.|"(?!""))*"""'
 _SINGLE = r"'(?:[^'\\\n]|\\.)*'"
 _DOUBLE = r'"(?:[^"\\\n]|\\.)*"'
+# DOTALL: a backslash escapes a newline too (`"""\` + newline starts many docstrings).
 _STRINGS_AND_COMMENTS = re.compile(
-    rf"{_TRIPLE_SINGLE}|{_TRIPLE_DOUBLE}|{_SINGLE}|{_DOUBLE}|#[^\n]*"
+    rf"{_TRIPLE_SINGLE}|{_TRIPLE_DOUBLE}|{_SINGLE}|{_DOUBLE}|#[^\n]*", re.DOTALL
 )
 _PREFIX_LETTERS = "rRbBuUfF"
 _QUOTES = "'\""
@@ -45,7 +46,8 @@ def _blank(match: re.Match[str]) -> str:
         return '""' + newlines
     width = 3 if text[:3] in ("'''", '"""') else 1
     fields = replacement_fields(text[width : len(text) - width])
-    code = " ".join(blank_strings(field).replace("\n", " ") for field in fields)
+    # `;` between fields: `f"{a}{(b)}"` must not read as a call `a (b)`
+    code = " ; ".join(blank_strings(field).replace("\n", " ") for field in fields)
     return f'"" {code} {newlines}' if code else '""' + newlines
 
 

@@ -265,8 +265,14 @@ def test_a_call_inside_an_f_string_is_an_unguarded_caller(line: str) -> None:
 
 @pytest.mark.parametrize(
     "line",
-    ['log("{nack(d, 0)}")', 'log(f"{{nack(d, 0)}}")', 'log(f"nack(d, 0)")', "# f'{nack(d)}'"],
-    ids=["not-an-f-string", "escaped-braces", "no-field", "comment"],
+    [
+        'log("{nack(d, 0)}")',
+        'log(f"{{nack(d, 0)}}")',
+        'log(f"nack(d, 0)")',
+        "# f'{nack(d)}'",
+        'log(f"{nack}: {(d, 0)}")',
+    ],
+    ids=["not-an-f-string", "escaped-braces", "no-field", "comment", "adjacent-fields"],
 )
 def test_text_that_only_looks_like_a_call_is_not_a_caller(line: str) -> None:
     logger = f"def sweep(d):\n    {line}\n    return None\n"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import textwrap
+from pathlib import Path
 
 import pytest
 
@@ -61,7 +62,10 @@ SOURCES = {
             unknown(d)
             print(f"{nack(d)!r} and {{not_a_call(d)}}")
             x = "nack(d)"  # nack(d)
-            return len(x)
+            y = '''\\
+            drop(d)
+            '''
+            return len(x + y)
 
         if __name__ == "__main__":
             main(None)
@@ -177,3 +181,22 @@ def test_module_paths_and_target_names() -> None:
     assert [target_name(t) for t in ("!m:A.nack", "=p.q.nack", "@m:A.nack", ".nack", "*nack")] == [
         "nack"
     ] * 5
+
+
+REPOSITORY = Path(__file__).resolve().parents[2]
+
+
+@pytest.mark.parametrize("package", ["reference_impl", "invariants/scan"])
+def test_the_text_scan_agrees_with_the_tree_on_real_code(package: str) -> None:
+    # guard_functions decide the path: a name every file mentions forces the tree, one no
+    # file mentions forces the text scan (no call of either name: nothing is guarded)
+    tree, text = ScanConfig(guard_functions=("e",)), ScanConfig(guard_functions=("\x00",))
+    files = sorted((REPOSITORY / package).glob("*.py"))
+    assert len(files) > 5
+    for file in files:
+        path, source = file.relative_to(REPOSITORY).as_posix(), file.read_bytes()
+        by_tree = analyze_source(path, source, tree, is_test=False)
+        by_text = analyze_source(path, source, text, is_test=False)
+        facts = [{(c.caller, c.callee, c.target) for c in r.calls} for r in (by_tree, by_text)]
+        assert facts[0] == facts[1], path
+        assert by_tree.definitions == by_text.definitions, path
