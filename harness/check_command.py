@@ -10,17 +10,11 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from pathlib import Path
 from typing import Any
 
 from harness.main_job import render, run_check, to_json
 from harness.settings import invariant_ids
-from harness.shared_database import (
-    SharedDatabase,
-    ensure_reachable,
-    environment_database,
-    shared_database_spec,
-)
+from harness.shared_database import command_database
 from invariants.checks import CHECK_IDS
 from invariants.mutants.base import MutantNotApplicable
 from invariants.profiles import PROFILES, SHARED_DATABASE_ENV
@@ -53,18 +47,6 @@ def add_parser(subparsers: Any) -> None:
     parser.set_defaults(func=run)
 
 
-def _shared_database(option: str | None) -> SharedDatabase | None:
-    """The option's database, else the environment's; raises `ConfigError` (one line)."""
-    if option is not None:
-        shared: SharedDatabase | None = shared_database_spec(option, "--shared-database",
-                                                             Path.cwd())
-    else:
-        shared = environment_database(os.environ, Path.cwd())
-    if shared is not None:
-        ensure_reachable(shared)
-    return shared
-
-
 def run(args: argparse.Namespace) -> int:
     if args.profile not in PROFILES:
         known = ", ".join(sorted(PROFILES))
@@ -85,7 +67,7 @@ def run(args: argparse.Namespace) -> int:
             return 2
 
     try:
-        shared = _shared_database(args.shared_database)
+        shared = command_database(args.shared_database, "--shared-database", os.environ)
     except ConfigError as exc:
         print(f"{PROG}: error: {exc}", file=sys.stderr)
         return 2

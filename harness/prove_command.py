@@ -9,13 +9,16 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from typing import Any
 
+from harness.shared_database import command_database
 from invariants.mutants.base import MutantNotApplicable
 from invariants.mutants.matrix import ALL_CHECKS, Matrix, prove
 from invariants.mutants.render import matrix_text
-from invariants.profiles import PROFILES
+from invariants.profiles import PROFILES, SHARED_DATABASE_ENV, replaying
+from invariants.scan.config import ConfigError
 
 
 def add_parser(subparsers: Any) -> None:
@@ -38,6 +41,10 @@ def add_parser(subparsers: Any) -> None:
     parser.add_argument("--search-only", action="store_true",
                         help="leave the seed scenarios out of the dynamic runs: what the "
                         "state machines' drawn rules find alone")
+    parser.add_argument("--shared-database", metavar="SPEC", default=None,
+                        help="replay the examples fuzzing sessions saved in this database "
+                        "(a directory or redis://host:port/db), each for its mesh, before each "
+                        f"invariant (default: ${SHARED_DATABASE_ENV}, else none)")
     parser.set_defaults(func=run)
 
 
@@ -48,14 +55,20 @@ def run(args: argparse.Namespace) -> int:
         return 2
     checks = [check.upper() for check in args.check]
     try:
-        matrix = prove(
-            args.profile,
-            args.mutant or None,
-            checks=checks or None,
-            expected_only=args.expected_only,
-            seed_scenarios=not args.search_only,
-            progress=lambda line: print(line, file=sys.stderr, flush=True),
-        )
+        shared = command_database(args.shared_database, "--shared-database", os.environ)
+    except ConfigError as exc:
+        print(f"mesh-harness prove: error: {exc}", file=sys.stderr)
+        return 2
+    try:
+        with replaying(shared.spec if shared else None, shared.origin if shared else ""):
+            matrix = prove(
+                args.profile,
+                args.mutant or None,
+                checks=checks or None,
+                expected_only=args.expected_only,
+                seed_scenarios=not args.search_only,
+                progress=lambda line: print(line, file=sys.stderr, flush=True),
+            )
     except ValueError as exc:
         print(f"mesh-harness prove: {exc}", file=sys.stderr)
         return 2

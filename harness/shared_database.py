@@ -58,3 +58,18 @@ def ensure_reachable(shared: SharedDatabase) -> None:
         check_reachable(open_database(shared.spec), shared.spec)
     except DatabaseSpecError as exc:
         raise ConfigError(f"{shared.origin}: {exc}") from None
+
+
+def command_database(
+    option: str | None, option_name: str, environ: Mapping[str, str]
+) -> SharedDatabase | None:
+    """For `python -m harness check`/`prove`: the option's database, else the environment
+    variable's, relative to the working directory, checked and reachable."""
+    base = Path.cwd()
+    if option is not None:
+        shared: SharedDatabase | None = shared_database_spec(option, option_name, base)
+    else:
+        shared = environment_database(environ, base)
+    if shared is not None:
+        ensure_reachable(shared)
+    return shared

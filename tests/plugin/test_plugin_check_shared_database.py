@@ -1,6 +1,6 @@
-"""The shared database outside the invariant items: `python -m harness check
---shared-database SPEC` (over `HARNESS_SHARED_DATABASE`) and the kill-matrix items, which
-look their profile up by name. Each run records the database its invariant runs were
+"""The shared database outside the invariant items: `python -m harness check` and `prove`
+with `--shared-database SPEC` (over `HARNESS_SHARED_DATABASE`), and the kill-matrix items,
+which look their profile up by name. Each run records the database its invariant runs were
 given; the control is the same run naming none."""
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from hypothesis.database import (
 
 import harness.main_job
 import harness.prove_items
+import invariants.mutants.matrix
 from harness.cli import main
 from invariants.profiles import CI, SHARED_DATABASE_ENV, profile
 
@@ -130,3 +131,36 @@ def test_a_kill_matrix_item_replays_the_run_s_database(
     result.assert_outcomes(passed=1, deselected=9)
     assert calls == [shared if named else None]  # M3 is killed by INV2 alone
     assert profile(CI).database is None
+
+
+PROVE = ["prove", "--mutant", "M3", "--check", "INV2", "--expected-only", "--format", "json"]
+
+
+@pytest.mark.parametrize("named", [True, False])
+def test_prove_replays_the_named_database_for_the_reference_and_the_mutant(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+    named: bool,
+) -> None:
+    monkeypatch.delenv(SHARED_DATABASE_ENV, raising=False)
+    calls: list[Path | None] = []
+    monkeypatch.setattr(invariants.mutants.matrix, "run_invariant",
+                        _recording(invariants.mutants.matrix.run_invariant, calls))
+    shared = tmp_path / "shared"
+    option = ["--shared-database", str(shared)] if named else []
+    assert main([*PROVE, *option]) == 0
+    assert json.loads(capsys.readouterr().out)["mutants"]["M3"]["INV2"]["killed"] is True
+    expected = shared.resolve() if named else None
+    assert calls == [expected, expected]  # the reference's INV2, then M3's
+    assert profile(CI).database is None
+
+
+def test_prove_names_a_bad_value(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv(SHARED_DATABASE_ENV, "ftp://host/x")
+    assert main(PROVE) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert err == [
+        f"mesh-harness prove: error: {SHARED_DATABASE_ENV}: database 'ftp://host/x': "
+        "unsupported URL scheme (use redis://host:port/db or a directory)"
+    ]
