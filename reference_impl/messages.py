@@ -11,12 +11,12 @@ from enum import StrEnum
 from json.encoder import encode_basestring_ascii
 from typing import Any
 
+from invariants.trace import MessageClass
+
 try:
     from _json import make_encoder
 except ImportError:  # a Python without the C accelerator: the pure-Python encoder
     make_encoder = None  # type: ignore[assignment, misc]
-
-from invariants.trace import MessageClass
 
 _new = object.__new__
 

@@ -33,7 +33,7 @@ _POSTED, _HANDLED, _ENQUEUED, _TRIPPED = (
 _IGNORED_OUTCOMES = frozenset({EventKind.DROPPED, EventKind.SHED})
 
 # Record tags and the number of values after each tag.
-_TAG_EMIT, TAG_INTAKE, TAG_HANDLED, _TAG_LEG_STARTED, _TAG_LEG_ENDED, TAG_ENQUEUED = (
+_TAG_EMIT, _TAG_INTAKE, TAG_HANDLED, _TAG_LEG_STARTED, _TAG_LEG_ENDED, TAG_ENQUEUED = (
     0, 1, 2, 3, 4, 5
 )
 _EMIT_LEN, _INTAKE_LEN, _HANDLED_LEN, _LEG_STARTED_LEN, _LEG_ENDED_LEN, _ENQUEUED_LEN = (
@@ -53,7 +53,8 @@ class TraceRecorder:
         self._clock = clock
         self.enabled = enabled
         self._raw: list[Any] = []  # flat records: tag, then its values
-        # The same list, for the hub to append its records to; None while recording is off.
+        # The same list, for the hub to append its records to; None while recording is off
+        # (`enabled` is set once, when the recorder is made).
         self.records: list[Any] | None = self._raw if enabled else None
         self._read = 0  # position in _raw up to which records are events already
         self._events: list[TraceEvent] = []
@@ -73,7 +74,7 @@ class TraceRecorder:
         intake; ENQUEUED reads back with the depth after it."""
         if self.enabled:
             self._raw += (
-                TAG_INTAKE, self._clock.now, hub, d.id, d.sender, d.target, d.message_type,
+                _TAG_INTAKE, self._clock.now, hub, d.id, d.sender, d.target, d.message_type,
                 d.message_class, d.diagnostic_key, d.packaged, d.subscription_id, outcome,
                 depth, watermark, tripped,
             )
@@ -120,7 +121,7 @@ class TraceRecorder:
             elif tag == TAG_ENQUEUED:
                 _expand_enqueued(raw, at + 1, events)
                 at += 1 + _ENQUEUED_LEN
-            elif tag == TAG_INTAKE:
+            elif tag == _TAG_INTAKE:
                 _expand_intake(raw, at + 1, events)
                 at += 1 + _INTAKE_LEN
             elif tag == _TAG_LEG_STARTED:
