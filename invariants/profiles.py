@@ -74,7 +74,9 @@ def with_shared_database(
     CI never deletes a session's failure) beside a local one that records its own.
 
     `derandomize` is inherited, not passed, so `ci` stays derandomized: generation is still
-    seeded by each test's digest, and the database only adds the saved examples before it.
+    seeded by the test, the saved examples replayed before it (with a database Hypothesis
+    also keeps a front of the best-scoring examples, so the programs generated may differ
+    from a run without one).
     A saved example replays as recorded when it has at most `stateful_step_count` steps.
     A SPEC that cannot be opened is a `ValueError` naming `origin` (where it was given).
     """
