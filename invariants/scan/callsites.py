@@ -61,6 +61,7 @@ def _from_tree(ctx: FileContext, namer: Namer) -> None:
                 isinstance(value, cst.Call)
                 and isinstance(value.func, cst.Name)
                 and value.func.value == "super"
+                and not value.args  # `super(C, self)` may skip classes: any receiver
             )
             target = namer.on_expression(name, "super" if is_super else "?", method_of)
         else:

@@ -41,7 +41,9 @@ def _blank(match: re.Match[str]) -> str:
     text = match.group()
     if text[0] == "#":
         return ""
-    newlines = "\n" * text.count("\n")
+    # Each newline of the literal starts a line with `"`, which never ends a scope: what
+    # follows the literal on its last line (`""" % args`) must not read as a dedent.
+    newlines = '\n"' * text.count("\n")
     if "{" not in text or not _is_fstring(match.string, match.start()):
         return '""' + newlines
     width = 3 if text[:3] in ("'''", '"""') else 1
@@ -103,11 +105,12 @@ _DEDENTS: dict[int, re.Pattern[str]] = {}
 
 
 def _dedent(indent: int) -> re.Pattern[str]:
-    """A line indented no deeper than `indent` (a closing bracket, as in a multi-line
-    `def f(\\n    a,\\n):` header, does not end the scope; blank lines never do)."""
+    """A line indented no deeper than `indent`. Neither a closing bracket (as in a multi-line
+    `def f(\\n    a,\\n):` header) nor a line of a blanked literal (it starts with `"`, see
+    `_blank`) ends a scope; blank lines never do."""
     pattern = _DEDENTS.get(indent)
     if pattern is None:
-        pattern = re.compile(rf"\n(?=[ \t]{{0,{indent}}}[^ \t\f\r\n)\]}}])")
+        pattern = re.compile(rf"\n(?=[ \t]{{0,{indent}}}[^ \t\f\r\n)\]}}\"])")
         _DEDENTS[indent] = pattern
     return pattern
 
@@ -247,7 +250,10 @@ def _built(code: str, headers: list[_Header], ends: list[int], parents: list[int
 
 
 def _squeeze(dotted: str) -> str:
-    return dotted.replace(" ", "").replace("\t", "")
+    return dotted.translate(_SPACE)
+
+
+_SPACE = str.maketrans("", "", " \t\\\n")
 
 
 # -- imports --------------------------------------------------------------------------------
@@ -295,7 +301,11 @@ def _absolute(dots: str, module: str, package: str) -> str:
 # which the regex engine skips to at C speed (five times faster than a forward pattern that
 # must try every position). Read backwards, a call is `(`, the dotted chain before it, and
 # a dot before that when the receiver is an expression (`make().nack(`, `"".join(`).
-_CALL_BACKWARDS = re.compile(r"\([ \t]*+(\w++(?:[ \t]*+\.[ \t]*+\w++)*+)([ \t]*+\.)?")
+# Space around a dot may hold backslash continuations (`\\` + newline, read backwards).
+_SPACE_BACKWARDS = r"[ \t]*+(?:\n\\[ \t]*+)*+"
+_CALL_BACKWARDS = re.compile(
+    rf"\([ \t]*+(\w++(?:{_SPACE_BACKWARDS}\.{_SPACE_BACKWARDS}\w++)*+)({_SPACE_BACKWARDS}\.)?"
+)
 _SUPER_BACKWARDS = re.compile(r"[ \t]*+\)[ \t]*+\(repus(?!\w)")
 
 
