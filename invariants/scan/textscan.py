@@ -304,7 +304,7 @@ def _absolute(dots: str, module: str, package: str) -> str:
 # Space around a dot may hold backslash continuations (`\\` + newline, read backwards).
 _SPACE_BACKWARDS = r"[ \t]*+(?:\n\\[ \t]*+)*+"
 _CALL_BACKWARDS = re.compile(
-    rf"\([ \t]*+(\w++(?:{_SPACE_BACKWARDS}\.{_SPACE_BACKWARDS}\w++)*+)({_SPACE_BACKWARDS}\.)?"
+    rf"\({_SPACE_BACKWARDS}(\w++(?:{_SPACE_BACKWARDS}\.{_SPACE_BACKWARDS}\w++)*+)({_SPACE_BACKWARDS}\.)?"
 )
 _SUPER_BACKWARDS = re.compile(r"[ \t]*+\)[ \t]*+\(repus(?!\w)")
 
@@ -334,7 +334,11 @@ def calls(code: str, found: list[Scope]) -> list[TextCall]:
         for match in _CALL_BACKWARDS.finditer(backwards, size - stop, size - start):
             chain = match.group(1)[::-1]
             expression = match.group(2) is not None
-            is_super = expression and _SUPER_BACKWARDS.match(backwards, match.end()) is not None
+            is_super = (  # `super().nack(`, not `super().value.split(`
+                expression
+                and "." not in chain
+                and _SUPER_BACKWARDS.match(backwards, match.end()) is not None
+            )
             key = (scope, ("super." if is_super else "." if expression else "") + chain)
             if key in seen:
                 continue

@@ -37,6 +37,9 @@ SOURCES = {
                 Router.nack(self, d)
                 handler = self.nack
                 handler(d)
+                super().value.split(d)  # not a super call: an unknown receiver
+                impl.drop \\
+                    (d)
 
                 def later():
                     self.nack(d)
@@ -100,7 +103,10 @@ def test_call_targets_of_the_methods_example() -> None:
         "!pkg.router:Router.nack",
         "*handler",  # a local variable: every function of that name
         "=pkg.helpers.drop",
+        "=pkg.impl.drop",  # a backslash continuation before the bracket
+        ".split",
     } <= targets
+    assert "@pkg.router:Router.split" not in targets
     assert not any("print" in t or "len" in t for t in targets)  # builtins reach nothing
 
 
