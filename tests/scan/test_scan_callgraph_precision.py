@@ -12,6 +12,7 @@ import textwrap
 
 import pytest
 
+from invariants.scan import callgraph
 from invariants.scan.engine import analyze_source, resolve_tree
 from invariants.scan.model import Finding, ScanConfig
 
@@ -337,3 +338,17 @@ def test_a_method_called_on_the_guarded_delivery_is_a_guarded_call() -> None:
     on_other = caller.replace("if d.may_answer():", "if other.may_answer():")
     [finding] = mesh001({"delivery.py": delivery, "router.py": on_other})
     assert "called unguarded by answer" in finding.message
+
+
+def test_the_index_is_built_only_for_an_unguarded_emit_site(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def no_index(reports: object) -> None:
+        raise AssertionError("the definition index was built")
+
+    monkeypatch.setattr(callgraph, "DefinitionIndex", no_index)
+    guarded = "def route(d):\n    if d.may_answer():\n        d.reply(DeliveryFailure(d, 1))\n"
+    assert mesh001({"router.py": guarded, "helpers.py": ROUTE_GUARDED}) == []
+    # negative control: an unguarded emit site needs the index
+    with pytest.raises(AssertionError, match="definition index"):
+        mesh001({"helpers.py": FREE_NACK_EMITS, "router.py": ROUTE_GUARDED})
