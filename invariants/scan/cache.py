@@ -16,6 +16,7 @@ import hashlib
 import itertools
 import json
 import os
+import platform
 import tempfile
 from collections.abc import Callable, Mapping, Sequence
 from functools import cache
@@ -54,6 +55,8 @@ def ruleset_fingerprint() -> str:
         digest.update(source.read_bytes())
     with contextlib.suppress(PackageNotFoundError):  # libcst is a hard dependency
         digest.update(version("libcst").encode())
+    # The call graph drops calls of the running interpreter's builtins, which vary by version.
+    digest.update(platform.python_version().encode())
     return digest.hexdigest()
 
 
