@@ -15,7 +15,7 @@ and are what the tests pinning the layouts use.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from types import MappingProxyType
 from typing import Any, Protocol
 
@@ -114,25 +114,9 @@ class TraceRecorder:
         raw, events = self._raw, self._events
         at, end = self._read, len(raw)
         while at < end:
-            tag = raw[at]
-            if tag == TAG_HANDLED:
-                _expand_handled(raw, at + 1, events)
-                at += 1 + _HANDLED_LEN
-            elif tag == TAG_ENQUEUED:
-                _expand_enqueued(raw, at + 1, events)
-                at += 1 + _ENQUEUED_LEN
-            elif tag == _TAG_INTAKE:
-                _expand_intake(raw, at + 1, events)
-                at += 1 + _INTAKE_LEN
-            elif tag == _TAG_LEG_STARTED:
-                _expand_leg_started(raw, at + 1, events)
-                at += 1 + _LEG_STARTED_LEN
-            elif tag == _TAG_LEG_ENDED:
-                _expand_leg_ended(raw, at + 1, events)
-                at += 1 + _LEG_ENDED_LEN
-            else:
-                _expand_emit(raw, at + 1, events)
-                at += 1 + _EMIT_LEN
+            expand, length = _READERS[raw[at]]
+            expand(raw, at + 1, events)
+            at += 1 + length
         self._read = at
         return events
 
@@ -225,3 +209,14 @@ def _expand_leg_ended(raw: list[Any], at: int, events: list[TraceEvent]) -> None
         len(events), time_ms, _LEG_ENDED, None, delivery_id, None, None, None, None, None,
         None, None, None, None, leg_id, leg_kind, None, None, None, reason, depth, None, None,
     ))
+
+
+# Per record tag: the function that reads a record back, and its length after the tag.
+_READERS: dict[int, tuple[Callable[[list[Any], int, list[TraceEvent]], None], int]] = {
+    _TAG_EMIT: (_expand_emit, _EMIT_LEN),
+    _TAG_INTAKE: (_expand_intake, _INTAKE_LEN),
+    TAG_HANDLED: (_expand_handled, _HANDLED_LEN),
+    _TAG_LEG_STARTED: (_expand_leg_started, _LEG_STARTED_LEN),
+    _TAG_LEG_ENDED: (_expand_leg_ended, _LEG_ENDED_LEN),
+    TAG_ENQUEUED: (_expand_enqueued, _ENQUEUED_LEN),
+}
