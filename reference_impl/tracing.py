@@ -15,7 +15,7 @@ and are what the tests pinning the layouts use.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from types import MappingProxyType
 from typing import Any, Protocol
 
@@ -212,11 +212,12 @@ def _expand_leg_ended(raw: list[Any], at: int, events: list[TraceEvent]) -> None
 
 
 # Per record tag: the function that reads a record back, and its length after the tag.
-_READERS: dict[int, tuple[Callable[[list[Any], int, list[TraceEvent]], None], int]] = {
+_Reader = Callable[[list[Any], int, list[TraceEvent]], None]
+_READERS: Mapping[int, tuple[_Reader, int]] = MappingProxyType({
     _TAG_EMIT: (_expand_emit, _EMIT_LEN),
     _TAG_INTAKE: (_expand_intake, _INTAKE_LEN),
     TAG_HANDLED: (_expand_handled, _HANDLED_LEN),
     _TAG_LEG_STARTED: (_expand_leg_started, _LEG_STARTED_LEN),
     _TAG_LEG_ENDED: (_expand_leg_ended, _LEG_ENDED_LEN),
     TAG_ENQUEUED: (_expand_enqueued, _ENQUEUED_LEN),
-}
+})
