@@ -14,10 +14,10 @@ from typing import Any
 
 from harness.main_job import render, run_check, to_json
 from harness.settings import invariant_ids
-from harness.shared_database import command_database
+from harness.shared_database import add_shared_database_option, command_database
 from invariants.checks import CHECK_IDS
 from invariants.mutants.base import MutantNotApplicable
-from invariants.profiles import PROFILES, SHARED_DATABASE_ENV
+from invariants.profiles import PROFILES
 from invariants.scan.config import ConfigError
 
 PROG = "mesh-harness check"
@@ -40,10 +40,7 @@ def add_parser(subparsers: Any) -> None:
     parser.add_argument("--format", choices=("text", "json"), default="text",
                         help="the report as text (default) or JSON")
     parser.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
-    parser.add_argument("--shared-database", metavar="SPEC", default=None,
-                        help="replay the examples fuzzing sessions saved in this database "
-                        "(a directory or redis://host:port/db) before each invariant "
-                        f"(default: ${SHARED_DATABASE_ENV}, else none)")
+    add_shared_database_option(parser)
     parser.set_defaults(func=run)
 
 

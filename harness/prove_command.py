@@ -13,11 +13,11 @@ import os
 import sys
 from typing import Any
 
-from harness.shared_database import command_database
+from harness.shared_database import add_shared_database_option, command_database
 from invariants.mutants.base import MutantNotApplicable
 from invariants.mutants.matrix import ALL_CHECKS, Matrix, prove
 from invariants.mutants.render import matrix_text
-from invariants.profiles import PROFILES, SHARED_DATABASE_ENV, replaying
+from invariants.profiles import PROFILES, replaying
 from invariants.scan.config import ConfigError
 
 
@@ -41,10 +41,7 @@ def add_parser(subparsers: Any) -> None:
     parser.add_argument("--search-only", action="store_true",
                         help="leave the seed scenarios out of the dynamic runs: what the "
                         "state machines' drawn rules find alone")
-    parser.add_argument("--shared-database", metavar="SPEC", default=None,
-                        help="replay the examples fuzzing sessions saved in this database "
-                        "(a directory or redis://host:port/db), each for its mesh, before each "
-                        f"invariant (default: ${SHARED_DATABASE_ENV}, else none)")
+    add_shared_database_option(parser)
     parser.set_defaults(func=run)
 
 

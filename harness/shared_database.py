@@ -9,6 +9,7 @@ naming the option, key or variable it came from.
 
 from __future__ import annotations
 
+import argparse
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -58,6 +59,16 @@ def ensure_reachable(shared: SharedDatabase) -> None:
         check_reachable(open_database(shared.spec), shared.spec)
     except DatabaseSpecError as exc:
         raise ConfigError(f"{shared.origin}: {exc}") from None
+
+
+def add_shared_database_option(parser: argparse.ArgumentParser) -> None:
+    """`--shared-database SPEC` for a command that runs invariants (`check`, `prove`)."""
+    from invariants.profiles import SHARED_DATABASE_ENV
+
+    parser.add_argument("--shared-database", metavar="SPEC", default=None,
+                        help="replay the examples fuzzing sessions saved in this database "
+                        "(a directory or redis://host:port/db), each for its mesh, before each "
+                        f"invariant (default: ${SHARED_DATABASE_ENV}, else none)")
 
 
 def command_database(
