@@ -26,12 +26,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, cast
 
+from hypothesis import Phase
 from hypothesis import settings as Settings
 from hypothesis.internal.reflection import function_digest
 from hypothesis.stateful import get_state_machine_test, run_state_machine_as_test
 
 from invariants.adapter import AdapterFactory
 from invariants.machines import MeshMachine, machine_class
+from invariants.profiles import BASE_PROFILES, FUZZ
 
 # Hypothesis leaves these untyped; their contract is (machine class, settings=...).
 _state_machine_test = cast(Callable[..., Any], get_state_machine_test)
@@ -88,7 +90,32 @@ def database_key(machine: type[MeshMachine]) -> bytes:
 
 def run_keyed_machine(machine: type[MeshMachine], settings: Settings) -> None:
     """`run_state_machine_as_test`; a derandomized run is seeded by the check alone (as
-    an unkeyed machine would be), any other run draws at random as usual."""
+    an unkeyed machine would be), any other run draws at random as usual. Saved examples
+    are replayed first at the `fuzz` profile's step count (`replay_first`)."""
     seed = getattr(machine, _CHECK_SEED_ATTRIBUTE, None) if settings.derandomize else None
     setattr(machine, _SEED_ATTRIBUTE, seed)
+    replay = replay_first(settings)
+    # Hypothesis refuses a run with nothing to do: replay only where examples are saved.
+    if replay is not None and _has_saved_examples(replay, database_key(machine)):
+        _run_machine(machine, settings=replay)
     _run_machine(machine, settings=settings)
+
+
+def replay_first(settings: Settings) -> Settings | None:
+    """Settings that replay (and shrink) only the saved examples, at the step count a
+    fuzzing session records with, where `settings` would cut a saved program short of its
+    failure; None where nothing would be cut. The run's own generation keeps its own step
+    count, so what `ci` finds by itself does not change."""
+    steps = BASE_PROFILES[FUZZ].stateful_step_count
+    if (
+        settings.database is None
+        or Phase.reuse not in settings.phases
+        or settings.stateful_step_count >= steps
+    ):
+        return None
+    return Settings(settings, phases=(Phase.reuse, Phase.shrink), stateful_step_count=steps)
+
+
+def _has_saved_examples(settings: Settings, key: bytes) -> bool:
+    database = settings.database
+    return database is not None and next(iter(database.fetch(key)), None) is not None
