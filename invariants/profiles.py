@@ -77,7 +77,8 @@ def with_shared_database(
     seeded by the test, the saved examples replayed before it (with a database Hypothesis
     also keeps a front of the best-scoring examples, so the programs generated may differ
     from a run without one).
-    A saved example replays as recorded when it has at most `stateful_step_count` steps.
+    A saved program longer than `stateful_step_count` is replayed first at the `fuzz`
+    profile's step count (`invariants.fuzzing.mesh_keys.replay_first`).
     A SPEC that cannot be opened is a `ValueError` naming `origin` (where it was given).
     """
     from invariants.fuzzing.database import DatabaseSpecError, open_database
