@@ -13,10 +13,10 @@ import sys
 from collections.abc import Sequence
 
 COMMAND_MODULES: tuple[str, ...] = (
-    "harness.scan_command",
-    "harness.fuzz_command",
-    "harness.prove_command",
-    "harness.check_command",
+    "harness.jobs.scan.command",
+    "harness.jobs.fuzz.command",
+    "harness.jobs.prove.command",
+    "harness.jobs.check.command",
 )
 
 

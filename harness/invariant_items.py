@@ -12,7 +12,7 @@ from typing import Any
 
 from harness.item_base import HarnessFailure, HarnessItem
 from invariants.checks import CHECKS
-from invariants.dynamic_run import run_invariant
+from invariants.dynamic.runner import run_invariant
 
 
 def invariant_nodeid(check_id: str, adapter: str) -> str:

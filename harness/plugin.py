@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import pytest
 
-from harness.adapters import AdapterSpecError, load_factory
 from harness.options import add_options, overrides_from, wants_items
 from harness.run_key import RUN_KEY
 from harness.settings import HarnessSettings, resolve
 from invariants.adapter import AdapterFactory, FirstChooser, MeshAdapter, SeededChooser
+from invariants.adapter_spec import AdapterSpecError, load_factory
 from invariants.scan.baseline import BaselineError
 from invariants.scan.config import ConfigError, find_pyproject
 

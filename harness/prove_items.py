@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from harness.item_base import HarnessFailure, HarnessItem
+from invariants.dynamic.profiles import replaying
 from invariants.mutants.base import MutantNotApplicable
 from invariants.mutants.build import build_mutant
 from invariants.mutants.matrix import (
@@ -25,7 +26,6 @@ from invariants.mutants.matrix import (
     static_cells,
 )
 from invariants.mutants.registry import find_mutant
-from invariants.profiles import replaying
 
 
 def prove_nodeid(mutant_id: str) -> str:

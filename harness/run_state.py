@@ -15,12 +15,12 @@ from typing import TYPE_CHECKING
 from hypothesis import settings as Settings
 from hypothesis.errors import InvalidArgument
 
-from harness.adapters import load_factory
 from harness.scan_verdict import ScanVerdict, load_baseline, run_scan
 from harness.settings import HarnessSettings
 from harness.shared_database import SharedDatabase, ensure_reachable
 from invariants.adapter import AdapterFactory
-from invariants.profiles import BASE_PROFILES, PROFILES, with_shared_database
+from invariants.adapter_spec import load_factory
+from invariants.dynamic.profiles import BASE_PROFILES, PROFILES, with_shared_database
 from invariants.scan.config import ConfigError
 from invariants.scan.files import Discovery, discover
 
@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 
 
 def hypothesis_profile(name: str, shared: SharedDatabase | None = None) -> Settings:
-    """A profile of `invariants.profiles`, or one registered with Hypothesis by the user,
+    """A profile of `invariants.dynamic.profiles`, or one registered with Hypothesis by the user,
     replaying `shared` (the run's shared database, wherever it was named) when given."""
     if name in BASE_PROFILES:
         base = BASE_PROFILES[name]

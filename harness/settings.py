@@ -1,4 +1,7 @@
-"""What a harness run is asked to do, merged from three places.
+"""What a harness run is asked to do, merged from three places: the one settings path.
+
+Every entry point (the plugin, `check`, `scan`, `prove`, `fuzz`) reads `[tool.harness]`
+here, once per run, so a bad key or value is the same one line from each of them.
 
 Precedence, highest first: command-line options (`--harness-*`), pytest ini keys
 (`harness_*` in `[tool.pytest.ini_options]`), then `[tool.harness]` in the repo's
@@ -21,11 +24,16 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from harness.adapters import REFERENCE_ADAPTER, AdapterSpecError, split_spec
 from harness.shared_database import SharedDatabase, environment_database, shared_database_spec
-from invariants.checks import CHECK_IDS
+from invariants.adapter_spec import REFERENCE_ADAPTER, AdapterSpecError, split_spec
+from invariants.checks import CHECK_IDS, UnknownCheck, check_ids
 from invariants.scan.cache import DEFAULT_DIR
-from invariants.scan.config import ConfigError, load_settings
+from invariants.scan.config import (
+    ConfigError,
+    ScanSettings,
+    find_pyproject,
+    settings_from_table,
+)
 from invariants.scan.model import RULES, ScanConfig
 
 DEFAULT_PROFILE = "ci"
@@ -94,25 +102,22 @@ def _fail(source: Path, key: str, problem: str) -> ConfigError:
 
 
 def rule_ids(origin: str, values: Sequence[str]) -> tuple[str, ...]:
-    """Rule ids, upper-cased; an unknown one is a `ConfigError` naming `origin`."""
+    """Rule ids, upper-cased; an unknown one (or none at all) is a `ConfigError` naming
+    `origin`."""
     ids = tuple(value.strip().upper() for value in values if value.strip())
     unknown = [rule for rule in ids if rule not in RULES]
-    if unknown:
-        raise ConfigError(f"{origin}: unknown rule id {unknown[0]!r} (known: {', '.join(RULES)})")
+    if unknown or not ids:
+        shown = unknown[0] if unknown else ",".join(values)
+        raise ConfigError(f"{origin}: unknown rule id {shown!r} (known: {', '.join(RULES)})")
     return ids
 
 
 def invariant_ids(origin: str, values: Sequence[str]) -> tuple[str, ...]:
     """Invariant ids in the given order; `none` alone selects no invariant."""
-    ids = tuple(value.strip().upper() for value in values if value.strip())
-    if ids == ("NONE",):
-        return ()
-    unknown = [check for check in ids if check not in CHECK_IDS]
-    if unknown:
-        raise ConfigError(
-            f"{origin}: unknown invariant {unknown[0]!r} (known: {', '.join(CHECK_IDS)}, none)"
-        )
-    return tuple(dict.fromkeys(ids))
+    try:
+        return check_ids(values, origin)
+    except UnknownCheck as exc:
+        raise ConfigError(str(exc)) from None
 
 
 def _strings(source: Path, key: str, value: object) -> tuple[str, ...]:
@@ -168,12 +173,34 @@ def _plugin_table(table: Mapping[str, object], source: Path) -> _PluginTable:
     return _PluginTable(**values)  # type: ignore[arg-type]  # validated per key above
 
 
-def _read_table(pyproject: Path) -> Mapping[str, object]:
-    # load_settings has already read and validated the file; this cannot fail differently.
-    data = tomllib.loads(pyproject.read_text(encoding="utf-8"))
+def read_table(pyproject: Path) -> Mapping[str, object]:
+    """`[tool.harness]` of `pyproject` (empty when it has none); one-line errors."""
+    try:
+        data = tomllib.loads(pyproject.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise ConfigError(f"{pyproject}: cannot read: {exc.strerror or exc}") from exc
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{pyproject}: invalid TOML: {exc}") from exc
     tool = data.get("tool", {})
     table = tool.get("harness", {}) if isinstance(tool, dict) else {}
-    return table if isinstance(table, dict) else {}
+    if not isinstance(table, dict):
+        raise ConfigError(f"{pyproject}: [tool.harness] must be a table")
+    return table
+
+
+def for_command(
+    start: Path | None = None,
+    overrides: Overrides | None = None,
+    *,
+    pyproject: Path | None = None,
+    environ: Mapping[str, str] | None = None,
+) -> HarnessSettings:
+    """The settings of a `python -m harness` job: `pyproject` when given, else the nearest
+    pyproject.toml at or above `start` (default: the working directory)."""
+    here = (start or Path.cwd()).absolute()
+    found = pyproject if pyproject is not None else find_pyproject(here)
+    rootdir = here if here.is_dir() else here.parent
+    return resolve(found, rootdir, overrides or Overrides(), environ)
 
 
 def resolve(
@@ -185,8 +212,13 @@ def resolve(
     """The settings of a run; raises `ConfigError` (one line) on any bad key or value.
     `environ` (default `os.environ`) is read for `HARNESS_SHARED_DATABASE` only, and only
     when no option, ini key or `[tool.harness]` key names a shared database."""
-    scan_settings = load_settings(pyproject, other_keys=PLUGIN_KEYS)
-    table = _plugin_table(_read_table(pyproject), pyproject) if pyproject else _PluginTable()
+    raw = read_table(pyproject) if pyproject is not None else {}
+    scan_settings = (
+        settings_from_table(raw, pyproject, other_keys=PLUGIN_KEYS)
+        if pyproject is not None
+        else ScanSettings(config=ScanConfig(), source=None)
+    )
+    table = _plugin_table(raw, pyproject) if pyproject is not None else _PluginTable()
     root = pyproject.parent.absolute() if pyproject is not None else rootdir.absolute()
     config = scan_settings.config
     if overrides.select is not None:

@@ -3,7 +3,7 @@
 A SPEC is a directory (relative to where it was given: the invocation directory for an
 option or the environment variable, the ini file's or the pyproject's directory for a key)
 or a `redis://` URL. Every profile replays it read-only beside its local database
-(`invariants.profiles.with_shared_database`). Each problem is one `ConfigError` line
+(`invariants.dynamic.profiles.with_shared_database`). Each problem is one `ConfigError` line
 naming the option, key or variable it came from.
 """
 
@@ -29,7 +29,7 @@ class SharedDatabase:
 def shared_database_spec(value: str, origin: str, base: Path) -> SharedDatabase:
     """The SPEC `value`, a directory made absolute against `base`; a `ConfigError` naming
     `origin` when it cannot be a database (its server is not contacted here)."""
-    from invariants.fuzzing.database import DatabaseSpecError, open_database
+    from invariants.dynamic.database import DatabaseSpecError, open_database
 
     text = value.strip()
     if not text:
@@ -44,7 +44,7 @@ def shared_database_spec(value: str, origin: str, base: Path) -> SharedDatabase:
 
 def environment_database(environ: Mapping[str, str], base: Path) -> SharedDatabase | None:
     """The database `HARNESS_SHARED_DATABASE` names, a directory relative to `base`."""
-    from invariants.profiles import SHARED_DATABASE_ENV, shared_spec_from
+    from invariants.dynamic.profiles import SHARED_DATABASE_ENV, shared_spec_from
 
     value = shared_spec_from(environ)
     return None if value is None else shared_database_spec(value, SHARED_DATABASE_ENV, base)
@@ -53,7 +53,7 @@ def environment_database(environ: Mapping[str, str], base: Path) -> SharedDataba
 def ensure_reachable(shared: SharedDatabase) -> None:
     """Fail before any test when a Redis server does not answer: otherwise every invariant
     item would fail on the connection instead."""
-    from invariants.fuzzing.database import DatabaseSpecError, check_reachable, open_database
+    from invariants.dynamic.database import DatabaseSpecError, check_reachable, open_database
 
     try:
         check_reachable(open_database(shared.spec), shared.spec)
@@ -63,7 +63,7 @@ def ensure_reachable(shared: SharedDatabase) -> None:
 
 def add_shared_database_option(parser: argparse.ArgumentParser) -> None:
     """`--shared-database SPEC` for a command that runs invariants (`check`, `prove`)."""
-    from invariants.profiles import SHARED_DATABASE_ENV
+    from invariants.dynamic.profiles import SHARED_DATABASE_ENV
 
     parser.add_argument("--shared-database", metavar="SPEC", default=None,
                         help="replay the examples fuzzing sessions saved in this database "

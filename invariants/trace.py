@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass, fields
 from enum import StrEnum
 from typing import Any
@@ -163,7 +163,3 @@ def digest(events: Iterable[TraceEvent]) -> str:
         h.update(b"\n")
     return h.hexdigest()
 
-
-def of_kind(events: Sequence[TraceEvent], *kinds: EventKind) -> Iterator[TraceEvent]:
-    wanted = set(kinds)
-    return (e for e in events if e.kind in wanted)

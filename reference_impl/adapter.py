@@ -56,10 +56,8 @@ class ReferenceAdapter:
         mesh = self.mesh
         if sender not in mesh.hubs:
             mesh.ensure_hub(sender)
-        # The common payload is built here rather than through `_payload`: one call fewer
-        # on every post.
         if message.message_class is _FAILURE:
-            payload: Message = _payload(message, mesh)
+            payload: Message = _failure_payload(mesh)
         else:
             payload = new_message(message.type_name, message.message_class,
                                   message.diagnostic_key)
@@ -126,12 +124,10 @@ class ReferenceAdapter:
         return self.mesh.trace.events()
 
 
-def _payload(spec: MessageSpec, mesh: Mesh) -> Message:
+def _failure_payload(mesh: Mesh) -> Message:
     """A FAILURE-class spec becomes a real DeliveryFailure (answering a request that is not
     part of the run), so payload-type code paths see what they would in production."""
-    if spec.message_class is _FAILURE:
-        return DeliveryFailure.as_payload(mesh.new_id("x"), ErrorType.FAILED)
-    return Message(spec.type_name, spec.message_class, spec.diagnostic_key)
+    return DeliveryFailure.as_payload(mesh.new_id("x"), ErrorType.FAILED)
 
 
 def make_adapter(chooser: Chooser) -> ReferenceAdapter:

@@ -112,7 +112,7 @@ class Hub:
             records += (TAG_HANDLED, scheduler.now, self.address, delivery.id,
                         delivery.message_type)
         try:
-            # `Mesh.handle`, inlined: one call fewer on every turn.
+            # The mesh's handler table, read directly (most types need nothing).
             handler = self._handlers.get(delivery.message_type)
             if handler is not None:
                 handler(self, delivery)

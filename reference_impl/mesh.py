@@ -161,12 +161,6 @@ class Mesh:
 
     # Handlers ---------------------------------------------------------------------------
 
-    def handle(self, hub: Hub, delivery: Delivery) -> None:
-        """What a hub's turn does with a delivery (most types need nothing)."""
-        handler = self._handlers.get(delivery.message_type)
-        if handler is not None:
-            handler(hub, delivery)
-
     def _on_failure(self, hub: Hub, delivery: Delivery) -> None:
         failure = delivery.unpacked_message()
         if isinstance(failure, DeliveryFailure):

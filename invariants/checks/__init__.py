@@ -1,6 +1,8 @@
 """Trace checkers INV1–INV7: pure folds over `invariants.trace` events.
 
-`CHECKS` maps each check id to its monitor class; `check(check_id, trace)` runs one.
+`CHECKS` maps each check id to its monitor class (a new checker is its module plus one
+line in the tuple below); `check(check_id, trace)` runs one; `check_ids` is the one
+normaliser of invariant ids every entry point uses.
 """
 
 from __future__ import annotations
@@ -34,6 +36,24 @@ CHECKS: dict[str, type[Monitor]] = {
 CHECK_IDS: tuple[str, ...] = tuple(CHECKS)
 
 
+class UnknownCheck(ValueError):
+    """An invariant id no checker has; the message is one line naming where it came from."""
+
+
+def check_ids(values: Sequence[str], origin: str) -> tuple[str, ...]:
+    """Invariant ids, upper-cased, in the given order without repeats; `none` alone selects
+    no invariant. An unknown id raises `UnknownCheck` naming `origin`."""
+    ids = tuple(value.strip().upper() for value in values if value.strip())
+    if ids == ("NONE",):
+        return ()
+    unknown = [check for check in ids if check not in CHECKS]
+    if unknown:
+        raise UnknownCheck(
+            f"{origin}: unknown invariant {unknown[0]!r} (known: {', '.join(CHECKS)}, none)"
+        )
+    return tuple(dict.fromkeys(ids))
+
+
 def monitor_for(check_id: str, params: CheckParams = DEFAULT_PARAMS) -> Monitor:
     try:
         cls = CHECKS[check_id]
@@ -62,8 +82,10 @@ __all__ = [
     "DEFAULT_PARAMS",
     "CheckParams",
     "Monitor",
+    "UnknownCheck",
     "Violation",
     "check",
+    "check_ids",
     "describe",
     "monitor_for",
 ]

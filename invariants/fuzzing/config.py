@@ -7,15 +7,14 @@ import time.
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import cast
 
 from invariants.adapter import AdapterFactory
-from invariants.machines import PLANS
+from invariants.adapter_spec import REFERENCE_ADAPTER, AdapterSpecError, load_factory, split_spec
+from invariants.checks import CHECK_IDS, UnknownCheck, check_ids
 
-DEFAULT_ADAPTER = "reference_impl.adapter:make_adapter"
+DEFAULT_ADAPTER = REFERENCE_ADAPTER
 
 ENV_ADAPTER = "HARNESS_FUZZ_ADAPTER"
 ENV_MUTANT = "HARNESS_FUZZ_MUTANT"
@@ -31,16 +30,17 @@ class FuzzConfigError(ValueError):
 class FuzzConfig:
     adapter: str = DEFAULT_ADAPTER  # module:factory, ignored when `mutant` is set
     mutant: str | None = None  # a pre-fix mutant of the reference mesh, by id or slug
-    invariants: tuple[str, ...] = tuple(PLANS)
+    invariants: tuple[str, ...] = CHECK_IDS
     database: str | None = None  # a database SPEC; None: the default directory
 
     def __post_init__(self) -> None:
-        unknown = [c for c in self.invariants if c not in PLANS]
-        if unknown or not self.invariants:
-            known = ", ".join(PLANS)
-            raise FuzzConfigError(f"unknown invariant(s) {unknown} (known: {known})")
-        if ":" not in self.adapter:
-            raise FuzzConfigError(f"adapter {self.adapter!r}: expected module:factory")
+        if not self.invariants:
+            raise FuzzConfigError("no invariant selected")
+        normalise_invariants(self.invariants)
+        try:
+            split_spec(self.adapter, "--adapter")
+        except AdapterSpecError as exc:
+            raise FuzzConfigError(str(exc)) from None
 
     @property
     def subject(self) -> str:
@@ -60,40 +60,22 @@ class FuzzConfig:
         return cls(
             adapter=environ.get(ENV_ADAPTER) or DEFAULT_ADAPTER,
             mutant=environ.get(ENV_MUTANT) or None,
-            invariants=tuple(invariants) if invariants else tuple(PLANS),
+            invariants=tuple(invariants) if invariants else CHECK_IDS,
             database=environ.get(ENV_DATABASE) or None,
         )
 
 
-def normalise_invariants(names: Sequence[str] | None) -> tuple[str, ...]:
-    """`inv4`, `INV4` -> `INV4`, in the machines' order, without repeats."""
+def normalise_invariants(
+    names: Sequence[str] | None, origin: str = "--invariant"
+) -> tuple[str, ...]:
+    """`inv4`, `INV4` -> `INV4`, in the checkers' order, without repeats."""
     if not names:
-        return tuple(PLANS)
-    wanted = {name.strip().upper() for name in names}
-    unknown = sorted(wanted - set(PLANS))
-    if unknown:
-        raise FuzzConfigError(f"unknown invariant(s) {unknown} (known: {', '.join(PLANS)})")
-    return tuple(c for c in PLANS if c in wanted)
-
-
-def load_factory(spec: str) -> AdapterFactory:
-    """Import `module:factory`; a clear error naming the SPEC when it does not resolve."""
-    module_name, _, attribute = spec.partition(":")
-    if not module_name or not attribute:
-        raise FuzzConfigError(f"adapter {spec!r}: expected module:factory")
+        return CHECK_IDS
     try:
-        module = importlib.import_module(module_name)
-    except ImportError as exc:
-        raise FuzzConfigError(f"adapter {spec!r}: cannot import {module_name} ({exc})") from None
-    except Exception as exc:  # the module itself raised while importing: one line
-        first = str(exc).splitlines()[0] if str(exc) else ""
-        raise FuzzConfigError(
-            f"adapter {spec!r}: importing {module_name} raised {type(exc).__name__}: {first}"
-        ) from None
-    factory = getattr(module, attribute, None)
-    if not callable(factory):
-        raise FuzzConfigError(f"adapter {spec!r}: {module_name} has no callable {attribute}")
-    return cast(AdapterFactory, factory)
+        wanted = set(check_ids(names, origin))
+    except UnknownCheck as exc:
+        raise FuzzConfigError(str(exc)) from None
+    return tuple(c for c in CHECK_IDS if c in wanted)
 
 
 def mutant_factory(name: str) -> AdapterFactory:
@@ -108,4 +90,9 @@ def mutant_factory(name: str) -> AdapterFactory:
 
 
 def resolve_factory(config: FuzzConfig) -> AdapterFactory:
-    return mutant_factory(config.mutant) if config.mutant else load_factory(config.adapter)
+    if config.mutant:
+        return mutant_factory(config.mutant)
+    try:
+        return load_factory(config.adapter, "--adapter")
+    except AdapterSpecError as exc:
+        raise FuzzConfigError(str(exc)) from None

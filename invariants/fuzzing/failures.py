@@ -19,11 +19,11 @@ from typing import Any
 from hypothesis import HealthCheck, Phase, settings
 from hypothesis.database import ExampleDatabase
 
-from invariants.fuzzing.mesh_keys import run_keyed_machine
-from invariants.machines import MeshMachine
-from invariants.profiles import CI, FUZZ
-from invariants.profiles import profile as named_profile
-from invariants.report import InvariantViolated, failure_text
+from invariants.dynamic.driver import MeshMachine
+from invariants.dynamic.mesh_keys import run_keyed_machine
+from invariants.dynamic.profiles import CI, FUZZ
+from invariants.dynamic.profiles import profile as named_profile
+from invariants.dynamic.report import InvariantViolated, failure_text
 
 
 @dataclass(frozen=True)

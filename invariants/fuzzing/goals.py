@@ -1,6 +1,6 @@
 """The behaviours a fuzzing session should reach: the `event()` labels the machines emit.
 
-`invariants.machines` reports a behaviour with `hypothesis.event(label)` once per example
+`invariants.dynamic.driver` reports a behaviour with `hypothesis.event(label)` once per example
 that reached it. A session counts, per goal, the examples that reached it; a goal with a
 count of zero was never exercised and the summary says so.
 """

@@ -7,8 +7,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from invariants.dynamic.database import check_reachable, open_database
 from invariants.fuzzing.behaviours import Coverage, session_coverage
-from invariants.fuzzing.database import check_reachable, open_database
 from invariants.fuzzing.failures import FailureWatcher, SavedFailure, collect_failures
 from invariants.fuzzing.goals import never_reached
 from invariants.fuzzing.observed import TargetObservations, read_observed

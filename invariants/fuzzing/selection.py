@@ -8,9 +8,9 @@ invariant on the same mesh replays, and under no other mesh's key.
 
 from __future__ import annotations
 
+from invariants.dynamic.driver import MeshMachine
+from invariants.dynamic.mesh_keys import database_key, keyed_machine_class
 from invariants.fuzzing.config import FuzzConfig, resolve_factory
-from invariants.fuzzing.mesh_keys import database_key, keyed_machine_class
-from invariants.machines import MeshMachine
 
 __all__ = ["build_machines", "check_of", "database_key", "target_name"]
 

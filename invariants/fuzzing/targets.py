@@ -13,10 +13,10 @@ import os
 
 from hypothesis import settings
 
+from invariants.dynamic.database import open_database
+from invariants.dynamic.profiles import FUZZ, profile
 from invariants.fuzzing.config import FuzzConfig
-from invariants.fuzzing.database import open_database
 from invariants.fuzzing.selection import build_machines, target_name
-from invariants.profiles import FUZZ, profile
 
 SESSION_PROFILE = "harness-fuzz-session"
 

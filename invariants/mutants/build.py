@@ -22,6 +22,7 @@ from types import ModuleType
 from typing import cast
 
 from invariants.adapter import AdapterFactory
+from invariants.dynamic.mesh_keys import MESH_ID_ATTRIBUTE
 from invariants.mutants.base import Mutant
 from invariants.mutants.rename import rename_package
 
@@ -137,12 +138,15 @@ def build_mutant(mutant: Mutant) -> MutantBuild:
         shutil.rmtree(package_dir)
     _write_tree(package_dir, sources, package)
     original = (root / mutant.path).read_text(encoding="utf-8")
+    adapter_module = _import_isolated(package, package_dir)
+    # The mesh's identity in example-database keys: the mutant, not its hashed package.
+    setattr(adapter_module.make_adapter, MESH_ID_ATTRIBUTE, f"mutant:{mutant.id}")
     build = MutantBuild(
         mutant=mutant,
         package=package,
         source_root=package_dir,
         diff=file_diff(mutant, original, sources[mutant.path]),
-        adapter_module=_import_isolated(package, package_dir),
+        adapter_module=adapter_module,
     )
     _BUILDS[package] = build
     return build

@@ -17,7 +17,7 @@ from typing import Any
 
 from invariants.adapter import AdapterFactory
 from invariants.checks import CHECK_IDS
-from invariants.dynamic_run import Outcome, run_invariant
+from invariants.dynamic.runner import Outcome, run_invariant
 from invariants.mutants.base import Mutant, MutantNotApplicable
 from invariants.mutants.build import build_mutant, reference_root
 from invariants.mutants.registry import select_mutants

@@ -7,8 +7,8 @@ from broken_meshes import BROKEN, MORE_BROKEN
 
 from invariants.adapter import AdapterFactory
 from invariants.checks import CHECK_IDS
-from invariants.dynamic_run import run_invariant, run_seed_programs, summary_line
-from invariants.seed_programs import SEED_PROGRAMS
+from invariants.dynamic.runner import run_invariant, run_seed_programs, summary_line
+from invariants.dynamic.seed_programs import SEED_PROGRAMS
 
 EVERY_CONTROL = [*BROKEN.items(), *MORE_BROKEN]
 

@@ -7,9 +7,10 @@ from hypothesis.stateful import run_state_machine_as_test
 
 from invariants.adapter import Chooser
 from invariants.checks import CHECK_IDS
-from invariants.dynamic_run import run_invariant, run_seed_programs, summary_line
-from invariants.machines import FAMILIES, machine_class
-from invariants.profiles import profile
+from invariants.dynamic.driver import recording
+from invariants.dynamic.plans import FAMILIES, machine_class
+from invariants.dynamic.profiles import profile
+from invariants.dynamic.runner import run_invariant, run_seed_programs, summary_line
 from reference_impl.adapter import ReferenceAdapter, make_adapter
 
 REACHED = {
@@ -55,5 +56,6 @@ def test_one_machine_can_check_every_invariant_at_once() -> None:
     machine = machine_class(CHECK_IDS, make_adapter)
     assert machine.__name__ == "".join(CHECK_IDS) + "Machine"
     assert {f for f in FAMILIES if hasattr(machine, f)} == set(FAMILIES)
-    run_state_machine_as_test(machine, settings=settings(profile("ci"), max_examples=8))
-    assert machine.stats.examples >= 8
+    with recording() as stats:
+        run_state_machine_as_test(machine, settings=settings(profile("ci"), max_examples=8))
+    assert stats.examples >= 8

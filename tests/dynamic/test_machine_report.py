@@ -6,9 +6,9 @@ from pathlib import Path
 import pytest
 from broken_meshes import BROKEN
 
-from invariants.dynamic_run import run_invariant
-from invariants.machines import machine_class
-from invariants.scripted_chooser import ScriptedChooser
+from invariants.dynamic.chooser import ScriptedChooser
+from invariants.dynamic.plans import machine_class
+from invariants.dynamic.runner import run_invariant
 from reference_impl.adapter import make_adapter
 
 

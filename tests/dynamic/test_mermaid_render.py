@@ -4,7 +4,7 @@ import re
 
 from dyn_traces import C, K, Trace
 
-from invariants.mermaid import render_sequence
+from invariants.dynamic.mermaid import render_sequence
 
 
 def _flood_trace(n: int) -> Trace:

@@ -10,9 +10,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from invariants.checks import CHECK_IDS, check, monitor_for
-from invariants.machines import machine_class
-from invariants.report import InvariantViolated
-from invariants.seed_programs import SEED_PROGRAMS
+from invariants.dynamic.plans import machine_class
+from invariants.dynamic.report import InvariantViolated
+from invariants.dynamic.seed_programs import SEED_PROGRAMS
 from invariants.trace import TraceEvent
 
 

@@ -7,7 +7,7 @@ import sys
 import pytest
 from hypothesis import settings
 
-from invariants.profiles import PROFILES, load_profile, profile
+from invariants.dynamic.profiles import PROFILES, load_profile, profile
 
 
 def test_ci_is_deterministic_and_bounded() -> None:
@@ -48,7 +48,7 @@ def test_dev_and_fuzz_stay_random_with_a_database_where_a_ci_variable_is_set(
     if ci_variable is not None:
         env["CI"] = ci_variable
     probe = (
-        "from invariants.profiles import profile\n"
+        "from invariants.dynamic.profiles import profile\n"
         "for name in ('dev', 'fuzz'):\n"
         "    s = profile(name)\n"
         "    print(name, s.derandomize, s.database is None)\n"

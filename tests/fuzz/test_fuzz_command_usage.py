@@ -17,9 +17,9 @@ from harness.cli import main
         (["--adapter", "reference_impl.adapter:make_adapter", "--mutant", "M2"],
          "--adapter and --mutant exclude each other"),
         (["--database", "ftp://somewhere/db"], "'ftp://somewhere/db': unsupported URL scheme"),
-        (["--invariant", "INV42"], "unknown invariant(s) ['INV42']"),
+        (["--invariant", "INV42"], "--invariant: unknown invariant 'INV42'"),
         (["--mutant", "M42"], "unknown mutant 'M42'"),
-        (["--adapter", "no_such_module_xyz:make"], "cannot import no_such_module_xyz"),
+        (["--adapter", "no_such_module_xyz:make"], "cannot import module 'no_such_module_xyz'"),
     ],
 )
 def test_bad_input_is_one_error_line(
@@ -57,5 +57,5 @@ def test_an_adapter_that_raises_on_import_is_one_line(
                  "--database", str(tmp_path / "db"), "--session-dir", str(tmp_path / "s")])
     err = capsys.readouterr().err.strip()
     assert code == 2
-    assert err == ("mesh-harness fuzz: error: adapter 'exploding_adapter:make': "
-                   "importing exploding_adapter raised RuntimeError: boom")
+    assert err == ("mesh-harness fuzz: error: --adapter: "
+                   "importing 'exploding_adapter' raised RuntimeError: boom")

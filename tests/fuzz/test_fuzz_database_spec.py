@@ -12,7 +12,7 @@ pytest.importorskip("redis", reason="needs the fuzz extra: pip install -e '.[fuz
 from hypothesis.database import DirectoryBasedExampleDatabase
 from hypothesis.extra.redis import RedisExampleDatabase
 
-from invariants.fuzzing.database import (
+from invariants.dynamic.database import (
     DEFAULT_DIRECTORY,
     DatabaseSpecError,
     check_reachable,

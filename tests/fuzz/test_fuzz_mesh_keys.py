@@ -20,20 +20,21 @@ from hypothesis.database import DirectoryBasedExampleDatabase, ReadOnlyDatabase
 from hypothesis.stateful import run_state_machine_as_test
 
 from invariants.adapter import AdapterFactory, Chooser, MeshAdapter
-from invariants.dynamic_run import run_invariant
-from invariants.fuzzing.config import FuzzConfig, mutant_factory
-from invariants.fuzzing.failures import FailureWatcher, collect_failures
-from invariants.fuzzing.mesh_keys import (
+from invariants.dynamic.driver import recording
+from invariants.dynamic.mesh_keys import (
     MESH_ID_ATTRIBUTE,
     database_key,
     keyed_machine_class,
     mesh_id,
 )
+from invariants.dynamic.plans import machine_class
+from invariants.dynamic.profiles import CI, profile
+from invariants.dynamic.runner import run_invariant
+from invariants.fuzzing.config import FuzzConfig, mutant_factory
+from invariants.fuzzing.failures import FailureWatcher, collect_failures
 from invariants.fuzzing.mutant_adapters import __getattr__ as mutant_adapter
 from invariants.fuzzing.selection import build_machines
-from invariants.machines import machine_class
 from invariants.mutants.build import PACKAGE_PREFIX
-from invariants.profiles import CI, profile
 from reference_impl.adapter import make_adapter
 
 REFERENCE = "reference_impl.adapter:make_adapter"
@@ -96,8 +97,9 @@ def test_a_derandomized_run_tries_the_same_programs_on_every_mesh() -> None:
 
     def seeded_by_key(factory: AdapterFactory) -> dict[str, int]:
         machine = keyed_machine_class("INV4", factory, seed_scenarios=False)
-        _run_machine(machine, settings=profile(CI))  # Hypothesis' own seed: the key
-        return dict(machine.stats.behaviours)
+        with recording() as stats:
+            _run_machine(machine, settings=profile(CI))  # Hypothesis' own seed: the key
+        return dict(stats.behaviours)
 
     same_mesh_twice = _behaviours(keyed)
     assert same_mesh_twice[0] and same_mesh_twice[0] == same_mesh_twice[1]

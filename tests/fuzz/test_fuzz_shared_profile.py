@@ -16,7 +16,7 @@ from hypothesis.database import (
     ReadOnlyDatabase,
 )
 
-from invariants.profiles import (
+from invariants.dynamic.profiles import (
     CI,
     DEV,
     PROFILES,
@@ -65,7 +65,7 @@ def test_a_bad_shared_spec_names_the_variable() -> None:
         with_shared_database(PROFILES[CI], "ftp://x/y")
 
 
-PROBE = "from invariants.profiles import PROFILES; print(repr(PROFILES['ci'].database))"
+PROBE = "from invariants.dynamic.profiles import PROFILES; print(repr(PROFILES['ci'].database))"
 
 
 def _profiles_database(env_value: str | None) -> str:
@@ -112,7 +112,7 @@ def test_replaying_a_bad_spec_names_its_origin_and_changes_nothing() -> None:
 
 
 BAD_VARIABLE_PROBE = """
-from invariants.profiles import CI, profile, replaying
+from invariants.dynamic.profiles import CI, profile, replaying
 try:
     profile(CI)
 except ValueError as exc:

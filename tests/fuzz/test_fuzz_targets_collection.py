@@ -65,4 +65,4 @@ def test_a_bad_selection_fails_collection(tmp_path: Path) -> None:
     result = subprocess.run([sys.executable, "-c", COLLECT, *command[command.index("--") + 1 :]],
                             cwd=session, env=env, capture_output=True, text=True, check=False)
     assert result.returncode != 0
-    assert "unknown invariant(s) ['INV9']" in result.stdout + result.stderr
+    assert "unknown invariant 'INV9'" in result.stdout + result.stderr

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 pytest.importorskip("hypofuzz", reason="needs the fuzz extra: pip install -e '.[fuzz]'")
@@ -10,8 +12,8 @@ from hypothesis.database import InMemoryExampleDatabase
 from invariants.fuzzing.config import (
     FuzzConfig,
     FuzzConfigError,
-    load_factory,
     normalise_invariants,
+    resolve_factory,
 )
 from invariants.fuzzing.failures import FailureWatcher, secondary_key
 from invariants.fuzzing.selection import build_machines, check_of, database_key, target_name
@@ -55,14 +57,34 @@ def test_invariant_names_are_normalised_and_checked() -> None:
 @pytest.mark.parametrize(
     ("spec", "message"),
     [
-        ("no_colon", "expected module:factory"),
-        ("no_such_module_xyz:make", "cannot import no_such_module_xyz"),
-        ("reference_impl.adapter:nothing_here", "has no callable nothing_here"),
+        ("no_colon", "--adapter: expected 'module:factory'"),
+        ("no_such_module_xyz:make", "cannot import module 'no_such_module_xyz'"),
+        ("reference_impl.adapter:nothing_here", "has no attribute 'nothing_here'"),
     ],
 )
 def test_a_bad_adapter_spec_is_named(spec: str, message: str) -> None:
-    with pytest.raises(FuzzConfigError, match=message):
-        load_factory(spec)
+    if ":" not in spec:  # refused when the selection is made, before any worker starts
+        with pytest.raises(FuzzConfigError, match=message):
+            FuzzConfig(adapter=spec)
+    else:
+        with pytest.raises(FuzzConfigError, match=message):
+            resolve_factory(FuzzConfig(adapter=spec))
+
+
+def test_a_dotted_factory_loads_in_fuzz_workers(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "dotted_mesh_factory.py").write_text(
+        "from reference_impl.adapter import make_adapter\n"
+        "class Factory:\n"
+        "    @staticmethod\n"
+        "    def create(chooser):\n"
+        "        return make_adapter(chooser)\n",
+        encoding="utf-8",
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    factory = resolve_factory(FuzzConfig(adapter="dotted_mesh_factory:Factory.create"))
+    assert factory.__qualname__ == "Factory.create"
 
 
 def test_machines_are_keyed_by_check_and_by_mesh() -> None:

@@ -13,12 +13,12 @@ import libcst as cst
 import libcst.matchers as m
 import pytest
 
-from invariants.dynamic_run import run_program
+from invariants.dynamic.runner import run_program
+from invariants.dynamic.seed_programs import SEED_PROGRAMS
 from invariants.mutants.base import Mutant, MutationCodemod
 from invariants.mutants.build import build_mutant
 from invariants.mutants.matrix import ALL_CHECKS, DYNAMIC_CHECKS, Matrix, dynamic_cell, prove
 from invariants.mutants.registry import MUTANTS, find_mutant
-from invariants.seed_programs import SEED_PROGRAMS
 
 EXPECTED_KILLS = [(mutant.id, check) for mutant in MUTANTS for check in mutant.kills]
 MAX_SHRUNK_STEPS = 12

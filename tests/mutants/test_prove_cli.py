@@ -8,8 +8,8 @@ import sys
 
 import pytest
 
-from harness import prove_command
 from harness.cli import main
+from harness.jobs.prove import command as prove_command
 from invariants.mutants.matrix import Cell, Matrix
 from invariants.mutants.render import matrix_text
 

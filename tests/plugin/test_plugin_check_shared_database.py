@@ -17,11 +17,11 @@ from hypothesis.database import (
     ReadOnlyDatabase,
 )
 
-import harness.main_job
+import harness.jobs.check.report
 import harness.prove_items
 import invariants.mutants.matrix
 from harness.cli import main
-from invariants.profiles import CI, SHARED_DATABASE_ENV, profile
+from invariants.dynamic.profiles import CI, SHARED_DATABASE_ENV, profile
 
 ARGS = ["check", "--no-prove", "--invariants", "INV1", "--quiet"]
 
@@ -52,8 +52,8 @@ def _recording(original: Callable[..., Any], seen: list[Path | None]) -> Callabl
 def seen(monkeypatch: pytest.MonkeyPatch) -> list[Path | None]:
     monkeypatch.delenv(SHARED_DATABASE_ENV, raising=False)
     calls: list[Path | None] = []
-    monkeypatch.setattr(harness.main_job, "run_invariant",
-                        _recording(harness.main_job.run_invariant, calls))
+    monkeypatch.setattr(harness.jobs.check.report, "run_invariant",
+                        _recording(harness.jobs.check.report.run_invariant, calls))
     return calls
 
 

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from harness.adapters import REFERENCE_ADAPTER, AdapterSpecError, load_factory, split_spec
 from harness.settings import Overrides, invariant_ids, resolve, rule_ids
+from invariants.adapter_spec import REFERENCE_ADAPTER, AdapterSpecError, load_factory, split_spec
 from invariants.checks import CHECK_IDS
 from invariants.scan.config import ConfigError
 

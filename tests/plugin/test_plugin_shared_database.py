@@ -20,8 +20,8 @@ from hypothesis import Phase, settings
 from hypothesis.database import DirectoryBasedExampleDatabase
 
 from invariants.checks import CHECKS
-from invariants.dynamic_run import run_invariant
-from invariants.profiles import CI, SHARED_DATABASE_ENV, profile
+from invariants.dynamic.profiles import CI, SHARED_DATABASE_ENV, profile
+from invariants.dynamic.runner import run_invariant
 
 FUZZ_TESTS = Path(__file__).resolve().parents[1] / "fuzz"
 RARE = "fuzz_rare_resend_mesh:make_adapter"
@@ -241,7 +241,7 @@ from pathlib import Path
 
 import harness.plugin
 
-WATCHED = ("invariants.profiles", "invariants.fuzzing.database")
+WATCHED = ("invariants.dynamic.profiles", "invariants.dynamic.database")
 print(sorted(m for m in WATCHED if m in sys.modules))
 from harness.shared_database import environment_database
 
@@ -261,5 +261,5 @@ def test_loading_the_plugin_neither_opens_databases_nor_registers_profiles() -> 
     result = subprocess.run([sys.executable, "-c", LOAD_PROBE], env=env, capture_output=True,
                             text=True, check=True)
     assert result.stdout.splitlines() == [
-        "[]", "['invariants.fuzzing.database', 'invariants.profiles']"
+        "[]", "['invariants.dynamic.database', 'invariants.dynamic.profiles']"
     ]

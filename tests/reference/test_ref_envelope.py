@@ -11,7 +11,14 @@ from hypothesis import strategies as st
 
 from invariants.trace import MessageClass
 from reference_impl.envelope import ANSWER_SUPPRESSED, DIAGNOSTIC_KEY, Delivery, fresh_delivery
-from reference_impl.messages import DeliveryFailure, ErrorType, Message, RawJson, encode_payload
+from reference_impl.messages import (
+    DeliveryFailure,
+    ErrorType,
+    Message,
+    RawJson,
+    encode_payload,
+    new_message,
+)
 
 
 def _delivery(message: Message) -> Delivery:
@@ -110,6 +117,25 @@ def test_fresh_delivery_fills_every_slot_as_the_constructor_does(
     fresh = fresh_delivery("d1", "a", "b", payload, identity)
     assert _slots(fresh) == _slots(built)
     assert fresh.properties is not built.properties  # each envelope its own properties
+
+
+@pytest.mark.parametrize(("type_name", "message_class", "key"), [
+    ("Update", MessageClass.USER, "node/1"),
+    ("Heartbeat", MessageClass.IGNORABLE, None),
+    ("Shutdown", MessageClass.LIFECYCLE, "silo"),
+])
+def test_new_message_fills_every_slot_as_the_constructor_does(
+    type_name: str, message_class: MessageClass, key: str | None
+) -> None:
+    fresh = new_message(type_name, message_class, key)
+    assert type(fresh) is Message
+    assert _message_slots(fresh) == _message_slots(Message(type_name, message_class, key))
+    # The control: another key is another message, slot for slot.
+    assert _message_slots(fresh) != _message_slots(Message(type_name, message_class, "other"))
+
+
+def _message_slots(message: Message) -> dict[str, object]:
+    return {name: getattr(message, name) for name in Message.__slots__}
 
 
 def test_slot_comparison_notices_a_slot_that_differs() -> None:

@@ -8,7 +8,6 @@ configuration error, printed as one line naming the option, key or file.
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import os
 import sys
 from collections import Counter
@@ -16,10 +15,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from harness.settings import HarnessSettings, Overrides, for_command, rule_ids
 from invariants.scan import baseline as baselines
-from invariants.scan.cache import DEFAULT_DIR
-from invariants.scan.config import ConfigError, ScanSettings, find_pyproject, load_settings
-from invariants.scan.model import RULES, Finding, ScanConfig
+from invariants.scan.config import ConfigError, find_pyproject
+from invariants.scan.model import Finding, ScanConfig
 from invariants.scan.problems import EMIT_SITE_COUNT, Problem
 from invariants.scan.report import inventory_json, inventory_text, to_json, to_text
 from invariants.scan.runner import ScanResult, scan
@@ -58,14 +57,6 @@ def add_parser(subparsers: Any) -> None:
     parser.set_defaults(func=run)
 
 
-def _rule_ids(option: str, value: str) -> tuple[str, ...]:
-    ids = tuple(part.strip().upper() for part in value.split(",") if part.strip())
-    unknown = [rule for rule in ids if rule not in RULES]
-    if unknown or not ids:
-        raise UsageError(f"{option}: unknown rule id {(unknown or [value])[0]!r}")
-    return ids
-
-
 def _root_for(pyproject: Path | None, paths: Sequence[str]) -> Path:
     """The directory findings are reported relative to."""
     if pyproject is not None:
@@ -78,21 +69,19 @@ def _root_for(pyproject: Path | None, paths: Sequence[str]) -> Path:
     return cwd
 
 
-def _settings(args: argparse.Namespace) -> tuple[ScanSettings, Path]:
+def _settings(args: argparse.Namespace) -> tuple[HarnessSettings, Path]:
     if args.config is not None:
         if not Path(args.config).is_file():
             raise UsageError(f"--config: {args.config}: no such file")
         pyproject: Path | None = Path(args.config)
     else:
         pyproject = find_pyproject(Path(args.paths[0]) if args.paths else Path.cwd())
-    settings = load_settings(pyproject)
-    config = settings.config
-    if args.select is not None:
-        config = dataclasses.replace(config, select=_rule_ids("--select", args.select))
-    if args.ignore is not None:
-        config = dataclasses.replace(config, ignore=_rule_ids("--ignore", args.ignore))
     root = _root_for(pyproject, args.paths)
-    return dataclasses.replace(settings, config=config), root
+    overrides = Overrides(
+        select=None if args.select is None else rule_ids("--select", args.select.split(",")),
+        ignore=None if args.ignore is None else rule_ids("--ignore", args.ignore.split(",")),
+    )
+    return for_command(root, overrides, pyproject=pyproject, environ={}), root
 
 
 def _emit(text: str, output: str | None) -> None:
@@ -105,12 +94,9 @@ def _emit(text: str, output: str | None) -> None:
         raise UsageError(f"--output: {output}: {exc.strerror or exc}") from exc
 
 
-def _baseline_path(args: argparse.Namespace, settings: ScanSettings, root: Path) -> Path | None:
+def _baseline_path(args: argparse.Namespace, settings: HarnessSettings) -> Path | None:
     """The baseline to use, checked before scanning so that a mistake fails fast."""
-    if args.baseline is not None:
-        path: Path | None = Path(args.baseline)
-    else:
-        path = root / settings.baseline if settings.baseline is not None else None
+    path = Path(args.baseline) if args.baseline is not None else settings.baseline
     if path is None and args.update_baseline:
         raise UsageError("--update-baseline needs --baseline FILE (or `baseline` in config)")
     if path is not None and not path.exists() and not args.update_baseline:
@@ -152,12 +138,12 @@ def _run(args: argparse.Namespace) -> int:
     if args.jobs < 0:
         raise UsageError(f"--jobs: must be 0 or more, got {args.jobs}")
     settings, root = _settings(args)
-    config = settings.config
+    config = settings.scan
     cwd = Path.cwd()
     paths = [str((cwd / p).absolute()) for p in args.paths] if args.paths else list(config.paths)
-    cache_dir = None if args.no_cache else root / (settings.cache_dir or DEFAULT_DIR)
+    cache_dir = None if args.no_cache else settings.cache_dir
     jobs = args.jobs or os.cpu_count() or 1
-    baseline_path = None if args.inventory else _baseline_path(args, settings, root)
+    baseline_path = None if args.inventory else _baseline_path(args, settings)
     known = baselines.load(baseline_path) if baseline_path and baseline_path.exists() else None
     result = scan(paths, config, root=root, jobs=jobs, cache_dir=cache_dir)
 

@@ -1,47 +1,44 @@
-"""Hypothesis state machines that drive any mesh through the adapter protocol.
+"""The driver: a Hypothesis state machine that drives any mesh through the adapter protocol.
 
-`machine_class(check_id, adapter_factory)` builds a `RuleBasedStateMachine` that checks one
-invariant (or several) on the trace of a mesh it drives: it creates hubs with drawn
+`MeshMachine` holds the rule bodies (`do_<family>`): it creates hubs with drawn
 watermarks, posts user and can-be-ignored traffic, floods with many distinct keys, posts
 without identity, subscribes to missing and present targets, injects rejections and
 timeouts into grain calls, blocks turns, slows destinations, removes targets, advances
-virtual time and stops the silo gracefully or not.
+virtual time and stops the silo gracefully or not. Which of them a check's machine has is
+the plan's business (`invariants.dynamic.plans`).
 
 - Every scheduling choice comes from Hypothesis: each `advance` step draws a short
   schedule the mesh's `Chooser` reads (`ScriptedChooser`), and every fault is a drawn rule.
-- Swarm: the `init` rule switches each optional rule family (fault kinds among them) on
-  or off for the run, so a shrunk failure carries only the families it needs.
-- Each check gets the rule families its invariant needs (`PLANS`), so a mesh breaking it
-  is found in few examples and shrinks to a few steps; `init` may start a run with one of
-  the check's seed scenarios (`invariants.seed_programs`), so the known shapes are tried.
 - Safety after every step (the checker's monitor is fed only the new events), deadlines
   against virtual time, liveness at teardown: run to quiescence within a bound, then
   every subscription terminated, queues drained, the stop completed, answers owed given.
+- What a run saw across its examples goes to the `RunStats` of the run that is recording
+  (`recording`), a value the runner owns; nothing is kept on the machine class.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from hypothesis import event, note, target
-from hypothesis import strategies as st
 from hypothesis.control import currently_in_test_context
-from hypothesis.stateful import (
-    RuleBasedStateMachine,
-    initialize,
-    invariant,
-    precondition,
-    rule,
-)
+from hypothesis.stateful import RuleBasedStateMachine, invariant
 
 from invariants.adapter import AdapterFactory, Fault, FaultKind, MeshAdapter, MessageSpec, Route
-from invariants.checks import CHECK_IDS, CheckParams, Monitor, Violation, monitor_for
-from invariants.report import InvariantViolated, failure_diagram, failure_note, write_diagram
-from invariants.scripted_chooser import ScriptedChooser
-from invariants.seed_programs import SEED_PROGRAMS
+from invariants.checks import CheckParams, Monitor, Violation, monitor_for
+from invariants.dynamic.chooser import ScriptedChooser
+from invariants.dynamic.report import (
+    InvariantViolated,
+    failure_diagram,
+    failure_note,
+    write_diagram,
+)
+from invariants.dynamic.seed_programs import SEED_PROGRAMS
 from invariants.trace import EventKind, MessageClass, TraceEvent
 
 HUBS = ("h0", "h1", "h2")
@@ -51,39 +48,10 @@ WATERMARKS = (4, 25, None)  # None: the mesh's default
 LIVENESS_LIMIT_MS = 10 * 60 * 1000  # teardown runs to quiescence within this bound
 FANOUT_BASE = 2_001  # one past the breaker threshold: a 3-tuple key would trip
 MAX_BULK_STEPS = 1  # fan-outs and storms per run (seed scenarios count): thousands of posts each
-_BULK = frozenset({"fanout", "storm"})
+BULK_FAMILIES = frozenset({"fanout", "storm"})
 
 HEARTBEAT = MessageSpec("Heartbeat", MessageClass.IGNORABLE)
 
-
-@dataclass(frozen=True)
-class Plan:
-    """What a machine for one check exercises: families always on, and swarm-toggled ones."""
-
-    core: frozenset[str]
-    extra: frozenset[str]
-    routes: tuple[Route, ...] = (Route.MONOLITH, Route.GRAIN, Route.DIRECT)
-    targets: tuple[str, ...] = HUBS + MISSING  # where traffic is posted
-
-
-def _plan(
-    core: str,
-    extra: str,
-    routes: tuple[Route, ...] = Plan.routes,
-    targets: tuple[str, ...] = Plan.targets,
-) -> Plan:
-    return Plan(frozenset(core.split()), frozenset(extra.split()), routes, targets)
-
-
-PLANS: Mapping[str, Plan] = {
-    "INV1": _plan("anonymous failure user", "reject timeout block slow subscribe stop ignorable"),
-    "INV2": _plan("subscribe", "remove block slow stop user"),
-    "INV3": _plan("flood user block ignorable", "slow remove stop anonymous"),
-    "INV4": _plan("user reject timeout", "block slow stop remove", (Route.GRAIN,), HUBS),
-    "INV5": _plan("user stop slow", "reject timeout block failure ignorable subscribe remove"),
-    "INV6": _plan("fanout user", "storm ignorable block stop"),
-    "INV7": _plan("ignorable failure user stop", "slow reject timeout remove anonymous"),
-}
 
 # Trace events that say a behaviour was reached, for Hypothesis' statistics.
 _BEHAVIOURS: Mapping[EventKind, str] = {
@@ -104,7 +72,7 @@ _BEHAVIOURS: Mapping[EventKind, str] = {
 
 @dataclass
 class RunStats:
-    """What one `run_invariant` saw across examples (one instance per machine class)."""
+    """What one run of a machine class saw across its examples."""
 
     examples: int = 0
     first_failure_example: int | None = None
@@ -114,14 +82,29 @@ class RunStats:
     behaviours: dict[str, int] = field(default_factory=dict)
 
 
+# The stats of the run in progress: set by whoever runs a machine (`recording`); a machine
+# made outside a recording (a HypoFuzz worker, a pasted step program) keeps its own.
+_RECORDING: ContextVar[RunStats | None] = ContextVar("harness_run_stats", default=None)
+
+
+@contextmanager
+def recording() -> Iterator[RunStats]:
+    """Every machine made inside the block reports to the `RunStats` it yields."""
+    stats = RunStats()
+    token = _RECORDING.set(stats)
+    try:
+        yield stats
+    finally:
+        _RECORDING.reset(token)
+
+
 class MeshMachine(RuleBasedStateMachine):
     """The shared driver; `machine_class` adds the rules a check needs."""
 
     check_ids: ClassVar[tuple[str, ...]] = ()
     adapter_factory: ClassVar[AdapterFactory]
     base_params: ClassVar[CheckParams] = CheckParams()
-    plan: ClassVar[Plan]
-    stats: ClassVar[RunStats]
+    core_families: ClassVar[frozenset[str]] = frozenset()  # on in every run
     diagram_path: ClassVar[Path | None] = None
 
     def __init__(self) -> None:
@@ -141,6 +124,7 @@ class MeshMachine(RuleBasedStateMachine):
         self._depth: dict[str, int] = {}
         self._in_flight = 0
         self._seen: set[str] = set()
+        self.stats = _RECORDING.get() or RunStats()
         self.stats.examples += 1
 
     # Driving ----------------------------------------------------------------------------
@@ -152,7 +136,7 @@ class MeshMachine(RuleBasedStateMachine):
         return self.adapter
 
     def start(self, watermarks: Sequence[int | None], swarm: Mapping[str, bool]) -> None:
-        self.enabled = self.plan.core | {name for name, on in swarm.items() if on}
+        self.enabled = self.core_families | {name for name, on in swarm.items() if on}
         self.adapter = type(self).adapter_factory(self.chooser)
         configured = {}
         for hub, watermark in zip(HUBS, watermarks, strict=True):
@@ -347,143 +331,3 @@ class MeshMachine(RuleBasedStateMachine):
             else:
                 getattr(self, f"do_{family}")(**arguments)
 
-
-# Rule families: the strategies of each rule's arguments.
-_ANY_TARGET = st.sampled_from(HUBS + MISSING)
-_HUB = st.sampled_from(HUBS)
-_SENDER = st.sampled_from(SENDERS)
-_COUNT = st.integers(1, 3)
-
-
-def _family_arguments(plan: Plan) -> dict[str, dict[str, st.SearchStrategy[Any]]]:
-    route = st.sampled_from(plan.routes)
-    to = st.sampled_from(plan.targets)
-    return {
-        "user": {"sender": _SENDER, "to": to, "route": route, "count": _COUNT},
-        "ignorable": {"sender": _SENDER, "to": to, "route": route, "count": _COUNT},
-        "failure": {"sender": _SENDER, "to": to, "route": route, "lifecycle": st.booleans()},
-        "anonymous": {
-            "sender": _SENDER,
-            "to": _HUB,
-            "route": route,
-            "message_class": st.sampled_from(["user", "ignorable", "system"]),
-        },
-        "flood": {
-            "to": _HUB,
-            "count": st.sampled_from([8, 30, 200]),
-            "route": st.sampled_from([Route.DIRECT, Route.MONOLITH]),
-        },
-        "fanout": {"to": _HUB, "extra": st.integers(0, 50)},
-        "storm": {"to": _HUB},
-        "subscribe": {"subscriber": _SENDER, "to": st.sampled_from(MISSING + HUBS)},
-        "reject": {"to": _HUB, "count": st.integers(1, 8)},
-        "timeout": {"to": _HUB, "count": st.integers(1, 3)},
-        "block": {"to": _HUB, "duration_ms": st.sampled_from([100, 1_000, 5_000, 40_000])},
-        "slow": {"to": _ANY_TARGET, "duration_ms": st.sampled_from([5, 5_000, 45_000])},
-        "remove": {"to": _HUB},
-        "stop": {
-            "graceful": st.sampled_from([True, False]),  # graceful first: it holds
-            "racing": st.lists(st.tuples(to, route), max_size=3),
-        },
-    }
-
-
-FAMILIES: tuple[str, ...] = tuple(_family_arguments(PLANS["INV1"]))
-
-
-def _light_scenarios(check_ids: Sequence[str]) -> list[str]:
-    """Seed scenarios `init` may start from: not the bulk ones (thousands of posts), which
-    `run_invariant` runs once as explicit programs and the `fanout`/`storm` rules cover."""
-    return [
-        f"{c}:{name}"
-        for c in check_ids
-        for name, program in SEED_PROGRAMS[c].items()
-        if not any(step in _BULK for step, _ in program)
-    ]
-
-
-# `rule` takes its argument strategies as keywords; typed loosely to pass them as a dict.
-_rule: Any = rule
-
-
-def _wrap(family: str, body: Callable[..., None]) -> Callable[..., None]:
-    def step(self: MeshMachine, **arguments: Any) -> None:
-        self.step()
-        body(self, **arguments)
-
-    step.__name__ = step.__qualname__ = family
-    return step
-
-
-def _is_enabled(family: str) -> Callable[[MeshMachine], bool]:
-    if family == "stop":
-        return lambda self: family in self.enabled and not self.stopped
-    if family in _BULK:
-        return lambda self: family in self.enabled and self.bulk_steps < MAX_BULK_STEPS
-    return lambda self: family in self.enabled
-
-
-def machine_class(
-    check_id: str | Sequence[str],
-    adapter_factory: AdapterFactory,
-    *,
-    params: CheckParams | None = None,
-    diagram_path: Path | None = None,
-    name: str | None = None,
-    seed_scenarios: bool = True,
-) -> type[MeshMachine]:
-    """A fresh machine class checking `check_id` (one id, or several) on meshes from
-    `adapter_factory`; its `TestCase` runs under pytest/unittest. `seed_scenarios=False`
-    leaves the seed scenarios out of `init`, so only the drawn rules explore."""
-    check_ids = (check_id,) if isinstance(check_id, str) else tuple(check_id)
-    unknown = [c for c in check_ids if c not in PLANS]
-    if unknown or not check_ids:
-        raise ValueError(f"unknown check(s) {unknown} (known: {', '.join(CHECK_IDS)})")
-    plan = Plan(
-        frozenset().union(*(PLANS[c].core for c in check_ids)),
-        frozenset().union(*(PLANS[c].extra for c in check_ids)),
-        tuple(dict.fromkeys(r for c in check_ids for r in PLANS[c].routes)),
-        tuple(dict.fromkeys(t for c in check_ids for t in PLANS[c].targets)),
-    )
-    families = plan.core | plan.extra
-    arguments = _family_arguments(plan)
-    toggled = sorted(plan.extra - plan.core)
-    scenarios = _light_scenarios(check_ids) if seed_scenarios else []
-
-    def init(
-        self: MeshMachine,
-        watermarks: tuple[int | None, ...],
-        swarm: dict[str, bool],
-        scenario: str | None,
-    ) -> None:
-        self.steps += 1
-        self.start(watermarks, swarm)
-        if scenario is not None:
-            self.play(scenario)
-
-    namespace: dict[str, Any] = {
-        "check_ids": check_ids,
-        "adapter_factory": staticmethod(adapter_factory),
-        "base_params": params or CheckParams(),
-        "plan": plan,
-        "stats": RunStats(),
-        "diagram_path": diagram_path,
-        "init": initialize(
-            watermarks=st.tuples(*(st.sampled_from(WATERMARKS) for _ in HUBS)),
-            swarm=st.fixed_dictionaries({f: st.booleans() for f in toggled}),
-            # None first: a shrunk failure names a seed scenario only when it needs one.
-            scenario=st.sampled_from([None, *scenarios]),
-        )(init),
-        "advance": rule(
-            ms=st.sampled_from([1, 250, 1_000, 30_000, 31_000]),
-            schedule=st.lists(st.integers(0, 7), max_size=6),
-        )(_wrap("advance", MeshMachine.do_advance)),
-    }
-    for family in sorted(families):
-        body = getattr(MeshMachine, f"do_{family}")
-        namespace[family] = precondition(_is_enabled(family))(
-            _rule(**arguments[family])(_wrap(family, body))
-        )
-    class_name = name or "".join(check_ids) + "Machine"
-    machine = type(class_name, (MeshMachine,), namespace)
-    return machine

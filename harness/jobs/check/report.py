@@ -18,11 +18,11 @@ from dataclasses import dataclass, field
 from harness.scan_verdict import ScanVerdict, run_scan
 from harness.shared_database import SharedDatabase
 from invariants.checks import CHECK_IDS, CHECKS
-from invariants.dynamic_run import run_invariant
+from invariants.dynamic.profiles import replaying
+from invariants.dynamic.runner import run_invariant
 from invariants.mutants.build import reference_root
 from invariants.mutants.matrix import Matrix, prove, reference_scan_config
 from invariants.mutants.render import matrix_text
-from invariants.profiles import replaying
 from invariants.scan.model import RULES
 from invariants.scan.report import finding_line, finding_to_json, problem_line
 

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from invariants.checks.violation import Violation, describe
-from invariants.mermaid import render_sequence
+from invariants.dynamic.mermaid import render_sequence
 from invariants.trace import TraceEvent
 
 

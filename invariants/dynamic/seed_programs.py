@@ -1,7 +1,7 @@
 """The seed scenarios as fixed step programs, so the known shapes are always tried.
 
 Each program is a list of (rule name, arguments) for the machine of its check, in the
-shape of a test from the seeds; `invariants.dynamic_run.run_program` runs one without
+shape of a test from the seeds; `invariants.dynamic.runner.run_program` runs one without
 Hypothesis (same rules, same checks after every step, same liveness at teardown).
 """
 

@@ -83,24 +83,29 @@ def run(args: argparse.Namespace) -> int:
         import hypofuzz  # noqa: F401  (only checks that the fuzz extra is installed)
     except ImportError:
         return _error("HypoFuzz is not installed (pip install 'mesh-harness[fuzz]')")
-    from invariants.fuzzing.config import (
-        DEFAULT_ADAPTER,
-        FuzzConfig,
-        FuzzConfigError,
-        normalise_invariants,
-    )
-    from invariants.fuzzing.database import DatabaseSpecError, normalise_spec
+    from harness.settings import for_command
+    from invariants.dynamic.database import DatabaseSpecError, normalise_spec
+    from invariants.fuzzing.config import FuzzConfig, FuzzConfigError, normalise_invariants
     from invariants.fuzzing.run import run_fuzz
     from invariants.fuzzing.session import SessionPlan
     from invariants.fuzzing.summary import render_text, report_json
+    from invariants.scan.config import ConfigError
 
     if args.adapter and args.mutant:
         return _error("--adapter and --mutant exclude each other")
     try:
+        # Defaults from the working tree's [tool.harness], read as every entry point reads it.
+        settings = for_command()
+    except ConfigError as exc:
+        return _error(str(exc))
+    if not args.adapter and len(settings.adapters) > 1:
+        return _error(f"{settings.adapter_origin} names {len(settings.adapters)} adapters; "
+                      "a session fuzzes one: choose it with --adapter")
+    try:
         config = FuzzConfig(
-            adapter=args.adapter or DEFAULT_ADAPTER,
+            adapter=args.adapter or settings.adapters[0],
             mutant=args.mutant,
-            invariants=normalise_invariants(args.invariant),
+            invariants=normalise_invariants(args.invariant or settings.invariants),
             database=normalise_spec(args.database),
         )
         plan = SessionPlan(

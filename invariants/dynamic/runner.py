@@ -21,11 +21,12 @@ from hypothesis import settings as Settings
 
 from invariants.adapter import AdapterFactory
 from invariants.checks import CheckParams, Violation
-from invariants.fuzzing.mesh_keys import keyed_machine_class, run_keyed_machine
-from invariants.machines import MeshMachine, machine_class
-from invariants.profiles import profile as named_profile
-from invariants.report import InvariantViolated, failure_note, failure_text
-from invariants.seed_programs import SEED_PROGRAMS, Program
+from invariants.dynamic.driver import MeshMachine, recording
+from invariants.dynamic.mesh_keys import keyed_machine_class, run_keyed_machine
+from invariants.dynamic.plans import machine_class
+from invariants.dynamic.profiles import profile as named_profile
+from invariants.dynamic.report import InvariantViolated, failure_note, failure_text
+from invariants.dynamic.seed_programs import SEED_PROGRAMS, Program
 
 Verdict = Literal["pass", "violation", "error"]
 
@@ -65,7 +66,7 @@ def run_invariant(
     leaves the seed shapes out of both, so only the drawn rules explore."""
     started = time.perf_counter()  # reporting only: no decision depends on it
     behaviours: Counter[str] = Counter()
-    programs = SEED_PROGRAMS[check_id] if seed_scenarios else {}
+    programs = SEED_PROGRAMS.get(check_id, {}) if seed_scenarios else {}
     for index, (name, program) in enumerate(programs.items(), start=1):
         outcome = run_program(
             check_id, adapter_factory, program, params=params, diagram_path=diagram_path,
@@ -84,13 +85,13 @@ def run_invariant(
     )
     verdict: Verdict = "pass"
     text: str | None = None
-    try:
-        run_keyed_machine(machine, _settings(profile))
-    except InvariantViolated as exc:
-        verdict, text = "violation", failure_text(exc)
-    except Exception as exc:  # the mesh under test raised: reported, not a verdict
-        verdict, text = "error", failure_text(exc)
-    stats = machine.stats
+    with recording() as stats:
+        try:
+            run_keyed_machine(machine, _settings(profile))
+        except InvariantViolated as exc:
+            verdict, text = "violation", failure_text(exc)
+        except Exception as exc:  # the mesh under test raised: reported, not a verdict
+            verdict, text = "error", failure_text(exc)
     behaviours.update(stats.behaviours)
     failed = verdict != "pass"
     examples = (stats.first_failure_example or stats.examples) if failed else stats.examples
@@ -130,7 +131,8 @@ def run_program(
     """Run a fixed step program: each step, then the safety checks; teardown at the end."""
     machine_type = machine_class(check_id, adapter_factory, params=params,
                                  diagram_path=diagram_path)
-    machine: MeshMachine = machine_type()
+    with recording() as stats:
+        machine: MeshMachine = machine_type()
     started = time.perf_counter()
     verdict: Verdict = "pass"
     text: str | None = None
@@ -145,7 +147,6 @@ def run_program(
         verdict, text = "violation", str(exc)
     except Exception as exc:
         verdict, text = "error", f"{type(exc).__name__}: {exc}"
-    stats = machine_type.stats
     if text is not None:
         parts = [text, f"Seed program {name!r}:", program_text(machine_type.__name__, program)]
         if stats.diagram is not None and verdict == "violation":
@@ -170,7 +171,7 @@ def run_seed_programs(
     """Every seed scenario of `check_id`, by name."""
     return {
         name: run_program(check_id, adapter_factory, program, params=params)
-        for name, program in SEED_PROGRAMS[check_id].items()
+        for name, program in SEED_PROGRAMS.get(check_id, {}).items()
     }
 
 

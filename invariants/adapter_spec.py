@@ -1,8 +1,10 @@
 """Resolve an adapter spec `module:factory` to the `AdapterFactory` it names.
 
-A spec names an importable module and a callable in it (dotted attributes allowed) that
-takes a `Chooser` and returns a `MeshAdapter`. Every problem is one line naming where the
-spec came from (`--harness-adapter`, `[tool.harness] adapter`, ...), so a typo is obvious.
+A spec names an importable module and a callable in it (dotted attributes allowed, as in
+`pkg.mod:Factory.create`) that takes a `Chooser` and returns a `MeshAdapter`. Every entry
+point loads factories here (the plugin, `check`, `prove`, `fuzz` and its workers). Every
+problem is one line naming where the spec came from (`--harness-adapter`, `[tool.harness]
+adapter`, ...), so a typo is obvious.
 """
 
 from __future__ import annotations

@@ -78,10 +78,10 @@ def with_shared_database(
     also keeps a front of the best-scoring examples, so the programs generated may differ
     from a run without one).
     A saved program longer than `stateful_step_count` is replayed first at the `fuzz`
-    profile's step count (`invariants.fuzzing.mesh_keys.replay_first`).
+    profile's step count (`invariants.dynamic.mesh_keys.replay_first`).
     A SPEC that cannot be opened is a `ValueError` naming `origin` (where it was given).
     """
-    from invariants.fuzzing.database import DatabaseSpecError, open_database
+    from invariants.dynamic.database import DatabaseSpecError, open_database
 
     try:
         shared = open_database(shared_spec)

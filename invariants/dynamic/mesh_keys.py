@@ -32,8 +32,9 @@ from hypothesis.internal.reflection import function_digest
 from hypothesis.stateful import get_state_machine_test, run_state_machine_as_test
 
 from invariants.adapter import AdapterFactory
-from invariants.machines import MeshMachine, machine_class
-from invariants.profiles import BASE_PROFILES, FUZZ
+from invariants.dynamic.driver import MeshMachine
+from invariants.dynamic.plans import machine_class
+from invariants.dynamic.profiles import BASE_PROFILES, FUZZ
 
 # Hypothesis leaves these untyped; their contract is (machine class, settings=...).
 _state_machine_test = cast(Callable[..., Any], get_state_machine_test)
@@ -46,27 +47,20 @@ _SEED_ATTRIBUTE = "_hypothesis_internal_use_seed"
 # Ours: the seed a derandomized run of the machine, unkeyed, would use.
 _CHECK_SEED_ATTRIBUTE = "_harness_check_seed"
 # A factory may name its mesh itself, where its module and name do not tell meshes apart
-# (a `functools.partial`, one closure made for several meshes).
+# (a `functools.partial`, one closure made for several meshes, a pre-fix mutant's build,
+# whose isolated package name carries a hash of the reference source).
 MESH_ID_ATTRIBUTE = "harness_mesh_id"
-# The isolated package a pre-fix mutant is imported as: `_mesh_mutant_m2_<hash>`
-# (`invariants.mutants.build.PACKAGE_PREFIX`; the hash changes with the reference source,
-# the mutant's identity does not).
-_MUTANT_PACKAGE_PREFIX = "_mesh_mutant_"
 
 
 def mesh_id(factory: AdapterFactory) -> str:
-    """The identity of the mesh a factory makes: `mutant:M2` for a pre-fix mutant's build,
-    else the factory's `module:qualified name` (what an adapter spec names), unless the
-    factory sets `harness_mesh_id`."""
+    """The identity of the mesh a factory makes: the factory's `harness_mesh_id` where it
+    sets one (a pre-fix mutant's build sets `mutant:M2`), else its `module:qualified name`
+    (what an adapter spec names)."""
     own = getattr(factory, MESH_ID_ATTRIBUTE, None)
     if isinstance(own, str) and own.strip():
         return own.strip()
     module = str(getattr(factory, "__module__", None) or type(factory).__module__)
     name = str(getattr(factory, "__qualname__", None) or type(factory).__qualname__)
-    package = module.partition(".")[0]
-    if package.startswith(_MUTANT_PACKAGE_PREFIX):
-        mutant = package.removeprefix(_MUTANT_PACKAGE_PREFIX).partition("_")[0]
-        return f"mutant:{mutant.upper()}"
     return f"{module}:{name}"
 
 

@@ -13,11 +13,12 @@ import os
 import sys
 from typing import Any
 
+from harness.settings import for_command
 from harness.shared_database import add_shared_database_option, command_database
+from invariants.dynamic.profiles import PROFILES, replaying
 from invariants.mutants.base import MutantNotApplicable
 from invariants.mutants.matrix import ALL_CHECKS, Matrix, prove
 from invariants.mutants.render import matrix_text
-from invariants.profiles import PROFILES, replaying
 from invariants.scan.config import ConfigError
 
 
@@ -46,6 +47,11 @@ def add_parser(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    try:
+        for_command()  # the working tree's [tool.harness]: a bad key fails as everywhere
+    except ConfigError as exc:
+        print(f"mesh-harness prove: error: {exc}", file=sys.stderr)
+        return 2
     if args.profile not in PROFILES:
         print(f"mesh-harness prove: --profile: unknown profile {args.profile!r} "
               f"(known: {', '.join(sorted(PROFILES))})", file=sys.stderr)

@@ -12,12 +12,12 @@ import os
 import sys
 from typing import Any
 
-from harness.main_job import render, run_check, to_json
-from harness.settings import invariant_ids
+from harness.jobs.check.report import render, run_check, to_json
+from harness.settings import for_command, invariant_ids
 from harness.shared_database import add_shared_database_option, command_database
 from invariants.checks import CHECK_IDS
+from invariants.dynamic.profiles import PROFILES
 from invariants.mutants.base import MutantNotApplicable
-from invariants.profiles import PROFILES
 from invariants.scan.config import ConfigError
 
 PROG = "mesh-harness check"
@@ -45,6 +45,11 @@ def add_parser(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    try:
+        for_command()  # the working tree's [tool.harness]: a bad key fails as everywhere
+    except ConfigError as exc:
+        print(f"{PROG}: error: {exc}", file=sys.stderr)
+        return 2
     if args.profile not in PROFILES:
         known = ", ".join(sorted(PROFILES))
         print(f"{PROG}: error: --profile: unknown profile {args.profile!r} (known: {known})",

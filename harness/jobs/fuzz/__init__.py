@@ -1,0 +1,1 @@
+"""`python -m harness fuzz`: a time-boxed HypoFuzz session over the invariant machines."""

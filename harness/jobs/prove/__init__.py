@@ -1,0 +1,1 @@
+"""`python -m harness prove`: the kill matrix, every pre-fix mutant against its checks."""

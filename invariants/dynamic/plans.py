@@ -1,0 +1,218 @@
+"""The plan: what each check's state machine exercises, and the machine classes built from it.
+
+`PLANS` names, per invariant, the rule families always on (`core`) and those the swarm
+`init` rule toggles per run (`extra`), with the routes and targets traffic goes to;
+`machine_class(check_id, adapter_factory)` turns a plan into a `RuleBasedStateMachine`
+subclass of the driver (`invariants.dynamic.driver.MeshMachine`) whose rules are the
+plan's families, each with its argument strategies and its precondition.
+
+- Each check gets the rule families its invariant needs, so a mesh breaking it is found in
+  few examples and shrinks to a few steps; `init` may start a run with one of the check's
+  seed scenarios (`invariants.dynamic.seed_programs`), so the known shapes are tried.
+- Swarm: `init` switches each optional family (fault kinds among them) on or off for the
+  run, so a shrunk failure carries only the families it needs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from hypothesis import strategies as st
+from hypothesis.stateful import initialize, precondition, rule
+
+from invariants.adapter import AdapterFactory, Route
+from invariants.checks import CHECKS, CheckParams
+from invariants.dynamic.driver import (
+    BULK_FAMILIES,
+    HUBS,
+    MAX_BULK_STEPS,
+    MISSING,
+    SENDERS,
+    WATERMARKS,
+    MeshMachine,
+)
+from invariants.dynamic.seed_programs import SEED_PROGRAMS
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What a machine for one check exercises: families always on, and swarm-toggled ones."""
+
+    core: frozenset[str]
+    extra: frozenset[str]
+    routes: tuple[Route, ...] = (Route.MONOLITH, Route.GRAIN, Route.DIRECT)
+    targets: tuple[str, ...] = HUBS + MISSING  # where traffic is posted
+
+
+def _plan(
+    core: str,
+    extra: str,
+    routes: tuple[Route, ...] = Plan.routes,
+    targets: tuple[str, ...] = Plan.targets,
+) -> Plan:
+    return Plan(frozenset(core.split()), frozenset(extra.split()), routes, targets)
+
+
+PLANS: Mapping[str, Plan] = {
+    "INV1": _plan("anonymous failure user", "reject timeout block slow subscribe stop ignorable"),
+    "INV2": _plan("subscribe", "remove block slow stop user"),
+    "INV3": _plan("flood user block ignorable", "slow remove stop anonymous"),
+    "INV4": _plan("user reject timeout", "block slow stop remove", (Route.GRAIN,), HUBS),
+    "INV5": _plan("user stop slow", "reject timeout block failure ignorable subscribe remove"),
+    "INV6": _plan("fanout user", "storm ignorable block stop"),
+    "INV7": _plan("ignorable failure user stop", "slow reject timeout remove anonymous"),
+}
+
+
+
+# Rule families: the strategies of each rule's arguments.
+_ANY_TARGET = st.sampled_from(HUBS + MISSING)
+_HUB = st.sampled_from(HUBS)
+_SENDER = st.sampled_from(SENDERS)
+_COUNT = st.integers(1, 3)
+
+
+def _family_arguments(plan: Plan) -> dict[str, dict[str, st.SearchStrategy[Any]]]:
+    route = st.sampled_from(plan.routes)
+    to = st.sampled_from(plan.targets)
+    return {
+        "user": {"sender": _SENDER, "to": to, "route": route, "count": _COUNT},
+        "ignorable": {"sender": _SENDER, "to": to, "route": route, "count": _COUNT},
+        "failure": {"sender": _SENDER, "to": to, "route": route, "lifecycle": st.booleans()},
+        "anonymous": {
+            "sender": _SENDER,
+            "to": _HUB,
+            "route": route,
+            "message_class": st.sampled_from(["user", "ignorable", "system"]),
+        },
+        "flood": {
+            "to": _HUB,
+            "count": st.sampled_from([8, 30, 200]),
+            "route": st.sampled_from([Route.DIRECT, Route.MONOLITH]),
+        },
+        "fanout": {"to": _HUB, "extra": st.integers(0, 50)},
+        "storm": {"to": _HUB},
+        "subscribe": {"subscriber": _SENDER, "to": st.sampled_from(MISSING + HUBS)},
+        "reject": {"to": _HUB, "count": st.integers(1, 8)},
+        "timeout": {"to": _HUB, "count": st.integers(1, 3)},
+        "block": {"to": _HUB, "duration_ms": st.sampled_from([100, 1_000, 5_000, 40_000])},
+        "slow": {"to": _ANY_TARGET, "duration_ms": st.sampled_from([5, 5_000, 45_000])},
+        "remove": {"to": _HUB},
+        "stop": {
+            "graceful": st.sampled_from([True, False]),  # graceful first: it holds
+            "racing": st.lists(st.tuples(to, route), max_size=3),
+        },
+    }
+
+
+FAMILIES: tuple[str, ...] = tuple(_family_arguments(PLANS["INV1"]))
+
+# A checker with no plan of its own (a new one) is driven by every family, user traffic
+# always on and the rest swarm-toggled: slower to find a bug than a tailored plan, never
+# blind to one.
+DEFAULT_PLAN = Plan(frozenset({"user"}), frozenset(FAMILIES) - {"user"})
+
+
+def plan_of(check_id: str) -> Plan:
+    return PLANS.get(check_id, DEFAULT_PLAN)
+
+
+def _light_scenarios(check_ids: Sequence[str]) -> list[str]:
+    """Seed scenarios `init` may start from: not the bulk ones (thousands of posts), which
+    `run_invariant` runs once as explicit programs and the `fanout`/`storm` rules cover."""
+    return [
+        f"{c}:{name}"
+        for c in check_ids
+        for name, program in SEED_PROGRAMS.get(c, {}).items()
+        if not any(step in BULK_FAMILIES for step, _ in program)
+    ]
+
+
+# `rule` takes its argument strategies as keywords; typed loosely to pass them as a dict.
+_rule: Any = rule
+
+
+def _wrap(family: str, body: Callable[..., None]) -> Callable[..., None]:
+    def step(self: MeshMachine, **arguments: Any) -> None:
+        self.step()
+        body(self, **arguments)
+
+    step.__name__ = step.__qualname__ = family
+    return step
+
+
+def _is_enabled(family: str) -> Callable[[MeshMachine], bool]:
+    if family == "stop":
+        return lambda self: family in self.enabled and not self.stopped
+    if family in BULK_FAMILIES:
+        return lambda self: family in self.enabled and self.bulk_steps < MAX_BULK_STEPS
+    return lambda self: family in self.enabled
+
+
+def machine_class(
+    check_id: str | Sequence[str],
+    adapter_factory: AdapterFactory,
+    *,
+    params: CheckParams | None = None,
+    diagram_path: Path | None = None,
+    name: str | None = None,
+    seed_scenarios: bool = True,
+) -> type[MeshMachine]:
+    """A fresh machine class checking `check_id` (one id, or several) on meshes from
+    `adapter_factory`; its `TestCase` runs under pytest/unittest. `seed_scenarios=False`
+    leaves the seed scenarios out of `init`, so only the drawn rules explore."""
+    check_ids = (check_id,) if isinstance(check_id, str) else tuple(check_id)
+    unknown = [c for c in check_ids if c not in CHECKS]
+    if unknown or not check_ids:
+        raise ValueError(f"unknown check(s) {unknown} (known: {', '.join(CHECKS)})")
+    plans = [plan_of(c) for c in check_ids]
+    plan = Plan(
+        frozenset().union(*(p.core for p in plans)),
+        frozenset().union(*(p.extra for p in plans)),
+        tuple(dict.fromkeys(r for p in plans for r in p.routes)),
+        tuple(dict.fromkeys(t for p in plans for t in p.targets)),
+    )
+    families = plan.core | plan.extra
+    arguments = _family_arguments(plan)
+    toggled = sorted(plan.extra - plan.core)
+    scenarios = _light_scenarios(check_ids) if seed_scenarios else []
+
+    def init(
+        self: MeshMachine,
+        watermarks: tuple[int | None, ...],
+        swarm: dict[str, bool],
+        scenario: str | None,
+    ) -> None:
+        self.steps += 1
+        self.start(watermarks, swarm)
+        if scenario is not None:
+            self.play(scenario)
+
+    namespace: dict[str, Any] = {
+        "check_ids": check_ids,
+        "adapter_factory": staticmethod(adapter_factory),
+        "base_params": params or CheckParams(),
+        "core_families": plan.core,
+        "diagram_path": diagram_path,
+        "init": initialize(
+            watermarks=st.tuples(*(st.sampled_from(WATERMARKS) for _ in HUBS)),
+            swarm=st.fixed_dictionaries({f: st.booleans() for f in toggled}),
+            # None first: a shrunk failure names a seed scenario only when it needs one.
+            scenario=st.sampled_from([None, *scenarios]),
+        )(init),
+        "advance": rule(
+            ms=st.sampled_from([1, 250, 1_000, 30_000, 31_000]),
+            schedule=st.lists(st.integers(0, 7), max_size=6),
+        )(_wrap("advance", MeshMachine.do_advance)),
+    }
+    for family in sorted(families):
+        body = getattr(MeshMachine, f"do_{family}")
+        namespace[family] = precondition(_is_enabled(family))(
+            _rule(**arguments[family])(_wrap(family, body))
+        )
+    class_name = name or "".join(check_ids) + "Machine"
+    machine = type(class_name, (MeshMachine,), namespace)
+    return machine
