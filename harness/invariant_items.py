@@ -28,7 +28,8 @@ class InvariantItem(HarnessItem):
 
     def runtest(self) -> None:
         factory = self.run.factories[self.adapter]
-        outcome = run_invariant(self.check_id, factory, self.run.profile)
+        outcome = run_invariant(self.check_id, factory, self.run.profile,
+                                params=self.run.settings.params)
         self.record(kind="invariant", check=self.check_id, adapter=self.adapter,
                     verdict=outcome.verdict, examples=outcome.examples)
         if outcome.passed:

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from harness.params import parse_assignments
 from harness.settings import Overrides, invariant_ids, rule_ids
 from harness.shared_database import SharedDatabase, shared_database_spec
 
@@ -44,6 +45,10 @@ def add_options(parser: pytest.Parser) -> None:
     group.addoption("--harness-invariants", dest="harness_invariants", metavar="IDS",
                     default=None, help="comma-separated invariants to run (INV1..INV7), "
                                        "or `none`")
+    group.addoption("--harness-param", action="append", dest="harness_params",
+                    metavar="KEY=VALUE", default=None,
+                    help="a figure the checkers hold the mesh to, as in [tool.harness.params] "
+                         "(repeatable; VALUE is a TOML value, e.g. response_timeout_ms=5000)")
     group.addoption("--harness-prove", action="store_const", const=True, dest="harness_prove",
                     default=None, help="also run one item per pre-fix mutant (the kill matrix)")
     group.addoption("--harness-shared-database", dest="harness_shared_database",
@@ -122,4 +127,5 @@ def overrides_from(config: pytest.Config) -> Overrides:
         ),
         prove=config.getoption("harness_prove"),
         shared_database=_shared_database(config, here, ini_dir),
+        params=parse_assignments(config.getoption("harness_params") or [], "--harness-param"),
     )

@@ -24,9 +24,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from harness.params import params_from
 from harness.shared_database import SharedDatabase, environment_database, shared_database_spec
 from invariants.adapter_spec import REFERENCE_ADAPTER, AdapterSpecError, split_spec
-from invariants.checks import CHECK_IDS, UnknownCheck, check_ids
+from invariants.checks import CHECK_IDS, DEFAULT_PARAMS, CheckParams, UnknownCheck, check_ids
 from invariants.scan.cache import DEFAULT_DIR
 from invariants.scan.config import (
     ConfigError,
@@ -43,7 +44,7 @@ DEFAULT_PROFILE = "ci"
 # accepted spellings of `profile` and `sarif`.
 PLUGIN_KEYS: frozenset[str] = frozenset(
     {"adapter", "profile", "hypothesis_profile", "invariants", "prove", "sarif", "sarif_output",
-     "shared_database"}
+     "shared_database", "params"}
 )
 _SYNONYMS = {"hypothesis_profile": "profile", "sarif_output": "sarif"}
 
@@ -67,6 +68,8 @@ class Overrides:
     invariants: tuple[str, ...] | None = None
     prove: bool | None = None
     shared_database: SharedDatabase | None = None  # checked, with where it was given
+    params: Mapping[str, object] | None = None  # KEY=VALUE pairs, parsed (`--harness-param`)
+    params_origin: str = "--harness-param"
 
 
 @dataclass(frozen=True)
@@ -84,6 +87,7 @@ class HarnessSettings:
     invariants: tuple[str, ...]
     prove: bool
     shared_database: SharedDatabase | None = None  # replayed read-only by every profile
+    params: CheckParams = DEFAULT_PARAMS  # the figures the checkers hold the mesh to
 
 
 @dataclass(frozen=True)
@@ -95,6 +99,7 @@ class _PluginTable:
     prove: bool | None = None
     sarif: str | None = None
     shared_database: SharedDatabase | None = None
+    params: CheckParams = DEFAULT_PARAMS
 
 
 def _fail(source: Path, key: str, problem: str) -> ConfigError:
@@ -164,6 +169,10 @@ def _plugin_table(table: Mapping[str, object], source: Path) -> _PluginTable:
             values[name] = shared_database_spec(
                 _string(source, key, value), f"{source}: [tool.harness] {key}", source.parent
             )
+        elif name == "params":
+            if not isinstance(value, dict):
+                raise _fail(source, key, f"expected a table ([tool.harness.params]), got {value!r}")
+            values["params"] = params_from(value, f"{source}: [tool.harness.params]")
         elif name == "prove":
             if not isinstance(value, bool):
                 raise _fail(source, key, f"expected true or false, got {value!r}")
@@ -255,5 +264,9 @@ def resolve(
         shared_database=(
             overrides.shared_database or table.shared_database
             or environment_database(os.environ if environ is None else environ, Path.cwd())
+        ),
+        params=(
+            params_from(overrides.params, overrides.params_origin, table.params)
+            if overrides.params else table.params
         ),
     )
