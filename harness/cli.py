@@ -17,6 +17,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "harness.jobs.fuzz.command",
     "harness.jobs.prove.command",
     "harness.jobs.check.command",
+    "harness.jobs.adapter_check.command",
 )
 
 

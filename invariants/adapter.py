@@ -77,6 +77,28 @@ class Fault:
     count: int = 1  # how many calls REJECT_NEXT / TIMEOUT_NEXT affect
 
 
+class Capability(StrEnum):
+    """A behaviour family an adapter may model. An adapter declares the ones its mesh has
+    in a `capabilities` attribute; the obligations of one it lacks are reported as not
+    applicable, never as passed."""
+
+    GRAIN_ROUTER = "grain_router"  # Route.GRAIN, grain calls, REJECT_NEXT / TIMEOUT_NEXT
+    SUBSCRIBE = "subscribe"  # bounded `subscribe`
+    STOP_LIFECYCLE = "stop_lifecycle"  # `stop`, with its stages and the graceful hold
+
+
+# What an adapter that declares nothing is taken to model: the whole protocol.
+DEFAULT_CAPABILITIES: frozenset[Capability] = frozenset(Capability)
+
+
+def capabilities_of(adapter: object) -> frozenset[Capability]:
+    """The capabilities `adapter` declares (its `capabilities` attribute), else all."""
+    declared = getattr(adapter, "capabilities", None)
+    if declared is None:
+        return DEFAULT_CAPABILITIES
+    return frozenset(Capability(item) for item in declared)
+
+
 @runtime_checkable
 class MeshAdapter(Protocol):
     """A mesh under test, driven in virtual (or real) time."""

@@ -1,0 +1,1 @@
+"""`python -m harness adapter-check`: does the configured adapter keep the trace conventions?"""

@@ -1,0 +1,89 @@
+"""`python -m harness adapter-check`: the adapter conformance check, from the command line.
+
+Drives the adapter (`--adapter`, else `[tool.harness] adapter`, else the reference mesh's)
+through one short fixed program per capability it declares and validates each trace
+against the conventions of `docs/adapter.md`: one line per broken convention, naming the
+program, the event and the section. Exit 0 when it conforms, 1 when a convention is
+broken or the adapter raised (its traceback on stderr), 2 on a usage or configuration error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import traceback
+from typing import Any
+
+from harness.params import parse_assignments
+from harness.settings import Overrides, for_command
+from invariants.adapter import DEFAULT_CAPABILITIES, Capability
+from invariants.adapter_spec import AdapterSpecError, load_factory
+from invariants.conformance.programs import PROGRAMS, conformance
+from invariants.scan.config import ConfigError
+
+PROG = "mesh-harness adapter-check"
+
+
+def add_parser(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "adapter-check",
+        help="check that an adapter's traces keep the conventions the checkers read",
+        description="Drive the adapter through a short fixed program per declared "
+        "capability and validate its traces against docs/adapter.md. Exit 0 conforms, "
+        "1 a convention is broken or the adapter raised, 2 usage or configuration error.",
+    )
+    parser.add_argument("--adapter", metavar="MODULE:FACTORY",
+                        help="the adapter (default: [tool.harness] adapter, else the "
+                        "reference mesh's)")
+    parser.add_argument("--param", action="append", metavar="KEY=VALUE", default=[],
+                        help="a check parameter, as in [tool.harness.params] (repeatable)")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        overrides = Overrides(
+            adapters=(args.adapter,) if args.adapter else None,
+            adapter_origin="--adapter",
+            params=parse_assignments(args.param, "--param"),
+            params_origin="--param",
+        )
+        settings = for_command(overrides=overrides)
+        specs = settings.adapters
+        factories = {spec: load_factory(spec, settings.adapter_origin) for spec in specs}
+    except (ConfigError, AdapterSpecError) as exc:
+        print(f"{PROG}: error: {exc}", file=sys.stderr)
+        return 2
+    ok = True
+    for spec, factory in factories.items():
+        ok = _check_one(spec, factory, settings.params) and ok
+    return 0 if ok else 1
+
+
+def _check_one(spec: str, factory: Any, params: Any) -> bool:
+    print(f"{PROG}: {spec}")
+    try:
+        declared, results = conformance(factory, params)
+    except Exception as exc:  # the adapter or its mesh raised: its traceback, then one line
+        traceback.print_exc(file=sys.stderr)
+        print(f"  the adapter raised {type(exc).__name__}: {exc}", flush=True)
+        return False
+    print(f"  capabilities: {_capabilities(declared)}")
+    broken = 0
+    for result in results:
+        state = "ok" if not result.broken else f"{len(result.broken)} broken"
+        print(f"  {result.program:<10} {result.events:>4} events  {state}")
+        for problem in result.broken:
+            print(f"    {problem.line(result.program)}")
+        broken += len(result.broken)
+    skipped = [p.name for p in PROGRAMS if p.needs is not None and p.needs not in declared]
+    if skipped:
+        print(f"  not applicable (not declared): {', '.join(skipped)}")
+    verdict = "conforms" if not broken else "does not conform"
+    print(f"  {verdict}: {len(results)} program(s), {broken} broken convention(s)")
+    return broken == 0
+
+
+def _capabilities(declared: frozenset[Capability]) -> str:
+    names = ", ".join(sorted(c.value for c in declared)) or "none"
+    return f"{names} (by default)" if declared == DEFAULT_CAPABILITIES else names

@@ -1,0 +1,171 @@
+"""Short fixed programs that exercise an adapter, one per capability, and what each proves.
+
+`conformance(factory, params)` drives a fresh mesh through each program the adapter's
+declared capabilities call for, records what the harness did (every post and the id it
+got back, every subscription), runs to quiescence and returns the broken conventions of
+each program. A declared capability whose program shows none of its events is itself a
+broken convention: a declaration the mesh does not keep would make its obligations look
+checked.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+
+from invariants.adapter import (
+    AdapterFactory,
+    Capability,
+    Fault,
+    FaultKind,
+    FirstChooser,
+    MeshAdapter,
+    MessageSpec,
+    Route,
+    capabilities_of,
+)
+from invariants.checks import CheckParams
+from invariants.conformance.conventions import Broken, Post, broken_conventions
+from invariants.trace import EventKind, MessageClass, TraceEvent
+
+HUBS = ("alpha", "beta")
+MISSING = "nowhere"
+QUIET_WITHIN_MS = 10 * 60 * 1000
+
+
+@dataclass
+class Run:
+    """One program's run: the adapter, and what the harness did to it."""
+
+    adapter: MeshAdapter
+    posts: list[Post] = field(default_factory=list)
+    subscriptions: list[str] = field(default_factory=list)
+
+    def post(self, sender: str, target: str, spec: MessageSpec, route: Route) -> str:
+        did = self.adapter.post(sender, target, spec, route=route)
+        self.posts.append(Post(did, sender, target, spec, route, target in HUBS))
+        return did
+
+
+@dataclass(frozen=True)
+class Program:
+    name: str
+    needs: Capability | None  # None: every adapter runs it
+    steps: Callable[[Run], None]
+    proves: Callable[[Sequence[TraceEvent], Run, CheckParams], Iterable[Broken]]
+
+
+def _intake_steps(run: Run) -> None:
+    run.post("client", "alpha", MessageSpec("Request"), Route.MONOLITH)
+    run.post("client", "beta", MessageSpec("Update", MessageClass.USER, "node/1"), Route.DIRECT)
+    run.post("client", "alpha", MessageSpec("Heartbeat", MessageClass.IGNORABLE), Route.DIRECT)
+    run.post("client", MISSING, MessageSpec("Request"), Route.MONOLITH)
+
+
+def _intake_proves(trace: Sequence[TraceEvent], run: Run, params: CheckParams) -> list[Broken]:
+    if not any(e.kind is EventKind.POSTED for e in trace):
+        return [Broken("intake", None, "POSTED", "four posts and not one POSTED event")]
+    return []
+
+
+def _grain_steps(run: Run) -> None:
+    run.adapter.inject(Fault(FaultKind.REJECT_NEXT, "beta", count=1))
+    run.post("client", "beta", MessageSpec("Request"), Route.GRAIN)
+    run.adapter.run_until_idle(QUIET_WITHIN_MS)
+    run.adapter.inject(Fault(FaultKind.TIMEOUT_NEXT, "beta", count=1))
+    run.post("client", "beta", MessageSpec("Request"), Route.GRAIN)
+
+
+def _grain_proves(trace: Sequence[TraceEvent], run: Run, params: CheckParams) -> list[Broken]:
+    rejected, timed_out = (post.delivery_id for post in run.posts)
+    failures = {
+        did: [e for e in trace if e.kind is EventKind.ATTEMPT_FAILED and e.delivery_id == did]
+        for did in (rejected, timed_out)
+    }
+    found: list[Broken] = []
+    if not any(e.kind is EventKind.ATTEMPT for e in trace):
+        found.append(Broken("capabilities", None, "ATTEMPT",
+                            "the adapter declares a grain router, but grain posts made no "
+                            "ATTEMPT"))
+        return found
+    first = failures[rejected][0] if failures[rejected] else None
+    if first is None:
+        found.append(Broken("grain-calls", None, "ATTEMPT_FAILED",
+                            f"the rejection injected at beta failed no attempt of {rejected}"))
+    elif first.error not in params.resendable_errors or first.timed_out:
+        found.append(Broken("grain-calls", first.seq, "ATTEMPT_FAILED",
+                            f"the injected rejection failed {rejected} with error "
+                            f"{first.error!r} (timed_out={first.timed_out}), which is not a "
+                            "resendable error: name it in resendable_errors of "
+                            "[tool.harness.params]"))
+    if not any(e.timed_out for e in failures[timed_out]):
+        found.append(Broken("grain-calls", None, "ATTEMPT_FAILED",
+                            f"the timeout injected at beta did not fail {timed_out} with "
+                            "timed_out=true"))
+    return found
+
+
+def _subscribe_steps(run: Run) -> None:
+    for target in ("alpha", MISSING):
+        run.subscriptions.append(run.adapter.subscribe("client", target, retries=2))
+
+
+def _subscribe_proves(trace: Sequence[TraceEvent], run: Run, params: CheckParams) -> list[Broken]:
+    if not any(e.kind is EventKind.SUBSCRIBE_ATTEMPT for e in trace):
+        return [Broken("capabilities", None, "SUBSCRIBE_ATTEMPT",
+                       "the adapter declares subscribe, but two subscriptions sent nothing")]
+    return []
+
+
+def _stop_steps(run: Run) -> None:
+    run.post("client", "alpha", MessageSpec("Request"), Route.MONOLITH)  # in flight at stop
+    run.adapter.stop(graceful=True)
+
+
+def _stop_proves(trace: Sequence[TraceEvent], run: Run, params: CheckParams) -> list[Broken]:
+    kinds = {e.kind for e in trace}
+    missing = [k for k in (EventKind.STOP_REQUESTED, EventKind.STOP_STAGE_ENTERED,
+                           EventKind.STOP_COMPLETED) if k not in kinds]
+    return [Broken("stop", None, kind.name,
+                   f"a graceful stop, run to quiescence, emitted no {kind.name}")
+            for kind in missing]
+
+
+PROGRAMS: tuple[Program, ...] = (
+    Program("intake", None, _intake_steps, _intake_proves),
+    Program("grain", Capability.GRAIN_ROUTER, _grain_steps, _grain_proves),
+    Program("subscribe", Capability.SUBSCRIBE, _subscribe_steps, _subscribe_proves),
+    Program("stop", Capability.STOP_LIFECYCLE, _stop_steps, _stop_proves),
+)
+
+
+@dataclass(frozen=True)
+class ProgramResult:
+    program: str
+    broken: tuple[Broken, ...]
+    events: int
+
+
+def run_program(program: Program, factory: AdapterFactory, params: CheckParams) -> ProgramResult:
+    run = Run(factory(FirstChooser()))
+    for hub in HUBS:
+        run.adapter.create_hub(hub)
+    program.steps(run)
+    quiet = run.adapter.run_until_idle(QUIET_WITHIN_MS)
+    trace = list(run.adapter.trace())
+    broken = [*broken_conventions(trace, run.posts, run.subscriptions),
+              *program.proves(trace, run, params)]
+    if not quiet:
+        broken.append(Broken("quiescence", None, "run_until_idle",
+                             f"not quiet within {QUIET_WITHIN_MS} ms of virtual time"))
+    return ProgramResult(program.name, tuple(broken), len(trace))
+
+
+def conformance(factory: AdapterFactory, params: CheckParams | None = None
+                ) -> tuple[frozenset[Capability], list[ProgramResult]]:
+    """The capabilities the adapter declares and each applicable program's result."""
+    params = params or CheckParams()
+    declared = capabilities_of(factory(FirstChooser()))
+    results = [run_program(p, factory, params) for p in PROGRAMS
+               if p.needs is None or p.needs in declared]
+    return declared, results

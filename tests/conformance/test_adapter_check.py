@@ -1,0 +1,109 @@
+"""The adapter conformance check: the reference adapter conforms, and an adapter breaking
+any one convention is flagged on that convention, with the event and the doc section."""
+
+from __future__ import annotations
+
+import pytest
+from lying_adapters import (
+    edit_first,
+    lying,
+    no_grain_router,
+    time_goes_back,
+    without_all,
+    without_first,
+)
+
+from harness.cli import main
+from invariants.adapter import AdapterFactory
+from invariants.conformance.programs import conformance
+from invariants.trace import EventKind
+from reference_impl.adapter import make_adapter
+
+
+def _broken(factory: AdapterFactory) -> dict[str, list[str]]:
+    _, results = conformance(factory)
+    found: dict[str, list[str]] = {}
+    for result in results:
+        for problem in result.broken:
+            found.setdefault(problem.convention, []).append(problem.line(result.program))
+    return found
+
+
+def test_the_reference_adapter_conforms() -> None:
+    declared, results = conformance(make_adapter)
+    assert [r.program for r in results] == ["intake", "grain", "subscribe", "stop"]
+    assert all(r.events > 0 for r in results)
+    assert _broken(make_adapter) == {}
+
+
+@pytest.mark.parametrize(
+    ("convention", "adapter", "fragment"),
+    [
+        ("event-order", lying(time_goes_back), "time goes backwards"),
+        ("intake", lying(without_first(EventKind.ENQUEUED)), "got no intake outcome"),
+        ("intake", lying(without_all(EventKind.ENQUEUED)), "never ENQUEUED"),
+        ("legs", lying(without_first(EventKind.LEG_ENDED)), "never ended"),
+        ("legs", lying(edit_first(EventKind.LEG_STARTED, leg_id=None)), "without a leg_id"),
+        ("grain-calls", lying(without_first(EventKind.ATTEMPT)), "has no ATTEMPT before it"),
+        ("grain-calls", lying(edit_first(EventKind.ATTEMPT_FAILED, error="CalleeRefused")),
+         "error 'CalleeRefused'"),
+        ("grain-calls", lying(edit_first(EventKind.ATTEMPT_FAILED, timed_out=None)),
+         "timed_out must be true or false"),
+        ("subscribe", lying(without_all(EventKind.SUBSCRIBE_TERMINATED)),
+         "never answered nor terminated"),
+        ("posts", lying(edit_first(EventKind.POSTED, sender="someone-else")),
+         "posted with sender='client'"),
+        ("posts", lying(edit_first(EventKind.POSTED, diagnostic_key="node/2")),
+         "diagnostic_key"),
+        ("capabilities", lying(without_all(EventKind.ATTEMPT)), "made no ATTEMPT"),
+        ("stop", lying(without_all(EventKind.STOP_COMPLETED)), "emitted no STOP_COMPLETED"),
+    ],
+    ids=lambda value: value if isinstance(value, str) else "",
+)
+def test_each_broken_convention_is_flagged(
+    convention: str, adapter: AdapterFactory, fragment: str
+) -> None:
+    found = _broken(adapter)
+    assert convention in found, found
+    assert any(fragment in line for line in found[convention]), found[convention]
+    assert all(f"(docs/adapter.md#{convention})" in line for line in found[convention])
+
+
+def test_a_capability_not_declared_is_not_applicable(capsys: pytest.CaptureFixture[str]) -> None:
+    declared, results = conformance(no_grain_router)
+    assert "grain" not in [r.program for r in results]
+    code = main(["adapter-check", "--adapter", "lying_adapters:no_grain_router"])
+    out = capsys.readouterr().out
+    assert code == 0, out
+    assert "not applicable (not declared): grain" in out
+    assert "capabilities: stop_lifecycle, subscribe\n" in out
+
+
+def test_the_command_prints_one_line_per_break_and_exits_1(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import lying_adapters
+
+    monkeypatch.setattr(lying_adapters, "no_legs_end",
+                        lying(without_all(EventKind.LEG_ENDED)), raising=False)
+    code = main(["adapter-check", "--adapter", "lying_adapters:no_legs_end"])
+    out = capsys.readouterr().out
+    assert code == 1
+    assert "  does not conform:" in out
+    assert "    intake: seq " in out and "never ended" in out
+
+
+def test_an_adapter_that_raises_keeps_its_traceback(capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(["adapter-check", "--adapter", "lying_adapters:raises_on_stop"])
+    captured = capsys.readouterr()
+    assert code == 1
+    assert "the adapter raised KeyError: 'h0'" in captured.out
+    assert "Traceback (most recent call last)" in captured.err
+    assert "in stop" in captured.err  # the adapter's own frame
+
+
+def test_a_bad_adapter_spec_is_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["adapter-check", "--adapter", "no_colon"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err == ("mesh-harness adapter-check: error: --adapter: expected 'module:factory' "
+                   "(for example 'reference_impl.adapter:make_adapter'), got 'no_colon'")
