@@ -25,6 +25,7 @@ class ScanVerdict:
     findings: list[Finding]  # not suppressed, not covered by the baseline: these fail
     problems: list[Problem]  # scan errors plus stale baseline entries: these fail too
     baselined: int
+    outcome: baselines.Outcome | None = None  # the baseline comparison, where one was given
     _by_path: dict[str, list[Finding]] = field(default_factory=dict)
     _problems_by_path: dict[str, list[Problem]] = field(default_factory=dict)
 
@@ -71,11 +72,15 @@ def run_scan(
     *,
     cache_dir: Path | None,
     baseline: Counter[tuple[str, str, str, str]] | None,
+    jobs: int = 1,
 ) -> ScanVerdict:
-    result = scan(paths, config, root=root, cache_dir=cache_dir)
+    """The scan with `baseline` applied: what fails, and what the baseline covered. Every
+    entry point that scans (the plugin, `scan`, `check`) goes through here."""
+    result = scan(paths, config, root=root, jobs=jobs, cache_dir=cache_dir)
     if baseline is None:
         return ScanVerdict(result, list(result.findings), list(result.errors), 0)
     outcome = baselines.compare(result.findings, baseline, config, result.scanned_paths)
     return ScanVerdict(
-        result, outcome.new, sorted([*result.errors, *outcome.stale]), outcome.baselined
+        result, outcome.new, sorted([*result.errors, *outcome.stale]), outcome.baselined,
+        outcome,
     )

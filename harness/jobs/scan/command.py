@@ -10,18 +10,16 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from harness.scan_verdict import ScanVerdict, run_scan
 from harness.settings import HarnessSettings, Overrides, for_command, rule_ids
 from invariants.scan import baseline as baselines
 from invariants.scan.config import ConfigError, find_pyproject
-from invariants.scan.model import Finding, ScanConfig
-from invariants.scan.problems import EMIT_SITE_COUNT, Problem
+from invariants.scan.problems import EMIT_SITE_COUNT
 from invariants.scan.report import inventory_json, inventory_text, to_json, to_text
-from invariants.scan.runner import ScanResult, scan
 from invariants.scan.sarif import to_sarif
 
 PROG = "mesh-harness scan"
@@ -104,26 +102,18 @@ def _baseline_path(args: argparse.Namespace, settings: HarnessSettings) -> Path 
     return path
 
 
-def _apply_baseline(
-    args: argparse.Namespace,
-    path: Path | None,
-    known: Counter[baselines.Key] | None,
-    config: ScanConfig,
-    result: ScanResult,
-) -> tuple[list[Finding], list[Problem], int]:
-    """(findings that fail, stale-entry problems, count covered by the baseline)."""
-    if path is None:
-        return result.findings, [], 0
-    if known is None:  # no file yet and --update-baseline: the explicit way to create one
+def _update_baseline(path: Path, verdict: ScanVerdict) -> ScanVerdict:
+    """`--update-baseline`: create the file from the findings, or drop its stale entries;
+    either way the findings it now covers no longer fail."""
+    result = verdict.result
+    if verdict.outcome is None:  # no file yet: the explicit way to create one
         written = baselines.write_initial(path, result.findings)
         print(f"baseline: created {path} with {written} finding(s)", file=sys.stderr)
-        return [], [], written
-    outcome = baselines.compare(result.findings, known, config, result.scanned_paths)
-    if args.update_baseline:
-        removed = baselines.shrink(path, known, outcome)
-        print(f"baseline: removed {removed} stale finding(s) from {path}", file=sys.stderr)
-        return outcome.new, [], outcome.baselined
-    return outcome.new, outcome.stale, outcome.baselined
+        return ScanVerdict(result, [], list(result.errors), written)
+    known = baselines.load(path)
+    removed = baselines.shrink(path, known, verdict.outcome)
+    print(f"baseline: removed {removed} stale finding(s) from {path}", file=sys.stderr)
+    return ScanVerdict(result, verdict.outcome.new, list(result.errors), verdict.baselined)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -145,15 +135,17 @@ def _run(args: argparse.Namespace) -> int:
     jobs = args.jobs or os.cpu_count() or 1
     baseline_path = None if args.inventory else _baseline_path(args, settings)
     known = baselines.load(baseline_path) if baseline_path and baseline_path.exists() else None
-    result = scan(paths, config, root=root, jobs=jobs, cache_dir=cache_dir)
+    verdict = run_scan(paths, config, root, cache_dir=cache_dir, baseline=known, jobs=jobs)
+    result = verdict.result
 
     if args.inventory:
         rendered = inventory_json(result) if args.format != "text" else inventory_text(result)
         _emit(rendered, args.output)
         return 1 if any(p.kind == EMIT_SITE_COUNT for p in result.errors) else 0
 
-    findings, stale, baselined = _apply_baseline(args, baseline_path, known, config, result)
-    errors = sorted([*result.errors, *stale])
+    if args.update_baseline and baseline_path is not None:
+        verdict = _update_baseline(baseline_path, verdict)
+    findings, errors, baselined = verdict.findings, verdict.problems, verdict.baselined
     if args.format == "json":
         rendered = to_json(findings, errors, result.stats)
     elif args.format == "sarif":
