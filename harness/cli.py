@@ -12,6 +12,8 @@ import importlib
 import sys
 from collections.abc import Sequence
 
+from invariants.scan.config import ConfigError
+
 COMMAND_MODULES: tuple[str, ...] = (
     "harness.jobs.scan.command",
     "harness.jobs.fuzz.command",
@@ -37,6 +39,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         code: int = args.func(args)
+    except ConfigError as exc:  # a bad setting, from any job: the same one line everywhere
+        print(f"{parser.prog} {args.command}: error: {exc}", file=sys.stderr)
+        return 2
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130

@@ -125,6 +125,16 @@ def invariant_ids(origin: str, values: Sequence[str]) -> tuple[str, ...]:
         raise ConfigError(str(exc)) from None
 
 
+def known_profile(name: str, origin: str) -> str:
+    """`name` when it is one of the harness's profiles; else a `ConfigError` naming `origin`."""
+    from invariants.dynamic.profiles import PROFILES  # Hypothesis: only for the jobs that run
+
+    if name not in PROFILES:
+        known = ", ".join(sorted(PROFILES))
+        raise ConfigError(f"{origin}: unknown profile {name!r} (known: {known})")
+    return name
+
+
 def _strings(source: Path, key: str, value: object) -> tuple[str, ...]:
     if isinstance(value, str):
         return (value,)

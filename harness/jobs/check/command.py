@@ -13,7 +13,7 @@ import sys
 from typing import Any
 
 from harness.jobs.check.report import render, run_check, to_json
-from harness.settings import for_command, invariant_ids
+from harness.settings import for_command, invariant_ids, known_profile
 from harness.shared_database import add_shared_database_option, command_database
 from invariants.checks import CHECK_IDS
 from invariants.dynamic.profiles import PROFILES
@@ -45,16 +45,8 @@ def add_parser(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    try:
-        for_command()  # the working tree's [tool.harness]: a bad key fails as everywhere
-    except ConfigError as exc:
-        print(f"{PROG}: error: {exc}", file=sys.stderr)
-        return 2
-    if args.profile not in PROFILES:
-        known = ", ".join(sorted(PROFILES))
-        print(f"{PROG}: error: --profile: unknown profile {args.profile!r} (known: {known})",
-              file=sys.stderr)
-        return 2
+    for_command()  # the working tree's [tool.harness]: a bad key fails as everywhere
+    known_profile(args.profile, "--profile")
 
     invariants = CHECK_IDS
     if args.invariants is not None:

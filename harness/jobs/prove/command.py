@@ -13,9 +13,9 @@ import os
 import sys
 from typing import Any
 
-from harness.settings import for_command
+from harness.settings import for_command, known_profile
 from harness.shared_database import add_shared_database_option, command_database
-from invariants.dynamic.profiles import PROFILES, replaying
+from invariants.dynamic.profiles import replaying
 from invariants.mutants.base import MutantNotApplicable
 from invariants.mutants.matrix import ALL_CHECKS, Matrix, prove
 from invariants.mutants.render import matrix_text
@@ -47,15 +47,8 @@ def add_parser(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    try:
-        for_command()  # the working tree's [tool.harness]: a bad key fails as everywhere
-    except ConfigError as exc:
-        print(f"mesh-harness prove: error: {exc}", file=sys.stderr)
-        return 2
-    if args.profile not in PROFILES:
-        print(f"mesh-harness prove: --profile: unknown profile {args.profile!r} "
-              f"(known: {', '.join(sorted(PROFILES))})", file=sys.stderr)
-        return 2
+    for_command()  # the working tree's [tool.harness]: a bad key fails as everywhere
+    known_profile(args.profile, "--profile")
     checks = [check.upper() for check in args.check]
     try:
         shared = command_database(args.shared_database, "--shared-database", os.environ)
