@@ -34,8 +34,8 @@ QUIET_WITHIN_MS = 10 * 60 * 1000
 
 
 @dataclass
-class Run:
-    """One program's run: the adapter, and what the harness did to it."""
+class Exercise:
+    """One program exercising an adapter: the adapter, and what the harness did to it."""
 
     adapter: MeshAdapter
     posts: list[Post] = field(default_factory=list)
@@ -51,24 +51,24 @@ class Run:
 class Program:
     name: str
     needs: Capability | None  # None: every adapter runs it
-    steps: Callable[[Run], None]
-    proves: Callable[[Sequence[TraceEvent], Run, CheckParams], Iterable[Broken]]
+    steps: Callable[[Exercise], None]
+    proves: Callable[[Sequence[TraceEvent], Exercise, CheckParams], Iterable[Broken]]
 
 
-def _intake_steps(run: Run) -> None:
+def _intake_steps(run: Exercise) -> None:
     run.post("client", "alpha", MessageSpec("Request"), Route.MONOLITH)
     run.post("client", "beta", MessageSpec("Update", MessageClass.USER, "node/1"), Route.DIRECT)
     run.post("client", "alpha", MessageSpec("Heartbeat", MessageClass.IGNORABLE), Route.DIRECT)
     run.post("client", MISSING, MessageSpec("Request"), Route.MONOLITH)
 
 
-def _intake_proves(trace: Sequence[TraceEvent], run: Run, params: CheckParams) -> list[Broken]:
+def _intake_proves(trace: Sequence[TraceEvent], run: Exercise, params: CheckParams) -> list[Broken]:
     if not any(e.kind is EventKind.POSTED for e in trace):
         return [Broken("intake", None, "POSTED", "four posts and not one POSTED event")]
     return []
 
 
-def _grain_steps(run: Run) -> None:
+def _grain_steps(run: Exercise) -> None:
     run.adapter.inject(Fault(FaultKind.REJECT_NEXT, "beta", count=1))
     run.post("client", "beta", MessageSpec("Request"), Route.GRAIN)
     run.adapter.run_until_idle(QUIET_WITHIN_MS)
@@ -76,7 +76,7 @@ def _grain_steps(run: Run) -> None:
     run.post("client", "beta", MessageSpec("Request"), Route.GRAIN)
 
 
-def _grain_proves(trace: Sequence[TraceEvent], run: Run, params: CheckParams) -> list[Broken]:
+def _grain_proves(trace: Sequence[TraceEvent], run: Exercise, params: CheckParams) -> list[Broken]:
     rejected, timed_out = (post.delivery_id for post in run.posts)
     failures = {
         did: [e for e in trace if e.kind is EventKind.ATTEMPT_FAILED and e.delivery_id == did]
@@ -105,24 +105,26 @@ def _grain_proves(trace: Sequence[TraceEvent], run: Run, params: CheckParams) ->
     return found
 
 
-def _subscribe_steps(run: Run) -> None:
+def _subscribe_steps(run: Exercise) -> None:
     for target in ("alpha", MISSING):
         run.subscriptions.append(run.adapter.subscribe("client", target, retries=2))
 
 
-def _subscribe_proves(trace: Sequence[TraceEvent], run: Run, params: CheckParams) -> list[Broken]:
+def _subscribe_proves(
+    trace: Sequence[TraceEvent], run: Exercise, params: CheckParams
+) -> list[Broken]:
     if not any(e.kind is EventKind.SUBSCRIBE_ATTEMPT for e in trace):
         return [Broken("capabilities", None, "SUBSCRIBE_ATTEMPT",
                        "the adapter declares subscribe, but two subscriptions sent nothing")]
     return []
 
 
-def _stop_steps(run: Run) -> None:
+def _stop_steps(run: Exercise) -> None:
     run.post("client", "alpha", MessageSpec("Request"), Route.MONOLITH)  # in flight at stop
     run.adapter.stop(graceful=True)
 
 
-def _stop_proves(trace: Sequence[TraceEvent], run: Run, params: CheckParams) -> list[Broken]:
+def _stop_proves(trace: Sequence[TraceEvent], run: Exercise, params: CheckParams) -> list[Broken]:
     kinds = {e.kind for e in trace}
     missing = [k for k in (EventKind.STOP_REQUESTED, EventKind.STOP_STAGE_ENTERED,
                            EventKind.STOP_COMPLETED) if k not in kinds]
@@ -146,8 +148,8 @@ class ProgramResult:
     events: int
 
 
-def run_program(program: Program, factory: AdapterFactory, params: CheckParams) -> ProgramResult:
-    run = Run(factory(FirstChooser()))
+def exercise(program: Program, factory: AdapterFactory, params: CheckParams) -> ProgramResult:
+    run = Exercise(factory(FirstChooser()))
     for hub in HUBS:
         run.adapter.create_hub(hub)
     program.steps(run)
@@ -166,6 +168,6 @@ def conformance(factory: AdapterFactory, params: CheckParams | None = None
     """The capabilities the adapter declares and each applicable program's result."""
     params = params or CheckParams()
     declared = capabilities_of(factory(FirstChooser()))
-    results = [run_program(p, factory, params) for p in PROGRAMS
+    results = [exercise(p, factory, params) for p in PROGRAMS
                if p.needs is None or p.needs in declared]
     return declared, results
