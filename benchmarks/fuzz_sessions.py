@@ -6,7 +6,7 @@
 1. One session of `--reference-minutes` with `--workers` workers over every invariant on
    the reference mesh: examples per second per worker, examples per test, and which goals
    were reached (and which never were).
-2. For each mutant M1–M8, a session over the dynamic checks that must kill it, stopped at
+2. For each mutant M1–M13, a session over the dynamic checks that must kill it, stopped at
    the first failure HypoFuzz saves (`--stop-on-failure`; it saves one as soon as it finds
    it), capped at `--mutant-seconds`: seconds from the start of the session (collection
    included) until the failure was in the database, polled once a second; "not found"

@@ -1,6 +1,8 @@
-"""Pre-fix mutants M1–M8 of the reference mesh (SPEC §3.3) and the kill matrix.
+"""Pre-fix mutants of the reference mesh and the kill matrix.
 
-Each mutant is a libcst codemod of one reference source file (`m1_…` … `m8_…`);
+M1–M8 are the mutants of SPEC §3.3; M9–M13 break the dynamic checks' other obligations,
+so every negative control of an invariant is a mutant. Each mutant is a libcst codemod of
+one reference source file (`m1_…` … `m13_…`);
 `build.build_mutant` applies it to a copy imported under an isolated package name, and
 `matrix.prove` runs the reference and every mutant against every check.
 """

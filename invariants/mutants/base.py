@@ -33,7 +33,7 @@ class MutationCodemod(VisitorBasedCodemodCommand):
 
 @dataclass(frozen=True)
 class Mutant:
-    """One pre-fix mutant of SPEC §3.3."""
+    """One pre-fix mutant: a shape of SPEC §3.3, or the negative control of an obligation."""
 
     id: str  # "M1"
     slug: str  # "payload-type-guard"

@@ -70,7 +70,7 @@ class Matrix:
         return [c for c, cell in self.reference.items() if cell.killed or cell.errored]
 
     def missing_kills(self) -> list[tuple[str, str]]:
-        """(mutant, check) pairs SPEC §3.3 lists that did not kill."""
+        """(mutant, check) pairs the mutants list that did not kill."""
         missing = []
         for mutant, checks in self.expected.items():
             cells = self.mutants.get(mutant, {})

@@ -13,6 +13,11 @@ from invariants.mutants import (
     m6_no_stop_hold,
     m7_detached_nack,
     m8_failure_answers_failure,
+    m9_answers_rejections,
+    m10_sheds_user_messages,
+    m11_no_delivery_retry,
+    m12_holds_non_graceful,
+    m13_suppress_packaged,
 )
 from invariants.mutants.base import Mutant
 
@@ -25,6 +30,11 @@ MUTANTS: tuple[Mutant, ...] = (
     m6_no_stop_hold.MUTANT,
     m7_detached_nack.MUTANT,
     m8_failure_answers_failure.MUTANT,
+    m9_answers_rejections.MUTANT,
+    m10_sheds_user_messages.MUTANT,
+    m11_no_delivery_retry.MUTANT,
+    m12_holds_non_graceful.MUTANT,
+    m13_suppress_packaged.MUTANT,
 )
 
 

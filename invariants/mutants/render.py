@@ -29,7 +29,7 @@ def matrix_text(matrix: Matrix) -> str:
     lines = ["  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip()
              for row in rows]
     lines.append("")
-    lines.append(f"profile {matrix.profile}; * = a kill SPEC §3.3 lists; "
+    lines.append(f"profile {matrix.profile}; * = a kill the mutant lists; "
                  "Nex/Mst = examples to the first failure / steps of the shrunk counterexample")
     for check in matrix.reference_failures():
         lines.append(f"reference FAILS {check}: {matrix.reference[check].evidence}")

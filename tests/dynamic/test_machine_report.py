@@ -4,7 +4,7 @@ the scripted chooser replaying a drawn schedule exactly."""
 from pathlib import Path
 
 import pytest
-from broken_meshes import BROKEN
+from mutant_controls import mutant_factory
 
 from invariants.dynamic.chooser import ScriptedChooser
 from invariants.dynamic.plans import machine_class
@@ -13,8 +13,9 @@ from reference_impl.adapter import make_adapter
 
 
 def test_same_profile_same_counterexample(tmp_path: Path) -> None:
-    first = run_invariant("INV7", BROKEN["INV7"], "ci")
-    second = run_invariant("INV7", BROKEN["INV7"], "ci", diagram_path=tmp_path / "inv7.mmd")
+    m1 = mutant_factory("M1")  # routers guard on the payload type: answers what they must not
+    first = run_invariant("INV7", m1, "ci")
+    second = run_invariant("INV7", m1, "ci", diagram_path=tmp_path / "inv7.mmd")
     assert first.verdict == second.verdict == "violation"
     assert (first.examples, first.shrunk_steps) == (second.examples, second.shrunk_steps)
     assert first.diagram == second.diagram

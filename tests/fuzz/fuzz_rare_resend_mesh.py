@@ -5,6 +5,10 @@ admits timeouts) only when the call went to hub `h2`. The seed programs time out
 `h0` only, so `run_invariant`'s known shapes pass on this mesh; a session has to find the
 bug, and CI can only fail on it by replaying what the session saved.
 
+It is M2's codemod narrowed to that hub, applied to a copy of the current reference like
+every mutant (not registered: it is a fixture, not a pre-fix shape), so it follows the
+reference instead of copying `GrainDeliveryOperation._failed`.
+
 `make_adapter` is its factory: `--adapter fuzz_rare_resend_mesh:make_adapter`.
 `make_twin_adapter` makes the same mesh under another name, so another database key: a
 failure saved for one is not replayed on the other.
@@ -12,44 +16,44 @@ failure saved for one is not replayed on the other.
 
 from __future__ import annotations
 
-from invariants.adapter import Chooser
-from invariants.trace import EventKind
-from reference_impl.adapter import ReferenceAdapter
-from reference_impl.constants import retry_delay_ms
-from reference_impl.envelope import Delivery
-from reference_impl.grain import GrainDeliveryOperation, GrainRouter
-from reference_impl.ladder import classify, is_timeout, is_transient
-from reference_impl.pool import LegHandle, LegOperation
+import dataclasses
+
+import libcst as cst
+import libcst.matchers as m
+from libcst.codemod.visitors import AddImportsVisitor
+
+from invariants.adapter import Chooser, MeshAdapter
+from invariants.mutants.base import MutationCodemod
+from invariants.mutants.build import build_mutant
+from invariants.mutants.m2_resend_timeouts import MUTANT as M2
 
 BUGGY_HUB = "h2"
 
 
-class _ResendsTimeoutsOnOneHub(GrainDeliveryOperation):
-    def _failed(self, leg: LegHandle, attempt: int, exc: Exception) -> None:
-        if self.delivery.target != BUGGY_HUB or not is_timeout(exc):
-            super()._failed(leg, attempt, exc)
-            return
-        self.waiting_attempt = -1
-        self.router.mesh.trace.emit(EventKind.ATTEMPT_FAILED, hub=self.router.name,
-                                    delivery_id=self.delivery.id, attempt=attempt,
-                                    error=type(exc).__name__, timed_out=True)
-        if is_transient(exc) and attempt < self.router.retries:  # pre-fix: admits timeouts
-            leg.schedule(retry_delay_ms(attempt), self.deliver, leg, attempt + 1)
-            return
-        self.router.answer_failure(self.delivery, classify(exc))
-        leg.end("failed")
+class ResendTimeoutsOnOneHub(MutationCodemod):
+    @m.call_if_inside(m.FunctionDef(name=m.Name("_failed")))
+    @m.leave(m.Call(func=m.Name("is_resendable")))
+    def gate_on_transient_at_one_hub(
+        self, original_node: cst.Call, updated_node: cst.Call
+    ) -> cst.BaseExpression:
+        self.hit()
+        AddImportsVisitor.add_needed_import(self.context, "reference_impl.ladder", "is_transient")
+        return cst.parse_expression(
+            f'(is_transient(exc) if self.delivery.target == "{BUGGY_HUB}" else is_resendable(exc))'
+        )
 
 
-class _Router(GrainRouter):
-    def operation(self, delivery: Delivery) -> LegOperation:
-        return _ResendsTimeoutsOnOneHub(self, delivery)
+RARE_RESEND = dataclasses.replace(
+    M2, id="M2h2", slug="resend-timeouts-at-h2", shape=f"M2's retry gate, at hub {BUGGY_HUB} only",
+    codemod=ResendTimeoutsOnOneHub,
+)
+_BUILD = build_mutant(RARE_RESEND)
 
 
-def make_adapter(chooser: Chooser) -> ReferenceAdapter:
-    adapter = ReferenceAdapter(chooser)
-    adapter.mesh.grain = _Router(adapter.mesh, retries=adapter.mesh.grain.retries)
-    return adapter
+def make_adapter(chooser: Chooser) -> MeshAdapter:
+    # A function of this module, so the mesh is keyed by its name, not by the mutant's id.
+    return _BUILD.factory(chooser)
 
 
-def make_twin_adapter(chooser: Chooser) -> ReferenceAdapter:
+def make_twin_adapter(chooser: Chooser) -> MeshAdapter:
     return make_adapter(chooser)

@@ -90,6 +90,11 @@ SEED_KILLS = [
     ("M6", "INV5", "stop-with-legs"),
     ("M7", "INV5", "stop-with-legs"),
     ("M8", "INV1", "failure-ping-pong"),
+    ("M9", "INV1", "rejection"),
+    ("M10", "INV3", "flood"),
+    ("M11", "INV4", "rejection-retry"),
+    ("M12", "INV5", "stop-non-graceful"),
+    ("M13", "INV7", "departed-owner"),
 ]
 
 

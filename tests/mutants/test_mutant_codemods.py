@@ -14,7 +14,8 @@ from invariants.mutants.base import Mutant, MutantNotApplicable
 from invariants.mutants.build import reference_root
 from invariants.mutants.registry import MUTANTS, find_mutant, select_mutants
 
-# The pre-fix code each mutant must produce (SPEC §3.3), and the code it must remove.
+# The pre-fix code each mutant must produce (SPEC §3.3), and the code it must remove ("" for
+# nothing: M4, M8, M11 and M12 only remove, M9 only adds).
 PRE_FIX: dict[str, tuple[str, str]] = {
     "M1": ("if isinstance(delivery.message, DeliveryFailure):", "if not delivery.may_answer():"),
     "M2": ("if is_transient(exc) and attempt", "if is_resendable(exc) and attempt"),
@@ -30,6 +31,11 @@ PRE_FIX: dict[str, tuple[str, str]] = {
     "M6": ("done()", "self.hold_until_drained(done)"),
     "M7": ("nack.subscribe(self.mesh.scheduler)", "handle = self.mesh.pool.subscribe(nack)"),
     "M8": ("", "if not delivery.may_answer():"),
+    "M9": ("report_failure(self.mesh, address, delivery, ErrorType.REJECTED)", ""),
+    "M10": ("return depth >= self.watermark", "and message_class.sheddable"),
+    "M11": ("", "if is_resendable(exc) and attempt < self.router.retries:"),
+    "M12": ("", "if not self.silo.graceful:"),
+    "M13": ("if not delivery.may_answer() or delivery.packaged:", "if not delivery.may_answer():"),
 }
 MAX_CHANGED_LINES = 8  # a mutant is one statement or expression, plus an import
 
@@ -108,8 +114,9 @@ def test_codemod_changes_only_its_site(mutant: Mutant) -> None:
     site = _function_lines(before, mutant.site)
     produced, gone = PRE_FIX[mutant.id]
     assert 0 < len(removed) + len(added) <= MAX_CHANGED_LINES, (removed, added)
-    assert any(gone in line for line in removed), f"{gone!r} not removed"
-    assert not any(gone in line for line in added)
+    if gone:
+        assert any(gone in line for line in removed), f"{gone!r} not removed"
+        assert not any(gone in line for line in added)
     if produced:
         assert any(produced in line for line in added), f"{produced!r} not produced: {added}"
     outside = _outside(touched, site)
@@ -161,15 +168,19 @@ def test_unparsable_source_is_reported_with_the_file() -> None:
         find_mutant("M2").apply("def broken(:\n", filename="grain.py")
 
 
-def test_every_mutant_has_a_module_a_distinct_site_and_its_spec_kills() -> None:
+def test_every_mutant_has_a_module_a_distinct_rewrite_and_its_kills() -> None:
     spec_kills = {
         "M1": {"MESH001", "MESH002", "INV7"}, "M2": {"MESH003", "INV4"}, "M3": {"INV2"},
         "M4": {"INV3"}, "M5": {"INV6"}, "M6": {"INV5"}, "M7": {"MESH004", "INV5"},
         "M8": {"MESH001", "INV1"},
+        # The negative controls of the dynamic checks' other obligations.
+        "M9": {"INV1"}, "M10": {"INV3"}, "M11": {"INV4"}, "M12": {"INV5"}, "M13": {"INV7"},
     }
-    assert [m.id for m in MUTANTS] == [f"M{i}" for i in range(1, 9)]
+    assert [m.id for m in MUTANTS] == [f"M{i}" for i in range(1, 14)]
     assert {m.id: set(m.kills) for m in MUTANTS} == spec_kills
-    assert len({(m.path, m.site) for m in MUTANTS}) == len(MUTANTS)
+    assert len({m.slug for m in MUTANTS}) == len({m.codemod for m in MUTANTS}) == len(MUTANTS)
+    # Two mutants may rewrite one function (M1 and M13 the same guard), never alike.
+    assert len({(m.path, m.apply(_source(m))) for m in MUTANTS}) == len(MUTANTS)
     for mutant in MUTANTS:
         assert Path(reference_root(), mutant.path).is_file()
 
@@ -177,5 +188,5 @@ def test_every_mutant_has_a_module_a_distinct_site_and_its_spec_kills() -> None:
 def test_mutants_are_found_by_id_or_slug_and_unknown_names_are_clear() -> None:
     assert find_mutant("m2") is find_mutant("resend-timeouts") is find_mutant("M2 resend-timeouts")
     assert [m.id for m in select_mutants(["M3", "no-stop-hold"])] == ["M3", "M6"]
-    with pytest.raises(ValueError, match=r"unknown mutant 'M9' \(known: M1 payload-type-guard"):
-        find_mutant("M9")
+    with pytest.raises(ValueError, match=r"unknown mutant 'M99' \(known: M1 payload-type-guard"):
+        find_mutant("M99")

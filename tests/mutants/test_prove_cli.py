@@ -34,7 +34,7 @@ def test_prove_json_for_one_mutant_and_two_checks() -> None:
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
-        (["--mutant", "M9"], "unknown mutant 'M9'"),
+        (["--mutant", "M99"], "unknown mutant 'M99'"),
         (["--profile", "nightly"], "--profile: unknown profile 'nightly'"),
         (["--check", "INV9"], "unknown check(s) ['INV9']"),
     ],
@@ -92,14 +92,14 @@ def test_a_mutant_that_no_longer_applies_is_reported_and_the_rest_runs() -> None
     from invariants.mutants.m6_no_stop_hold import NoStopHold
     from invariants.mutants.matrix import prove
 
-    stale = Mutant(id="M9", slug="stale", shape="targets code that is gone", path="breaker.py",
+    stale = Mutant(id="M99", slug="stale", shape="targets code that is gone", path="breaker.py",
                    site="on_active_stop", target="self.hold_until_drained(done)",
                    kills=("MESH004",), codemod=NoStopHold)
     result = prove("ci", ["M7", stale], checks=["MESH004"])
     assert result.mutants["M7"]["MESH004"].killed
-    assert result.mutants["M9"] == {}
-    assert result.missing_kills() == [("M9", "MESH004")]
-    assert len(result.errors) == 1 and "mutant M9 stale" in result.errors[0]
+    assert result.mutants["M99"] == {}
+    assert result.missing_kills() == [("M99", "MESH004")]
+    assert len(result.errors) == 1 and "mutant M99 stale" in result.errors[0]
     assert "breaker.py" in result.errors[0] and not result.ok
 
 

@@ -128,7 +128,7 @@ def test_a_kill_matrix_item_replays_the_run_s_database(
     option = [f"--harness-shared-database={shared}"] if named else []
     result = pytester.runpytest("-p", "harness", "--harness-prove", "-k", "prove and M3",
                                 *option)
-    result.assert_outcomes(passed=1, deselected=9)
+    result.assert_outcomes(passed=1, deselected=14)
     assert calls == [shared if named else None]  # M3 is killed by INV2 alone
     assert profile(CI).database is None
 

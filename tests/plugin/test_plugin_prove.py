@@ -23,9 +23,9 @@ def _repo(pytester: pytest.Pytester) -> None:
 def test_each_mutant_is_an_item_and_m3_is_killed(pytester: pytest.Pytester) -> None:
     _repo(pytester)
     listed = pytester.runpytest("-p", "harness", "--harness-prove", "--collect-only", "-q")
-    listed.stdout.fnmatch_lines([f"harness::prove::M{n}" for n in range(1, 9)])
+    listed.stdout.fnmatch_lines([f"harness::prove::M{n}" for n in range(1, 14)])
     result = pytester.runpytest(*ARGS)
-    result.assert_outcomes(passed=1, deselected=9)
+    result.assert_outcomes(passed=1, deselected=14)
     result.stdout.fnmatch_lines([
         "harness::prove::M3 PASSED*",
         "kill matrix: 1 of 1 mutant(s) killed",
@@ -41,7 +41,7 @@ def test_a_mutant_a_check_misses_fails_with_its_diff(
     claimed = dataclasses.replace(m3, kills=("INV2", "INV1"))
     monkeypatch.setattr(harness.prove_items, "find_mutant", lambda name: claimed)
     result = pytester.runpytest(*ARGS)
-    result.assert_outcomes(failed=1, deselected=9)
+    result.assert_outcomes(failed=1, deselected=14)
     result.stdout.fnmatch_lines([
         "M3 unbounded-resubscribe (*) survived INV1:",
         "  INV2: killed after *",

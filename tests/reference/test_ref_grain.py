@@ -3,18 +3,22 @@ a rejected one is re-sent until the budget is spent (7 calls, 9.75 s of delay)."
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
+from ref_mutants import mutant_module
 
 from invariants.adapter import Fault, FaultKind, MessageSpec, Route
 from invariants.trace import EventKind
-from reference_impl import grain as grain_module
 from reference_impl.adapter import ReferenceAdapter
 from reference_impl.constants import retry_delay_ms
-from reference_impl.ladder import is_transient
 
 
-def _run(fault: FaultKind, count: int, **options: int) -> tuple[ReferenceAdapter, str]:
-    a = ReferenceAdapter(**options)
+def _run(fault: FaultKind, count: int, *, mesh: Any = ReferenceAdapter,
+         **options: int) -> tuple[ReferenceAdapter, str]:
+    """One grain delivery to a callee armed with `count` faults; `mesh` is the reference's
+    adapter class or a mutant's."""
+    a = mesh(**options)
     a.create_hub("callee")
     a.inject(Fault(fault, "callee", count=count))
     d = a.post("caller", "callee", MessageSpec("Deliver"), route=Route.GRAIN)
@@ -42,11 +46,8 @@ def test_a_timed_out_delivery_is_sent_exactly_once_and_still_runs() -> None:
     assert (answer.answers, answer.error) == (d, "Failed")
 
 
-def test_negative_control_gating_on_is_transient_resends_a_timeout_seven_times(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    monkeypatch.setattr(grain_module, "is_resendable", is_transient)
-    a, d = _run(FaultKind.TIMEOUT_NEXT, 7)
+def test_negative_control_gating_on_is_transient_resends_a_timeout_seven_times() -> None:
+    a, d = _run(FaultKind.TIMEOUT_NEXT, 7, mesh=mutant_module("M2", "adapter").ReferenceAdapter)
     assert _count(a, EventKind.ATTEMPT, d) == 7
     assert _count(a, EventKind.HANDLED, d) == 7  # duplicate handler execution
 
@@ -61,6 +62,13 @@ def test_a_rejected_delivery_spends_its_budget() -> None:
     assert gaps == [250, 500, 1_000, 2_000, 3_000, 3_000]
     answer = next(e for e in a.trace() if e.kind is EventKind.FAILURE_EMITTED)
     assert answer.error == "Unavailable"
+
+
+def test_negative_control_without_the_retry_a_rejection_is_answered_at_once() -> None:
+    a, d = _run(FaultKind.REJECT_NEXT, 7, mesh=mutant_module("M11", "adapter").ReferenceAdapter)
+    assert _count(a, EventKind.ATTEMPT, d) == 1
+    answer = next(e for e in a.trace() if e.kind is EventKind.FAILURE_EMITTED)
+    assert (answer.answers, answer.error) == (d, "Unavailable")
 
 
 def test_with_four_retries_a_rejection_makes_five_calls() -> None:

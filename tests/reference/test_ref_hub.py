@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-import pytest
+from typing import Any
+
+from ref_mutants import mutant_module
 
 from invariants.adapter import Fault, FaultKind, MessageSpec, Route
 from invariants.trace import EventKind, MessageClass, TraceEvent
-from reference_impl import hub as hub_module
 from reference_impl.adapter import ReferenceAdapter
 from reference_impl.envelope import Delivery
 from reference_impl.hub import Intake
@@ -59,6 +60,15 @@ def test_rejected_post_is_terminal_no_answer_of_any_kind() -> None:
     assert not [e for e in trace if e.message_class is MessageClass.FAILURE]
 
 
+def test_negative_control_an_answering_identity_guard_nacks_the_rejection() -> None:
+    a = mutant_module("M9", "adapter").ReferenceAdapter()  # the guard calls report_failure
+    a.create_hub("composer")
+    d = a.post("portal", "composer", MessageSpec("UpdateStreamRequest"), identity=None)
+    a.run_until_idle(60_000)
+    emitted = [e for e in a.trace() if e.kind is EventKind.FAILURE_EMITTED]
+    assert [(e.answers, e.error) for e in emitted] == [(d, "Rejected")]
+
+
 def test_system_messages_are_exempt_from_the_identity_check_only() -> None:
     a = ReferenceAdapter()
     a.create_hub("hub")
@@ -100,15 +110,21 @@ def test_a_blocked_turn_holds_the_queue_until_released() -> None:
     assert handled.time_ms == 500
 
 
-def test_flood_past_the_watermark_sheds_only_ignorable_and_the_probe_lands() -> None:
-    """Seed 001 test 4/5: shed count > 0, per-key trip count 0, user probe handled."""
-    a = ReferenceAdapter()
+def _flood_then_probe(mesh: Any = ReferenceAdapter) -> tuple[ReferenceAdapter, str]:
+    """200 heartbeats at a held hub with watermark 25, then a user probe behind them."""
+    a = mesh()
     a.create_hub("hub", watermark=25)
     a.inject(Fault(FaultKind.BLOCK_HUB, "hub", duration_ms=1_000))
     for _ in range(200):
         a.post("f", "hub", MessageSpec("Heartbeat", MessageClass.IGNORABLE), route=Route.DIRECT)
     probe = a.post("p", "hub", MessageSpec("Probe"), route=Route.DIRECT)
     a.run_until_idle(60_000)
+    return a, probe
+
+
+def test_flood_past_the_watermark_sheds_only_ignorable_and_the_probe_lands() -> None:
+    """Seed 001 test 4/5: shed count > 0, per-key trip count 0, user probe handled."""
+    a, probe = _flood_then_probe()
     hub = a.mesh.hubs["hub"]
     assert hub.watermark.shed_count == 175
     assert hub.breaker.trip_count == 0
@@ -120,17 +136,20 @@ def test_flood_past_the_watermark_sheds_only_ignorable_and_the_probe_lands() -> 
     assert ("hub", 25) in created and ("f", 10_000) in created
 
 
-def test_negative_control_without_the_watermark_nothing_is_shed(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    a = ReferenceAdapter()
+def test_negative_control_without_the_watermark_nothing_is_shed() -> None:
+    a = mutant_module("M4", "adapter").ReferenceAdapter()  # no aggregate shed at intake
     a.create_hub("hub", watermark=25)
-    monkeypatch.setattr(a.mesh.hubs["hub"].watermark, "should_shed", lambda cls, depth: False)
     a.inject(Fault(FaultKind.BLOCK_HUB, "hub", duration_ms=1_000))
     for _ in range(200):
         a.post("f", "hub", MessageSpec("Heartbeat", MessageClass.IGNORABLE), route=Route.DIRECT)
     a.run_until_idle(60_000)
     assert a.mesh.hubs["hub"].watermark.shed_count == 0
+
+
+def test_negative_control_a_class_blind_watermark_sheds_the_probe() -> None:
+    a, probe = _flood_then_probe(mutant_module("M10", "adapter").ReferenceAdapter)
+    kinds = _kinds(list(a.trace()), probe)
+    assert EventKind.SHED in kinds and EventKind.HANDLED not in kinds
 
 
 def test_report_failure_answers_once_and_only_when_may_answer_holds() -> None:
@@ -152,17 +171,15 @@ def test_report_failure_answers_once_and_only_when_may_answer_holds() -> None:
     assert reasons == [("r1", "already_answered"), ("r2", "may_answer_false")]
 
 
-def test_negative_control_report_failure_without_guard_answers_a_failure(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    """The pre-fix reporting tail answers a DeliveryFailure with another one."""
-    monkeypatch.setattr(hub_module.Delivery, "may_answer", lambda self: True)
-    a = ReferenceAdapter()
+def test_negative_control_report_failure_without_guard_answers_a_failure() -> None:
+    """Mutant M8, the pre-fix reporting tail: it answers a DeliveryFailure with another."""
+    messages = mutant_module("M8", "messages")
+    a = mutant_module("M8", "adapter").ReferenceAdapter()
     hub = a.mesh.create_hub("hub")
     a.mesh.create_hub("sender")
-    payload = DeliveryFailure.as_payload("x", ErrorType.FAILED)
-    failure = Delivery("r2", "sender", "gone", payload).package()
-    hub.report_failure(failure, ErrorType.NOT_FOUND)
+    payload = messages.DeliveryFailure.as_payload("x", messages.ErrorType.FAILED)
+    failure = mutant_module("M8", "envelope").Delivery("r2", "sender", "gone", payload).package()
+    hub.report_failure(failure, messages.ErrorType.NOT_FOUND)
     assert [e.kind for e in a.trace()].count(EventKind.FAILURE_EMITTED) == 1
 
 
@@ -184,8 +201,8 @@ def test_gated_intake_returns_gated() -> None:
     assert hub.offer(Delivery("d1", "s", "hub", Message("Ping"))) is Intake.GATED
 
 
-def _nack_to_a_departed_sender() -> ReferenceAdapter:
-    a = ReferenceAdapter()
+def _nack_to_a_departed_sender(mesh: Any = ReferenceAdapter) -> ReferenceAdapter:
+    a = mesh()
     a.create_hub("owner")
     a.post("owner", "gone", MessageSpec("Ping"))
     a.advance(1)  # the route leg answered NotFound; its NACK is on the way
@@ -204,10 +221,7 @@ def test_a_nack_to_a_departed_sender_is_never_answered() -> None:
         (emitted[0].delivery_id, "may_answer_false")]
 
 
-def test_negative_control_an_unguarded_tail_answers_the_nack(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    monkeypatch.setattr(hub_module.Delivery, "may_answer", lambda self: True)
-    a = _nack_to_a_departed_sender()
+def test_negative_control_an_unguarded_tail_answers_the_nack() -> None:
+    a = _nack_to_a_departed_sender(mutant_module("M8", "adapter").ReferenceAdapter)
     emitted = [e for e in a.trace() if e.kind is EventKind.FAILURE_EMITTED]
     assert len(emitted) == 2 and emitted[1].answers == emitted[0].delivery_id

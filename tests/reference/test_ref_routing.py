@@ -3,15 +3,12 @@ failure guards must read the envelope."""
 
 from __future__ import annotations
 
-import pytest
+from ref_mutants import mutant_module
 
 from invariants.adapter import Fault, FaultKind, MessageSpec, Route
 from invariants.trace import EventKind, MessageClass
 from reference_impl.adapter import ReferenceAdapter
 from reference_impl.envelope import Delivery
-from reference_impl.messages import DeliveryFailure, ErrorType
-from reference_impl.routing import Router
-from reference_impl.scenarios import answer_once
 
 
 def test_routers_see_only_raw_json() -> None:
@@ -40,6 +37,14 @@ def test_missing_target_is_answered_not_found_by_its_nearest_live_ancestor() -> 
     assert (answer.hub, answer.answers, answer.error) == ("partition", d, "NotFound")
 
 
+def test_negative_control_suppressing_packaged_deliveries_answers_nothing() -> None:
+    a = mutant_module("M13", "adapter").ReferenceAdapter()  # routers see only packaged ones
+    a.create_hub("partition")
+    a.post("client", "partition/_Thread/x", MessageSpec("Get"))
+    a.run_until_idle(1_000)
+    assert not [e for e in a.trace() if e.kind is EventKind.FAILURE_EMITTED]
+
+
 def test_a_gated_target_is_answered_shutting_down() -> None:
     a = ReferenceAdapter()
     a.create_hub("t")
@@ -62,18 +67,8 @@ def test_a_packaged_heartbeat_or_failure_that_fails_routing_is_never_answered() 
     assert len(suppressed) == 4 and all(e.packaged for e in suppressed)
 
 
-def test_negative_control_a_payload_type_guard_answers_three_times(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    """The pre-fix guard reads RawJson: heartbeat, failure and control are all answered."""
-
-    def payload_type_guard(self: Router, delivery: Delivery, error: ErrorType, *,
-                           local: bool = False, hub: str | None = None) -> None:
-        if isinstance(delivery.message, DeliveryFailure):
-            return
-        failure = DeliveryFailure.as_payload(delivery.id, error)
-        self.mesh.answers.send(delivery, failure, hub=hub or self.name, local=local)
-
-    monkeypatch.setattr(Router, "answer_failure", payload_type_guard)
-    nacks = answer_once(0).summary["nacks_at_sender"]
+def test_negative_control_a_payload_type_guard_answers_three_times() -> None:
+    """Mutant M1, the pre-fix guard reading RawJson: heartbeat, failure and control are all
+    answered."""
+    nacks = mutant_module("M1", "scenarios").answer_once(0).summary["nacks_at_sender"]
     assert set(nacks.values()) == {3}

@@ -4,16 +4,16 @@ new dispatches are refused from the first stop step."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any
+
 import pytest
+from ref_mutants import mutant_module
 
 from invariants.adapter import Fault, FaultKind, MessageSpec, Route
-from invariants.trace import EventKind
-from reference_impl import answers as answers_module
+from invariants.trace import EventKind, TraceEvent
 from reference_impl.adapter import ReferenceAdapter
-from reference_impl.answers import AnswerLedger, NackOperation
 from reference_impl.figures import routing_after_stop
-from reference_impl.pool import LegHandle
-from reference_impl.quiescence import RoutingQuiescenceParticipant
 from reference_impl.scenarios import stop_with_legs
 
 STAGES = [20_000, 19_999, 19_998, 4_000, 2_000, -(2**31)]
@@ -27,23 +27,14 @@ def test_graceful_stop_holds_until_the_legs_land() -> None:
     assert run.summary["stages"] == STAGES
 
 
-def test_negative_control_no_hold_deactivates_with_legs_in_flight(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    monkeypatch.setattr(RoutingQuiescenceParticipant, "hold_until_drained",
-                        lambda self, done: done())
-    assert stop_with_legs(0).summary["in_flight_at_deactivation"] >= 1
+def test_negative_control_no_hold_deactivates_with_legs_in_flight() -> None:
+    run = mutant_module("M6", "scenarios").stop_with_legs(0)  # the participant returns at once
+    assert run.summary["in_flight_at_deactivation"] >= 1
 
 
-def test_negative_control_a_detached_nack_runs_after_the_stop(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    def detached(self: AnswerLedger, nack: NackOperation) -> LegHandle | None:
-        nack.subscribe(self.mesh.scheduler)
-        return None
-
-    monkeypatch.setattr(answers_module.AnswerLedger, "send_nack", detached)
-    assert stop_with_legs(0).summary["routing_after_stop"] >= 1
+def test_negative_control_a_detached_nack_runs_after_the_stop() -> None:
+    run = mutant_module("M7", "scenarios").stop_with_legs(0)  # the NACK outside the pool
+    assert run.summary["routing_after_stop"] >= 1
 
 
 def test_idle_graceful_stop_does_not_hold() -> None:
@@ -75,19 +66,30 @@ def test_budget_expiry_releases_at_30_s_naming_residual_legs_oldest_first() -> N
     assert not [e for e in trace if e.kind is EventKind.POSTED and e.hub == "import"]
 
 
-def test_non_graceful_stop_holds_nothing() -> None:
-    a = ReferenceAdapter()
+def _non_graceful_stop_with_a_leg(mesh: Any = ReferenceAdapter) -> Sequence[TraceEvent]:
+    a = mesh()
     a.create_hub("cache")
     a.inject(Fault(FaultKind.SLOW_DESTINATION, "cache", duration_ms=5_000))
     a.post("portal", "cache", MessageSpec("Update"))
     a.advance(1)
     a.stop(graceful=False)
     a.run_until_idle(60_000)
-    trace = a.trace()
+    return a.trace()
+
+
+def test_non_graceful_stop_holds_nothing() -> None:
+    trace = _non_graceful_stop_with_a_leg()
     assert not [e for e in trace if e.kind is EventKind.STOP_HOLD_STARTED]
     completed = next(e for e in trace if e.kind is EventKind.STOP_COMPLETED)
     assert completed.time_ms == 1
     assert routing_after_stop(trace) == 0
+
+
+def test_negative_control_a_participant_holding_every_stop_holds_a_non_graceful_one() -> None:
+    trace = _non_graceful_stop_with_a_leg(mutant_module("M12", "adapter").ReferenceAdapter)
+    assert [e for e in trace if e.kind is EventKind.STOP_HOLD_STARTED]
+    completed = next(e for e in trace if e.kind is EventKind.STOP_COMPLETED)
+    assert completed.time_ms > 1  # it waited for the slow leg
 
 
 def test_cancelling_the_hold_releases_it() -> None:

@@ -4,11 +4,11 @@ terminally after at most N+1 attempts and sends nothing afterwards."""
 from __future__ import annotations
 
 import pytest
+from ref_mutants import mutant_module
 
 from invariants.adapter import Fault, FaultKind
 from invariants.trace import EventKind
 from reference_impl.adapter import ReferenceAdapter
-from reference_impl.subscribe import BoundedSubscription
 
 
 def _subscription_events(a: ReferenceAdapter, s: str) -> list[EventKind]:
@@ -86,18 +86,10 @@ def test_a_silent_target_times_out_and_retries_then_terminates() -> None:
     assert _subscription_events(a, s)[-1] is EventKind.SUBSCRIBE_TERMINATED
 
 
-def test_negative_control_an_unbounded_retry_keeps_sending(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    """Pre-fix shape: the retry decision ignores the budget; the run never terminates it."""
-    original = BoundedSubscription._retry_or_terminate
-
-    def forever(self: BoundedSubscription, cause: str) -> None:
-        self.retries = self.attempt + 1
-        original(self, cause)
-
-    monkeypatch.setattr(BoundedSubscription, "_retry_or_terminate", forever)
-    a = ReferenceAdapter()
+def test_negative_control_an_unbounded_retry_keeps_sending() -> None:
+    """Mutant M3, the pre-fix shape: a NotFound never spends the budget, so the run never
+    terminates the subscription."""
+    a = mutant_module("M3", "adapter").ReferenceAdapter()
     a.create_hub("partition")
     s = a.subscribe("client", "partition/missing", retries=5)
     a.advance(60 * 60_000)
