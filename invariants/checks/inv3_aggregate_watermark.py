@@ -10,9 +10,23 @@ can-be-ignored, lifecycle or failure traffic, so its trip count stays 0 for such
 
 Queue depth is counted from the trace: ENQUEUED joins a hub's queue, HANDLED (emitted as
 the turn takes the message) leaves it, and FAULT_INJECTED `remove_target` empties it.
+
+Obligations (what each reads), with the evidence each counts:
+- "sheddable messages shed past the watermark": a sheddable message at an intake at or
+  above the watermark is shed, and only then (SHED, ENQUEUED, HANDLED, HUB_CREATED).
+- "user-facing and lifecycle messages kept past the watermark": such a message arriving
+  at a queue at or above the watermark is enqueued, never shed (ENQUEUED, SHED).
+- "probes handled after a blocked turn's release": a user-facing message queued behind a
+  blocked turn is handled within `probe_deadline_ms` of the release (TURN_RELEASED,
+  HANDLED).
+- "exempt traffic kept off the breaker": can-be-ignored, lifecycle and failure traffic
+  reached an intake, and the per-key breaker never dropped or tripped on it (DROPPED,
+  BREAKER_TRIPPED); counted per such message shed or enqueued.
 """
 
 from __future__ import annotations
+
+from types import MappingProxyType
 
 from invariants.checks.monitor import Monitor, check_function
 from invariants.checks.params import DEFAULT_PARAMS, CheckParams
@@ -24,11 +38,27 @@ from invariants.trace import EventKind, MessageClass, TraceEvent
 REMOVE_TARGET = "remove_target"
 
 _BREAKER_EXEMPT = frozenset({MessageClass.IGNORABLE, MessageClass.LIFECYCLE, MessageClass.FAILURE})
+_KEPT = frozenset({MessageClass.USER, MessageClass.LIFECYCLE})  # never shed
+
+
+SHED = "sheddable messages shed past the watermark"
+KEPT = "user-facing and lifecycle messages kept past the watermark"
+PROBES = "probes handled after a blocked turn's release"
+EXEMPT = "exempt traffic kept off the breaker"
 
 
 class AggregateWatermark(Monitor):
     check_id = "INV3"
     title = "the aggregate watermark sheds only sheddable traffic"
+    obligations = MappingProxyType({
+        SHED: "no queue reached its watermark with sheddable traffic arriving (is the "
+        "`flood` family on with `block`, and is watermark the mesh's?)",
+        KEPT: "no user-facing or lifecycle message arrived at a queue at or above its "
+        "watermark (a probe behind a flood)",
+        PROBES: "no user-facing message was queued behind a blocked turn (is the `block` "
+        "family on?)",
+        EXEMPT: "no can-be-ignored, lifecycle or failure message reached an intake",
+    })
 
     def __init__(self, params: CheckParams = DEFAULT_PARAMS) -> None:
         super().__init__(params)
@@ -68,9 +98,12 @@ class AggregateWatermark(Monitor):
             self._depth[hub] = max(0, self._depth.get(hub, 0) - 1)
             if event.delivery_id is not None:
                 self._queued_users.get(hub, {}).pop(event.delivery_id, None)
-                self._due.pop(event.delivery_id, None)
+                if self._due.pop(event.delivery_id, None) is not None:
+                    self.exercised(PROBES)
         elif kind is EventKind.SHED:
             watermark = self._watermark(hub)
+            if cls in _BREAKER_EXEMPT:
+                self.exercised(EXEMPT)
             if cls is None or not cls.sheddable:
                 what = cls.value if cls else "unclassified"
                 self.flag(f"{what} message {event.delivery_id} shed at {hub}", event)
@@ -80,6 +113,8 @@ class AggregateWatermark(Monitor):
                     f"{self._intake_depth(hub)} below watermark {watermark}",
                     event,
                 )
+            else:
+                self.exercised(SHED)
         elif kind in (EventKind.DROPPED, EventKind.BREAKER_TRIPPED) and cls in _BREAKER_EXEMPT:
             self.flag(
                 f"per-key breaker counted {cls.value} traffic at {hub} ({kind.value}); "
@@ -96,6 +131,10 @@ class AggregateWatermark(Monitor):
         depth = self._intake_depth(hub)
         watermark = self._watermark(hub)
         cls = event.message_class
+        if cls in _BREAKER_EXEMPT:
+            self.exercised(EXEMPT)
+        if depth >= watermark and cls in _KEPT:
+            self.exercised(KEPT)
         if cls is not None and cls.sheddable and depth >= watermark:
             self.flag(
                 f"sheddable message {event.delivery_id} admitted to {hub} at depth {depth} "
