@@ -16,8 +16,9 @@ Obligations (what each reads), with the evidence each counts:
 
 Whether an attempt timed out is a fact the harness decides, not the mesh's say-so: it
 timed out when the harness armed TIMEOUT_NEXT at its target and this was the call that
-reached the callee (harness facts: the faults injected, consumed in call order), or when
-it failed a whole response timeout after it was sent, or after CALL_RECEIVED. The mesh's
+reached the callee (harness facts: the faults injected, consumed in call order) and the
+mesh, though the callee never ran it, calls its failure a re-sendable refusal; or when it
+failed a whole response timeout after it was sent, or after CALL_RECEIVED. The mesh's
 `timed_out` flag can only add timeouts (a timeout anywhere in an aggregate error, which
 only the mesh sees); a flag that denies a timeout the harness knows of is a violation
 naming both facts. Likewise a call the harness made be rejected (REJECT_NEXT) is a
@@ -54,6 +55,7 @@ class _Delivery:
     timed_out: TraceEvent | None = None
     calls: int = 0
     ended: bool = False
+    ran: bool = False  # the callee ran the current attempt (offered it to the target hub)
 
 
 class NoResendAfterTimeout(Monitor):
@@ -96,6 +98,11 @@ class NoResendAfterTimeout(Monitor):
             self._stopped_at = event.time_ms
             return
         did = event.delivery_id
+        if event.kind is EventKind.POSTED:
+            d = self._deliveries.get(did or "")
+            if d is not None and event.hub == d.target:
+                d.ran = True
+            return
         ended = did if event.kind is EventKind.LEG_ENDED else None
         if event.kind is EventKind.FAILURE_EMITTED:
             ended = event.answers  # the sender is told it failed: the retries are over
@@ -132,7 +139,7 @@ class NoResendAfterTimeout(Monitor):
     def _observe_attempt(self, d: _Delivery, did: str, event: TraceEvent) -> None:
         d.attempts += 1
         d.target = event.target or d.target
-        d.sent_at, d.received_at, d.expect = event, None, None
+        d.sent_at, d.received_at, d.expect, d.ran = event, None, None, False
         # A rejection the harness armed is spent by the next call to the target.
         if self._consume(FaultKind.REJECT_NEXT, d.target):
             d.expect = FaultKind.REJECT_NEXT
@@ -163,7 +170,13 @@ class NoResendAfterTimeout(Monitor):
     def _truth(self, d: _Delivery, event: TraceEvent) -> str | None:
         """Why the harness knows this attempt timed out, or None."""
         timeout = self.params.response_timeout_ms
-        if d.expect is FaultKind.TIMEOUT_NEXT:
+        if (
+            d.expect is FaultKind.TIMEOUT_NEXT
+            and not d.ran
+            and event.error in self.params.resendable_errors
+        ):
+            # Received, never run, and called a refusal: the callee still holds it. (A
+            # mesh that ignored the fault and failed the call otherwise is not judged.)
             return f"the harness made that call time out (timeout_next at {d.target})"
         start = d.received_at or d.sent_at
         if start is not None and event.time_ms - start.time_ms >= timeout:
