@@ -22,10 +22,16 @@ Obligations (what each reads), with the evidence each counts:
 - "exempt traffic kept off the breaker": can-be-ignored, lifecycle and failure traffic
   reached an intake, and the per-key breaker never dropped or tripped on it (DROPPED,
   BREAKER_TRIPPED); counted per such message shed or enqueued.
+
+The class of a delivery the harness posted is the one it posted it with (harness facts):
+a SHED, DROPPED or ENQUEUED whose intake reports another class for it is a violation,
+and the delivery is judged by its true class (a user message the mesh calls
+can-be-ignored and sheds is a user message shed).
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
 from types import MappingProxyType
 
 from invariants.checks.monitor import Monitor, check_function
@@ -90,7 +96,7 @@ class AggregateWatermark(Monitor):
         if hub is None:
             return
         if event.kind in (EventKind.SHED, EventKind.DROPPED, EventKind.ENQUEUED):
-            event = self.facts.complete(event)
+            event = self._as_posted(self.facts.complete(event))
         kind, cls = event.kind, event.message_class
         if kind is EventKind.ENQUEUED:
             self._observe_enqueued(event, hub)
@@ -126,6 +132,23 @@ class AggregateWatermark(Monitor):
             deadline = event.time_ms + self.params.probe_deadline_ms
             for did, enqueued in self._queued_users.get(hub, {}).items():
                 self._due.setdefault(did, (deadline, enqueued))
+
+    def _as_posted(self, event: TraceEvent) -> TraceEvent:
+        """The event with the class the harness posted its delivery with (ground truth);
+        a mesh that reports another class for it is flagged."""
+        posted = self.harness.posted(event.delivery_id)
+        if posted is None or posted.target != event.hub:
+            return event
+        said = event.message_class
+        if said is posted.message_class:
+            return event
+        if said is not None:
+            self.flag(
+                f"the mesh reports {event.delivery_id} at {event.hub} as {said.value}, but "
+                f"the harness posted it as {posted.message_class.value}",
+                event,
+            )
+        return replace(event, message_class=posted.message_class)
 
     def _observe_enqueued(self, event: TraceEvent, hub: str) -> None:
         depth = self._intake_depth(hub)

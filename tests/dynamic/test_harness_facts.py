@@ -8,6 +8,7 @@ from dyn_traces import C, K, Trace
 from invariants.adapter import FaultKind, Route
 from invariants.checks import Injected, Posted, StopAsked
 from invariants.checks import inv1_rejection_terminal as inv1
+from invariants.checks import inv3_aggregate_watermark as inv3
 from invariants.checks import inv4_no_resend_after_timeout as inv4
 from invariants.checks import inv5_stop_holds as inv5
 from invariants.checks import inv6_fanout_not_dropped as inv6
@@ -160,3 +161,17 @@ def test_facts_are_replayed_before_the_event_at_their_position() -> None:
     second = t.add(K.ATTEMPT, delivery_id="d1")
     fact = Injected(FaultKind.REJECT_NEXT, "g", 1, 0, 0, 1)
     assert list(interleave(t.events, [fact])) == [first, fact, second]
+
+
+def test_a_user_message_the_mesh_calls_ignorable_and_sheds_is_a_user_message_shed() -> None:
+    t = Trace()
+    t.add(K.HUB_CREATED, hub="h0", watermark=0)
+    t.add(K.POSTED, hub="h0", delivery_id="d1", message_class=C.IGNORABLE)
+    t.add(K.SHED, hub="h0", delivery_id="d1")
+    found = [v.message for v in inv3.check(t.events, facts=[_posted("d1", route=Route.DIRECT)])]
+    assert found == [
+        "the mesh reports d1 at h0 as ignorable, but the harness posted it as user",
+        "user message d1 shed at h0",
+    ]
+    # Control: the mesh's own account alone, a heartbeat shed past the watermark.
+    assert inv3.check(t.events) == []
