@@ -1,27 +1,117 @@
 """Meshes whose trace tells another story than what happened, for the ground-truth checks.
 
-Each wraps a (reference or broken) adapter and rewrites the events it reports, so the
+Each wraps a (reference or pre-fix) adapter and rewrites the events it reports, so the
 mesh behaves one way and its trace claims another; the harness facts (what the machine
-itself posted, injected and asked for) are what catches the lie.
+itself posted, injected and asked for) are what catches the lie. The pre-fix shapes are
+defined here, with honest traces, as the controls.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import replace
+from typing import Any
 
-from broken_meshes import KeyWithoutIdentity, ResendsTimeouts
-
-from invariants.adapter import Chooser, Fault, FaultKind
+from invariants.adapter import Chooser, Fault, FaultKind, MessageSpec, Route
 from invariants.trace import EventKind, TraceEvent
 from reference_impl.adapter import ReferenceAdapter
+from reference_impl.breaker import StormBreaker
 from reference_impl.constants import retry_delay_ms
 from reference_impl.envelope import Delivery
 from reference_impl.grain import GrainDeliveryOperation, GrainRouter
-from reference_impl.ladder import classify, is_resendable, is_timeout
+from reference_impl.ladder import classify, is_resendable, is_timeout, is_transient
 from reference_impl.pool import LegHandle, LegOperation
 
 Rewrite = Callable[[TraceEvent], TraceEvent]
+Gate = Callable[[Exception], bool]
+
+
+class _GatedRetry(GrainDeliveryOperation):
+    """The grain delivery with its retry gate and delay as parameters."""
+
+    gate: Gate = staticmethod(is_resendable)
+    slowdown = 1
+
+    def _failed(self, leg: LegHandle, attempt: int, exc: Exception) -> None:
+        self.waiting_attempt = -1
+        mesh = self.router.mesh
+        mesh.trace.emit(EventKind.ATTEMPT_FAILED, hub=self.router.name,
+                        delivery_id=self.delivery.id, attempt=attempt,
+                        error=type(exc).__name__, timed_out=is_timeout(exc))
+        if self.gate(exc) and attempt < self.router.retries:
+            leg.schedule(self.slowdown * retry_delay_ms(attempt), self.deliver, leg,
+                         attempt + 1)
+            return
+        self.router.answer_failure(self.delivery, classify(exc))
+        leg.end("failed")
+
+
+def _grain_router(operation: type[_GatedRetry]) -> type[GrainRouter]:
+    class Router(GrainRouter):
+        def operation(self, delivery: Delivery) -> LegOperation:
+            return operation(self, delivery)
+
+    return Router
+
+
+class _ResendsTimeoutsOp(_GatedRetry):
+    gate = staticmethod(is_transient)  # pre-fix: admits timeouts
+
+
+class _LateRetryOp(_GatedRetry):
+    slowdown = 4  # every retry comes, but four backoffs after its failure
+
+
+class ResendsTimeouts(ReferenceAdapter):
+    """INV4's pre-fix mesh: the retry gates on is_transient, so a timed-out call is re-sent."""
+
+    def __init__(self, chooser: Chooser | None = None) -> None:
+        super().__init__(chooser)
+        router = _grain_router(_ResendsTimeoutsOp)
+        self.mesh.grain = router(self.mesh, retries=self.mesh.grain.retries)
+
+
+class RetriesLate(ReferenceAdapter):
+    """INV4: each retry of a rejected delivery comes four backoffs after its failure."""
+
+    def __init__(self, chooser: Chooser | None = None) -> None:
+        super().__init__(chooser)
+        router = _grain_router(_LateRetryOp)
+        self.mesh.grain = router(self.mesh, retries=self.mesh.grain.retries)
+
+
+class _Anonymous:
+    """A delivery seen without its payload identity."""
+
+    diagnostic_key = None
+
+    def __init__(self, delivery: Delivery) -> None:
+        self._delivery = delivery
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._delivery, name)
+
+
+class _TupleKeyBreaker(StormBreaker):
+    def admit(self, delivery: Delivery, now_ms: int) -> tuple[bool, bool]:
+        return super().admit(_Anonymous(delivery), now_ms)  # type: ignore[arg-type]
+
+
+class KeyWithoutIdentity(ReferenceAdapter):
+    """INV6's pre-fix mesh: the breaker keys on (sender, target, type), so a wide fan-out
+    looks like one thing looping."""
+
+    def create_hub(self, address: str, *, watermark: int | None = None) -> None:
+        super().create_hub(address, watermark=watermark)
+        self.mesh.hubs[address].breaker = _TupleKeyBreaker()
+
+    def post(self, sender: str, target: str, message: MessageSpec, *,
+             identity: str | None = "user", route: Route = Route.MONOLITH) -> str:
+        self.mesh.ensure_hub(sender)
+        hub = self.mesh.hubs[sender]
+        if not isinstance(hub.breaker, _TupleKeyBreaker):
+            hub.breaker = _TupleKeyBreaker()
+        return super().post(sender, target, message, identity=identity, route=route)
 
 
 class _Rewritten:
@@ -98,31 +188,3 @@ class NeverTimesOut(ReferenceAdapter):
     def inject(self, fault: Fault) -> None:
         if fault.kind not in (FaultKind.TIMEOUT_NEXT, FaultKind.SLOW_DESTINATION):
             super().inject(fault)
-
-
-class _LateRetry(GrainDeliveryOperation):
-    def _failed(self, leg: LegHandle, attempt: int, exc: Exception) -> None:
-        self.waiting_attempt = -1
-        mesh = self.router.mesh
-        mesh.trace.emit(EventKind.ATTEMPT_FAILED, hub=self.router.name,
-                        delivery_id=self.delivery.id, attempt=attempt,
-                        error=type(exc).__name__, timed_out=is_timeout(exc))
-        if is_resendable(exc) and attempt < self.router.retries:
-            # Four times the backoff: every retry comes, but late.
-            leg.schedule(4 * retry_delay_ms(attempt), self.deliver, leg, attempt + 1)
-            return
-        self.router.answer_failure(self.delivery, classify(exc))
-        leg.end("failed")
-
-
-class _LateGrainRouter(GrainRouter):
-    def operation(self, delivery: Delivery) -> LegOperation:
-        return _LateRetry(self, delivery)
-
-
-class RetriesLate(ReferenceAdapter):
-    """INV4: each retry of a rejected delivery comes four backoffs after its failure."""
-
-    def __init__(self, chooser: Chooser | None = None) -> None:
-        super().__init__(chooser)
-        self.mesh.grain = _LateGrainRouter(self.mesh, retries=self.mesh.grain.retries)

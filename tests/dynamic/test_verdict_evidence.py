@@ -9,11 +9,12 @@ trace that lies (`lying_meshes`); each check is paired with its control.
 from __future__ import annotations
 
 import pytest
-from broken_meshes import KeyWithoutIdentity, ResendsTimeouts
 from lying_meshes import (
+    KeyWithoutIdentity,
     KeyWithoutIdentityHidingIt,
     NeverTimesOut,
     RenumberedStages,
+    ResendsTimeouts,
     ResendsTimeoutsCallingThemRejections,
     RetriesLate,
 )
