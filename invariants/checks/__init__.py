@@ -9,7 +9,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from invariants.checks.harness_facts import HarnessFact, Injected, Posted, StopAsked
+from invariants.checks.harness_facts import (
+    HarnessFact,
+    Injected,
+    Posted,
+    StopAsked,
+    Subscribed,
+)
 from invariants.checks.inv1_rejection_terminal import RejectionTerminal
 from invariants.checks.inv2_bounded_subscribe import BoundedSubscribe
 from invariants.checks.inv3_aggregate_watermark import AggregateWatermark
@@ -89,6 +95,7 @@ __all__ = [
     "Monitor",
     "Posted",
     "StopAsked",
+    "Subscribed",
     "UnknownCheck",
     "Violation",
     "check",

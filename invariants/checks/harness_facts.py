@@ -2,7 +2,8 @@
 
 The trace is the mesh's own story. The harness facts are what the state machine did to
 the mesh: each post as it was made (sender, target, message class, payload identity,
-access identity, route), each fault it injected, the stop it asked for, all with the
+access identity, route), each subscription it started, each fault it injected, the stop
+it asked for, all with the
 virtual time and the trace position at which they happened (SPEC §6). Where a fact
 decides a question (which identity did this post carry? did the harness make this call
 time out?) the check judges from it, and a trace that contradicts it is a violation.
@@ -57,7 +58,19 @@ class StopAsked:
     seq: int
 
 
-HarnessFact = Posted | Injected | StopAsked
+@dataclass(frozen=True, slots=True)
+class Subscribed:
+    """The harness started a bounded subscription (its id as the adapter returned it)."""
+
+    subscription_id: str
+    subscriber: str
+    target: str
+    retries: int
+    time_ms: int
+    seq: int
+
+
+HarnessFact = Posted | Injected | StopAsked | Subscribed
 
 
 @dataclass
@@ -67,12 +80,15 @@ class HarnessFacts:
     posts: dict[str, Posted] = field(default_factory=dict)
     injections: list[Injected] = field(default_factory=list)
     stops: list[StopAsked] = field(default_factory=list)
+    subscriptions: dict[str, Subscribed] = field(default_factory=dict)
 
     def record(self, fact: HarnessFact) -> None:
         if isinstance(fact, Posted):
             self.posts[fact.delivery_id] = fact
         elif isinstance(fact, Injected):
             self.injections.append(fact)
+        elif isinstance(fact, Subscribed):
+            self.subscriptions[fact.subscription_id] = fact
         else:
             self.stops.append(fact)
 

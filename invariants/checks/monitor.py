@@ -49,7 +49,7 @@ class Monitor(ABC):
         self.context: Counter[str] = Counter()  # what `cause` reads besides the evidence
         self._found: list[Violation] = []
         self._latched: list[Violation] = []  # deadlines seen passing while events came in
-        self._latched_keys: set[tuple[TraceEvent, ...]] = set()
+        self._latched_keys: set[tuple[TraceEvent, ...] | str] = set()
 
     def declare(self, delivery_id: str, message_class: MessageClass) -> None:
         """A fact from the driver: it posted `delivery_id` with this class."""
@@ -90,8 +90,9 @@ class Monitor(ABC):
 
     def _latch(self, found: list[Violation]) -> None:
         for violation in found:
-            if violation.events not in self._latched_keys:
-                self._latched_keys.add(violation.events)
+            key = _deadline_key(violation)
+            if key not in self._latched_keys:
+                self._latched_keys.add(key)
                 self._latched.append(violation)
 
     @abstractmethod
@@ -108,7 +109,7 @@ class Monitor(ABC):
 
     def violations(self, *, now_ms: int | None = None, final: bool = False) -> list[Violation]:
         now = self.now_ms if now_ms is None else max(now_ms, self.now_ms)
-        late = [v for v in self.overdue(now) if v.events not in self._latched_keys]
+        late = [v for v in self.overdue(now) if _deadline_key(v) not in self._latched_keys]
         found = [*self._found, *self._latched, *late]
         if final:
             found.extend(self.unfinished())
@@ -119,6 +120,12 @@ class Monitor(ABC):
 
     def violation(self, message: str, *events: TraceEvent) -> Violation:
         return Violation(self.check_id, message, tuple(events))
+
+
+def _deadline_key(violation: Violation) -> tuple[TraceEvent, ...] | str:
+    """One deadline, however late it is asked: the events that opened it (a deadline
+    with no event, e.g. from a harness fact, by its message, which must then be stable)."""
+    return violation.events or violation.message
 
 
 def run_monitor(

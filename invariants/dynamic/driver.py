@@ -42,6 +42,7 @@ from invariants.checks import (
     Monitor,
     Posted,
     StopAsked,
+    Subscribed,
     Violation,
     monitor_for,
 )
@@ -334,7 +335,9 @@ class MeshMachine(RuleBasedStateMachine):
             self.post("owner", to, spec, route=Route.DIRECT)
 
     def do_subscribe(self, subscriber: str, to: str) -> None:
-        self.mesh.subscribe(subscriber, to, retries=self.base_params.subscribe_retries)
+        retries = self.base_params.subscribe_retries
+        sid = self.mesh.subscribe(subscriber, to, retries=retries)
+        self._tell(Subscribed(sid, subscriber, to, retries, self.mesh.now_ms(), self.fed))
 
     def do_reject(self, to: str, count: int) -> None:
         self.inject(Fault(FaultKind.REJECT_NEXT, to, count=count))

@@ -6,8 +6,9 @@ from __future__ import annotations
 from dyn_traces import C, K, Trace
 
 from invariants.adapter import FaultKind, Route
-from invariants.checks import Injected, Posted, StopAsked
+from invariants.checks import Injected, Posted, StopAsked, Subscribed
 from invariants.checks import inv1_rejection_terminal as inv1
+from invariants.checks import inv2_bounded_subscribe as inv2
 from invariants.checks import inv3_aggregate_watermark as inv3
 from invariants.checks import inv4_no_resend_after_timeout as inv4
 from invariants.checks import inv5_stop_holds as inv5
@@ -175,3 +176,20 @@ def test_a_user_message_the_mesh_calls_ignorable_and_sheds_is_a_user_message_she
     ]
     # Control: the mesh's own account alone, a heartbeat shed past the watermark.
     assert inv3.check(t.events) == []
+
+
+def test_a_subscription_the_trace_never_mentions_is_still_owed_its_bound() -> None:
+    t = Trace()
+    t.at(200_000).add(K.HUB_CREATED, hub="h9", watermark=10)
+    started = Subscribed("s1", "client", "h0/gone", 5, 0, 0)
+    [v] = inv2.check(t.events, facts=[started])
+    assert v.message == (
+        "the harness subscribed s1 (client -> h0/gone) at 0 ms, but the trace shows "
+        "nothing of it within its bound of 187750 ms"
+    )
+    # Control: the same subscription traced and terminated in time.
+    ok = Trace()
+    ok.add(K.SUBSCRIBE_ATTEMPT, hub="client", subscription_id="s1", attempt=0)
+    ok.at(1_000).add(K.SUBSCRIBE_TERMINATED, hub="client", subscription_id="s1")
+    ok.at(200_000).add(K.HUB_CREATED, hub="h9", watermark=10)
+    assert inv2.check(ok.events, final=True, facts=[started]) == []
