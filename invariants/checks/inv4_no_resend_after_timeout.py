@@ -13,6 +13,9 @@ Obligations (what each reads), with the evidence each counts:
 - "retry delays timed": each retry comes min(250*2^n, 3000) ms after the failure it
   answers, neither earlier nor later (decided the moment virtual time passes the delay).
   Counted per retry of a rejected attempt.
+- A timeout anywhere in an aggregate error counts as a timeout: judged through the mesh's
+  `timed_out` flag only, and not counted, since the adapter protocol has no fault that
+  makes an aggregate (SPEC §6 would call it not applicable).
 
 Whether an attempt timed out is a fact the harness decides, not the mesh's say-so: it
 timed out when the harness armed TIMEOUT_NEXT at its target and this was the call that

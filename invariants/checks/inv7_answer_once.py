@@ -14,6 +14,9 @@ Obligations (what each reads), with the evidence each counts:
   #1485 shape: the guard must read the envelope, not the RawJson payload).
 - "ordinary failed deliveries answered once": an ordinary delivery whose routing failed
   is answered, exactly once.
+- The same after a JSON round trip of the envelope: the same obligations, exercised only
+  by an adapter that round-trips its envelopes (the reference's `roundtrip_envelopes`);
+  the adapter protocol cannot ask for one, so it is not counted separately.
 """
 
 from __future__ import annotations
