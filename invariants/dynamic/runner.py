@@ -258,10 +258,11 @@ def run_seed_programs(
 
 def summary_line(outcome: Outcome) -> str:
     steps = "-" if outcome.shrunk_steps is None else str(outcome.shrunk_steps)
-    return (
+    line = (
         f"{outcome.check_id}: {outcome.verdict} examples={outcome.examples} "
         f"steps={steps} seconds={outcome.seconds:.2f}"
     )
+    return line + (f" evidence: {evidence_text(outcome.evidence)}" if outcome.evidence else "")
 
 
 __all__: Sequence[str] = [
