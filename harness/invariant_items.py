@@ -3,7 +3,9 @@
 Each runs the invariant's state machine against meshes from the adapter's factory under
 the run's Hypothesis profile. A failure shows the violations, the shrunk step program, the
 reproduce blob and the failing run as a Mermaid sequence diagram; an exception raised by
-the mesh or the adapter is reported as such (no invariant verdict).
+the mesh or the adapter is reported as such (no invariant verdict). Every item's report
+carries the run's evidence (per obligation, the cases exercised) as a section; a run that
+never exercised some obligation fails as "not exercised", naming the likely cause.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from typing import Any
 
 from harness.item_base import HarnessFailure, HarnessItem
 from invariants.checks import CHECKS
-from invariants.dynamic.runner import run_invariant
+from invariants.dynamic.runner import Outcome, run_invariant
 
 
 def invariant_nodeid(check_id: str, adapter: str) -> str:
@@ -31,7 +33,9 @@ class InvariantItem(HarnessItem):
         outcome = run_invariant(self.check_id, factory, self.run.profile,
                                 params=self.run.settings.params)
         self.record(kind="invariant", check=self.check_id, adapter=self.adapter,
-                    verdict=outcome.verdict, examples=outcome.examples)
+                    verdict=outcome.verdict, examples=outcome.examples,
+                    evidence=dict(outcome.evidence))
+        self.add_report_section("call", "evidence", evidence_lines(outcome))
         if outcome.passed:
             return
         title = CHECKS[self.check_id].title
@@ -39,6 +43,20 @@ class InvariantItem(HarnessItem):
             head = f"{self.check_id} ({title}) violated by {self.adapter}"
             head += (f" after {outcome.examples} example(s); "
                      f"shrunk to {outcome.shrunk_steps} step(s)")
+        elif outcome.verdict == "not exercised":
+            head = (f"{self.check_id} ({title}) not exercised by {self.adapter} in "
+                    f"{outcome.examples} example(s): no verdict without a case to hold on")
+            raise HarnessFailure(f"{head}\n{evidence_lines(outcome)}")
         else:
             head = f"{self.check_id} ({title}): the mesh or adapter {self.adapter} raised"
         raise HarnessFailure(f"{head}\n{outcome.failure_text or ''}".rstrip())
+
+
+def evidence_lines(outcome: Outcome) -> str:
+    """Per obligation, the cases the run exercised (and the likely cause of a 0)."""
+    lines = [f"{outcome.check_id} evidence ({outcome.examples} example(s)):"]
+    for name, count in outcome.evidence.items():
+        lines.append(f"  {count:7d}  {name}")
+        if name in outcome.unexercised:
+            lines.append(f"           not exercised: {outcome.unexercised[name]}")
+    return "\n".join(lines)

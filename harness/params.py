@@ -4,7 +4,9 @@ Every `CheckParams` field is a key: the seeds' numbers are the defaults, and ano
 states its own (its timeouts, retry budget, breaker window, stop stages, the names of its
 errors). A table key is validated against the field's type; a command-line `KEY=VALUE`
 (`--harness-param`, `check --param`) is read as a TOML value (`30000`, `["Refused"]`,
-`{h0 = 4}`), a bare word as a string. Every problem is one line naming the key.
+`{h0 = 4}`), a bare word as a string. A table value names some entries and keeps the
+others (`stop_stages = {Active = 300}` keeps the default `GrainDeactivation`). Every
+problem is one line naming the key.
 """
 
 from __future__ import annotations
@@ -18,6 +20,10 @@ from difflib import get_close_matches
 
 from invariants.checks import CheckParams
 from invariants.scan.config import ConfigError
+
+# Fields whose integers are labels, not counts or durations: a mesh may number its stop
+# stages below zero (Orleans' last stage is -2**31).
+_SIGNED = frozenset({"stop_stages"})
 
 
 def _field_types() -> dict[str, object]:
@@ -42,7 +48,7 @@ def _describe(kind: object) -> str:
     return str(kind)
 
 
-def _convert(kind: object, value: object) -> object:
+def _convert(kind: object, value: object, *, signed: bool = False) -> object:
     """`value` as `kind`; raises TypeError when it is not one."""
     origin = typing.get_origin(kind)
     if kind is type(None):
@@ -50,7 +56,7 @@ def _convert(kind: object, value: object) -> object:
             return None
         raise TypeError
     if kind is int:
-        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        if isinstance(value, bool) or not isinstance(value, int) or (value < 0 and not signed):
             raise TypeError
         return value
     if kind is str:
@@ -61,17 +67,18 @@ def _convert(kind: object, value: object) -> object:
         if not isinstance(value, list):
             raise TypeError
         (item, *_) = typing.get_args(kind)
-        items = [_convert(item, element) for element in value]
+        items = [_convert(item, element, signed=signed) for element in value]
         return frozenset(items) if origin is frozenset else tuple(items)
     if origin in (Mapping, dict):
         if not isinstance(value, dict):
             raise TypeError
         key_kind, value_kind = typing.get_args(kind)
-        return {_convert(key_kind, k): _convert(value_kind, v) for k, v in value.items()}
+        return {_convert(key_kind, k): _convert(value_kind, v, signed=signed)
+                for k, v in value.items()}
     if origin in (typing.Union, types.UnionType):
         for arg in typing.get_args(kind):
             try:
-                return _convert(arg, value)
+                return _convert(arg, value, signed=signed)
             except TypeError:
                 continue
         raise TypeError
@@ -83,6 +90,7 @@ def params_from(values: Mapping[str, object], origin: str,
     """`base` (default: the seeds' figures) with `values` applied; one line per problem,
     `origin` naming where they came from (`/repo/pyproject.toml: [tool.harness.params]`)."""
     types_by_name = _field_types()
+    base = base or CheckParams()
     changes: dict[str, object] = {}
     for key, value in values.items():
         kind = types_by_name.get(key)
@@ -90,14 +98,17 @@ def params_from(values: Mapping[str, object], origin: str,
             close = get_close_matches(key, types_by_name, n=1)
             hint = f" (did you mean {close[0]!r}?)" if close else ""
             raise ConfigError(f"{origin} {key}: unknown parameter{hint}")
+        signed = key in _SIGNED
         try:
-            changes[key] = _convert(kind, value)
+            changes[key] = _convert(kind, value, signed=signed)
         except TypeError:
-            raise ConfigError(
-                f"{origin} {key}: expected {_describe(kind)}, got {value!r}"
-            ) from None
+            wanted = _describe(kind).replace("non-negative ", "") if signed else _describe(kind)
+            raise ConfigError(f"{origin} {key}: expected {wanted}, got {value!r}") from None
+        table = changes[key]
+        if isinstance(table, dict):  # a table names some entries: the rest stay
+            changes[key] = {**getattr(base, key), **table}
     try:
-        return dataclasses.replace(base or CheckParams(), **changes)  # type: ignore[arg-type]
+        return dataclasses.replace(base, **changes)  # type: ignore[arg-type]
     except ValueError as exc:  # a field's own check across values
         raise ConfigError(f"{origin}: {exc}") from None
 
@@ -120,5 +131,8 @@ def parse_assignments(assignments: Sequence[str], origin: str) -> dict[str, obje
 def documented_params() -> list[tuple[str, str, object]]:
     """(key, type, default) of every parameter, for the docs and `--help`."""
     defaults = CheckParams()
-    return [(name, _describe(kind), getattr(defaults, name))
-            for name, kind in _field_types().items()]
+    return [
+        (name, _describe(kind).replace("non-negative ", "") if name in _SIGNED
+         else _describe(kind), getattr(defaults, name))
+        for name, kind in _field_types().items()
+    ]

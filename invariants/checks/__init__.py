@@ -9,6 +9,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from invariants.checks.harness_facts import (
+    HarnessFact,
+    Injected,
+    Posted,
+    StopAsked,
+    Subscribed,
+)
 from invariants.checks.inv1_rejection_terminal import RejectionTerminal
 from invariants.checks.inv2_bounded_subscribe import BoundedSubscribe
 from invariants.checks.inv3_aggregate_watermark import AggregateWatermark
@@ -71,9 +78,11 @@ def check(
     now_ms: int | None = None,
     final: bool = False,
     declared: Mapping[str, MessageClass] | None = None,
+    facts: Sequence[HarnessFact] = (),
 ) -> list[Violation]:
     monitor = monitor_for(check_id, params)
-    return run_monitor(monitor, trace, now_ms=now_ms, final=final, declared=declared)
+    return run_monitor(monitor, trace, now_ms=now_ms, final=final, declared=declared,
+                       facts=facts)
 
 
 __all__ = [
@@ -81,7 +90,12 @@ __all__ = [
     "CHECK_IDS",
     "DEFAULT_PARAMS",
     "CheckParams",
+    "HarnessFact",
+    "Injected",
     "Monitor",
+    "Posted",
+    "StopAsked",
+    "Subscribed",
     "UnknownCheck",
     "Violation",
     "check",

@@ -5,9 +5,19 @@ record, zero DeliveryFailures answering it, and no further traffic for it. The e
 that makes this hold at every emit site is part of the same invariant: a DeliveryFailure
 is never itself answered by a DeliveryFailure, which is the ping-pong chain that wedges an
 action block. Count the failure traffic: it must be 0, not "fewer".
+
+Obligations (what each reads), with the evidence each counts:
+- "anonymous posts rejected once and dropped": a post the harness made with no identity
+  (and not a system message) is rejected once, never answered, never travels on
+  (harness facts: posts; REJECTED, FAILURE_EMITTED, traffic events). A harness post with
+  no identity that a hub enqueues or handles got past the identity guard: a violation.
+- "failed DeliveryFailures left unanswered": a DeliveryFailure whose own routing failed
+  is never answered by another one (ANSWER_SUPPRESSED, FAILURE_EMITTED `answers`).
 """
 
 from __future__ import annotations
+
+from types import MappingProxyType
 
 from invariants.checks.monitor import Monitor, check_function
 from invariants.checks.params import DEFAULT_PARAMS, CheckParams
@@ -24,9 +34,19 @@ _TRAFFIC = frozenset({
 })
 
 
+REJECTED = "anonymous posts rejected once and dropped"
+UNANSWERED = "failed DeliveryFailures left unanswered"
+
+
 class RejectionTerminal(Monitor):
     check_id = "INV1"
     title = "rejection is terminal"
+    obligations = MappingProxyType({
+        REJECTED: "no post the harness made without an identity was rejected (is the "
+        "`anonymous` family on, and does the mesh emit REJECTED?)",
+        UNANSWERED: "no DeliveryFailure failed its own routing (is the `failure` family "
+        "on, posting to missing targets, and does the mesh emit ANSWER_SUPPRESSED?)",
+    })
 
     def __init__(self, params: CheckParams = DEFAULT_PARAMS) -> None:
         super().__init__(params)
@@ -42,7 +62,14 @@ class RejectionTerminal(Monitor):
             else:
                 self._rejected[did] = event
                 self._followups[did] = 0
+                posted = self.harness.posted(did)
+                if posted is not None and posted.identity is None:
+                    self.exercised(REJECTED)
             return
+        if kind is EventKind.ANSWER_SUPPRESSED and self.facts.class_of(did) is MessageClass.FAILURE:
+            self.exercised(UNANSWERED)
+        if kind is EventKind.ENQUEUED and did not in self._rejected:
+            self._observe_admitted(event)
         if kind is EventKind.FAILURE_EMITTED:
             self._observe_failure(event)
             return
@@ -54,6 +81,20 @@ class RejectionTerminal(Monitor):
                     self._rejected[did],
                     event,
                 )
+
+    def _observe_admitted(self, event: TraceEvent) -> None:
+        posted = self.harness.posted(event.delivery_id)
+        if (
+            posted is not None
+            and posted.identity is None
+            and posted.message_class is not MessageClass.SYSTEM
+            and event.hub == posted.target
+        ):
+            self.flag(
+                f"the harness posted {posted.delivery_id} with no identity, yet {event.hub} "
+                "enqueued it: the identity guard let it through",
+                event,
+            )
 
     def _observe_failure(self, event: TraceEvent) -> None:
         answered = event.answers

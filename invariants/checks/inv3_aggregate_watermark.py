@@ -10,9 +10,29 @@ can-be-ignored, lifecycle or failure traffic, so its trip count stays 0 for such
 
 Queue depth is counted from the trace: ENQUEUED joins a hub's queue, HANDLED (emitted as
 the turn takes the message) leaves it, and FAULT_INJECTED `remove_target` empties it.
+
+Obligations (what each reads), with the evidence each counts:
+- "sheddable messages shed past the watermark": a sheddable message at an intake at or
+  above the watermark is shed, and only then (SHED, ENQUEUED, HANDLED, HUB_CREATED).
+- "user-facing and lifecycle messages kept past the watermark": such a message arriving
+  at a queue at or above the watermark is enqueued, never shed (ENQUEUED, SHED).
+- "probes handled after a blocked turn's release": a user-facing message queued behind a
+  blocked turn is handled within `probe_deadline_ms` of the release (TURN_RELEASED,
+  HANDLED).
+- "exempt traffic kept off the breaker": can-be-ignored, lifecycle and failure traffic
+  reached an intake, and the per-key breaker never dropped or tripped on it (DROPPED,
+  BREAKER_TRIPPED); counted per such message shed or enqueued.
+
+The class of a delivery the harness posted is the one it posted it with (harness facts):
+a SHED, DROPPED or ENQUEUED whose intake reports another class for it is a violation,
+and the delivery is judged by its true class (a user message the mesh calls
+can-be-ignored and sheds is a user message shed).
 """
 
 from __future__ import annotations
+
+from dataclasses import replace
+from types import MappingProxyType
 
 from invariants.checks.monitor import Monitor, check_function
 from invariants.checks.params import DEFAULT_PARAMS, CheckParams
@@ -24,11 +44,27 @@ from invariants.trace import EventKind, MessageClass, TraceEvent
 REMOVE_TARGET = "remove_target"
 
 _BREAKER_EXEMPT = frozenset({MessageClass.IGNORABLE, MessageClass.LIFECYCLE, MessageClass.FAILURE})
+_KEPT = frozenset({MessageClass.USER, MessageClass.LIFECYCLE})  # never shed
+
+
+SHED = "sheddable messages shed past the watermark"
+KEPT = "user-facing and lifecycle messages kept past the watermark"
+PROBES = "probes handled after a blocked turn's release"
+EXEMPT = "exempt traffic kept off the breaker"
 
 
 class AggregateWatermark(Monitor):
     check_id = "INV3"
     title = "the aggregate watermark sheds only sheddable traffic"
+    obligations = MappingProxyType({
+        SHED: "no queue reached its watermark with sheddable traffic arriving (is the "
+        "`flood` family on with `block`, and is watermark the mesh's?)",
+        KEPT: "no user-facing or lifecycle message arrived at a queue at or above its "
+        "watermark (a probe behind a flood)",
+        PROBES: "no user-facing message was queued behind a blocked turn (is the `block` "
+        "family on?)",
+        EXEMPT: "no can-be-ignored, lifecycle or failure message reached an intake",
+    })
 
     def __init__(self, params: CheckParams = DEFAULT_PARAMS) -> None:
         super().__init__(params)
@@ -60,7 +96,7 @@ class AggregateWatermark(Monitor):
         if hub is None:
             return
         if event.kind in (EventKind.SHED, EventKind.DROPPED, EventKind.ENQUEUED):
-            event = self.facts.complete(event)
+            event = self._as_posted(self.facts.complete(event))
         kind, cls = event.kind, event.message_class
         if kind is EventKind.ENQUEUED:
             self._observe_enqueued(event, hub)
@@ -68,9 +104,12 @@ class AggregateWatermark(Monitor):
             self._depth[hub] = max(0, self._depth.get(hub, 0) - 1)
             if event.delivery_id is not None:
                 self._queued_users.get(hub, {}).pop(event.delivery_id, None)
-                self._due.pop(event.delivery_id, None)
+                if self._due.pop(event.delivery_id, None) is not None:
+                    self.exercised(PROBES)
         elif kind is EventKind.SHED:
             watermark = self._watermark(hub)
+            if cls in _BREAKER_EXEMPT:
+                self.exercised(EXEMPT)
             if cls is None or not cls.sheddable:
                 what = cls.value if cls else "unclassified"
                 self.flag(f"{what} message {event.delivery_id} shed at {hub}", event)
@@ -80,6 +119,8 @@ class AggregateWatermark(Monitor):
                     f"{self._intake_depth(hub)} below watermark {watermark}",
                     event,
                 )
+            else:
+                self.exercised(SHED)
         elif kind in (EventKind.DROPPED, EventKind.BREAKER_TRIPPED) and cls in _BREAKER_EXEMPT:
             self.flag(
                 f"per-key breaker counted {cls.value} traffic at {hub} ({kind.value}); "
@@ -92,10 +133,31 @@ class AggregateWatermark(Monitor):
             for did, enqueued in self._queued_users.get(hub, {}).items():
                 self._due.setdefault(did, (deadline, enqueued))
 
+    def _as_posted(self, event: TraceEvent) -> TraceEvent:
+        """The event with the class the harness posted its delivery with (ground truth);
+        a mesh that reports another class for it is flagged."""
+        posted = self.harness.posted(event.delivery_id)
+        if posted is None or posted.target != event.hub:
+            return event
+        said = event.message_class
+        if said is posted.message_class:
+            return event
+        if said is not None:
+            self.flag(
+                f"the mesh reports {event.delivery_id} at {event.hub} as {said.value}, but "
+                f"the harness posted it as {posted.message_class.value}",
+                event,
+            )
+        return replace(event, message_class=posted.message_class)
+
     def _observe_enqueued(self, event: TraceEvent, hub: str) -> None:
         depth = self._intake_depth(hub)
         watermark = self._watermark(hub)
         cls = event.message_class
+        if cls in _BREAKER_EXEMPT:
+            self.exercised(EXEMPT)
+        if depth >= watermark and cls in _KEPT:
+            self.exercised(KEPT)
         if cls is not None and cls.sheddable and depth >= watermark:
             self.flag(
                 f"sheddable message {event.delivery_id} admitted to {hub} at depth {depth} "

@@ -1,46 +1,111 @@
 """INV4: a delivery the callee is still holding is never re-sent (seed 000).
 
 A response timeout means the callee ACCEPTED the call and will still run it; a rejection
-means it holds nothing. So: once an attempt has timed out (a timeout anywhere in the
-error graph, aggregates included) the delivery is not attempted again and reached the
-callee exactly once; a rejected delivery is re-sent, after min(250*2^n, 3000) ms, until
-its budget (6 retries, 7 calls) is spent; no delivery is attempted more than the budget.
-Pre-fix, a timed-out delivery reached the callee 7 times.
+means it holds nothing. Pre-fix, a timed-out delivery reached the callee 7 times.
+
+Obligations (what each reads), with the evidence each counts:
+- "timed-out deliveries sent once": once an attempt has timed out the delivery is not
+  attempted again, and it reached the callee exactly once (ATTEMPT, CALL_RECEIVED,
+  ATTEMPT_FAILED, LEG_ENDED / FAILURE_EMITTED). Counted per timed-out delivery that ended.
+- "rejected deliveries re-sent to the budget": a rejected delivery is re-sent until its
+  budget (6 retries, 7 calls) is spent, and never attempted more (the same events).
+  Counted per delivery that spent its whole budget on rejections.
+- "retry delays timed": each retry comes min(250*2^n, 3000) ms after the failure it
+  answers, neither earlier nor later (decided the moment virtual time passes the delay).
+  Counted per retry of a rejected attempt.
+- A timeout anywhere in an aggregate error counts as a timeout: judged through the mesh's
+  `timed_out` flag only, and not counted, since the adapter protocol has no fault that
+  makes an aggregate (SPEC §6 would call it not applicable).
+
+Whether an attempt timed out is a fact the harness decides, not the mesh's say-so: it
+timed out when the harness armed TIMEOUT_NEXT at its target and this was the call that
+reached the callee (harness facts: the faults injected, consumed in call order) and the
+mesh, though the callee never ran it, calls its failure a re-sendable refusal; or when it
+failed a whole response timeout after it was sent, or after CALL_RECEIVED. The mesh's
+`timed_out` flag can only add timeouts (a timeout anywhere in an aggregate error, which
+only the mesh sees); a flag that denies a timeout the harness knows of is a violation
+naming both facts. Likewise a call the harness made be rejected (REJECT_NEXT) is a
+rejection whatever the mesh names its error; otherwise `resendable_errors` names them.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from types import MappingProxyType
 
+from invariants.adapter import FaultKind
+from invariants.checks.harness_facts import HarnessFact, Injected
 from invariants.checks.monitor import Monitor, check_function
 from invariants.checks.params import DEFAULT_PARAMS, CheckParams
 from invariants.checks.violation import Violation
 from invariants.trace import EventKind, TraceEvent
 
+SENT_ONCE = "timed-out deliveries sent once"
+TO_BUDGET = "rejected deliveries re-sent to the budget"
+DELAYS = "retry delays timed"
+
 
 @dataclass
 class _Delivery:
     first: TraceEvent
+    target: str | None = None
     attempts: int = 0
+    sent_at: TraceEvent | None = None  # the current attempt's ATTEMPT
+    received_at: TraceEvent | None = None  # and its CALL_RECEIVED
+    expect: FaultKind | None = None  # the fault the harness armed that this call consumed
     last_failure: TraceEvent | None = None
+    resendable: bool = False  # the last failure owes a retry while the budget lasts
     timed_out: TraceEvent | None = None
     calls: int = 0
+    ended: bool = False
+    ran: bool = False  # the callee ran the current attempt (offered it to the target hub)
 
 
 class NoResendAfterTimeout(Monitor):
     check_id = "INV4"
     title = "a timed-out delivery is never re-sent"
+    obligations = MappingProxyType({
+        SENT_ONCE: "no grain call timed out: no timeout_next the harness armed reached a grain "
+        "delivery (is the INV4 plan's `timeout` family on, and does the adapter honour "
+        "TIMEOUT_NEXT?)",
+        TO_BUDGET: "no delivery was rejected on every call until its retry budget was spent: "
+        "a reject_next with a count of at least delivery_retries + 1 never met a grain "
+        "delivery (does the adapter honour REJECT_NEXT, and is delivery_retries its budget?)",
+        DELAYS: "no rejected attempt was re-sent: the mesh never retried a rejection (are "
+        "its rejection errors named in resendable_errors, and does REJECT_NEXT fire?)",
+    })
 
     def __init__(self, params: CheckParams = DEFAULT_PARAMS) -> None:
         super().__init__(params)
         self._deliveries: dict[str, _Delivery] = {}
+        self._owing: dict[str, _Delivery] = {}  # deliveries whose last failure owes a retry
         self._stopped_at: int | None = None  # nothing is retried once the stop completed
+        self._armed: dict[tuple[FaultKind, str], int] = {}  # faults the harness armed, unspent
+
+    def on_fact(self, fact: HarnessFact) -> None:
+        if isinstance(fact, Injected) and fact.kind in (FaultKind.REJECT_NEXT,
+                                                       FaultKind.TIMEOUT_NEXT):
+            key = (fact.kind, fact.target)
+            self._armed[key] = self._armed.get(key, 0) + fact.count
+
+    def _consume(self, kind: FaultKind, target: str | None) -> bool:
+        key = (kind, target or "")
+        left = self._armed.get(key, 0)
+        if left <= 0:
+            return False
+        self._armed[key] = left - 1
+        return True
 
     def observe(self, event: TraceEvent) -> None:
         if event.kind is EventKind.STOP_COMPLETED and self._stopped_at is None:
             self._stopped_at = event.time_ms
             return
         did = event.delivery_id
+        if event.kind is EventKind.POSTED:
+            d = self._deliveries.get(did or "")
+            if d is not None and event.hub == d.target:
+                d.ran = True
+            return
         ended = did if event.kind is EventKind.LEG_ENDED else None
         if event.kind is EventKind.FAILURE_EMITTED:
             ended = event.answers  # the sender is told it failed: the retries are over
@@ -59,13 +124,13 @@ class NoResendAfterTimeout(Monitor):
         if event.kind is EventKind.ATTEMPT:
             self._observe_attempt(d, did, event)
         elif event.kind is EventKind.ATTEMPT_FAILED:
-            d.last_failure = event
-            if event.timed_out and d.timed_out is None:
-                d.timed_out = event
-                if d.calls > 1:
-                    self.flag(f"timed-out delivery {did} reached the callee {d.calls} times", event)
+            self._observe_failed(d, did, event)
         else:
             d.calls += 1
+            d.received_at = event
+            # A timeout the harness armed is spent by the call that reaches the callee.
+            if d.expect is None and self._consume(FaultKind.TIMEOUT_NEXT, d.target):
+                d.expect = FaultKind.TIMEOUT_NEXT
             if d.timed_out is not None and d.calls > 1:
                 self.flag(
                     f"timed-out delivery {did} reached the callee {d.calls} times "
@@ -76,6 +141,11 @@ class NoResendAfterTimeout(Monitor):
 
     def _observe_attempt(self, d: _Delivery, did: str, event: TraceEvent) -> None:
         d.attempts += 1
+        d.target = event.target or d.target
+        d.sent_at, d.received_at, d.expect, d.ran = event, None, None, False
+        # A rejection the harness armed is spent by the next call to the target.
+        if self._consume(FaultKind.REJECT_NEXT, d.target):
+            d.expect = FaultKind.REJECT_NEXT
         if d.timed_out is not None:
             self.flag(
                 f"delivery {did} re-sent after a timed-out attempt (callee still holds it)",
@@ -88,6 +158,8 @@ class NoResendAfterTimeout(Monitor):
         failure = d.last_failure
         if failure is not None and d.attempts > 1:
             wait = self.params.retry_delay_ms(d.attempts - 1)
+            if d.resendable:
+                self.exercised(DELAYS)
             if event.time_ms - failure.time_ms < wait:
                 self.flag(
                     f"delivery {did} retry {d.attempts - 1} after "
@@ -95,17 +167,52 @@ class NoResendAfterTimeout(Monitor):
                     failure,
                     event,
                 )
-        d.last_failure = None
+        d.last_failure, d.resendable = None, False
+        self._owing.pop(did, None)
+
+    def _truth(self, d: _Delivery, event: TraceEvent) -> str | None:
+        """Why the harness knows this attempt timed out, or None."""
+        timeout = self.params.response_timeout_ms
+        if (
+            d.expect is FaultKind.TIMEOUT_NEXT
+            and not d.ran
+            and event.error in self.params.resendable_errors
+        ):
+            # Received, never run, and called a refusal: the callee still holds it. (A
+            # mesh that ignored the fault and failed the call otherwise is not judged.)
+            return f"the harness made that call time out (timeout_next at {d.target})"
+        start = d.received_at or d.sent_at
+        if start is not None and event.time_ms - start.time_ms >= timeout:
+            where = "reached the callee and " if d.received_at is not None else ""
+            return f"{event.delivery_id} {where}failed {event.time_ms - start.time_ms:,} ms " \
+                "after it was sent"
+        return None
+
+    def _observe_failed(self, d: _Delivery, did: str, event: TraceEvent) -> None:
+        truth = self._truth(d, event)
+        if truth is not None and not event.timed_out:
+            attempt = event.attempt if event.attempt is not None else d.attempts - 1
+            self.flag(
+                f"the mesh reports {did}'s attempt {attempt} as {event.error or 'failed'} "
+                f"(not timed out), but {truth}: that is a response timeout",
+                *(e for e in (d.sent_at, event) if e is not None),
+            )
+        timed_out = truth is not None or bool(event.timed_out)
+        d.last_failure = event
+        d.resendable = not timed_out and (
+            d.expect is FaultKind.REJECT_NEXT or event.error in self.params.resendable_errors
+        )
+        if d.resendable:
+            self._owing[did] = d
+        if timed_out and d.timed_out is None:
+            d.timed_out = event
+            if d.calls > 1:
+                self.flag(f"timed-out delivery {did} reached the callee {d.calls} times", event)
 
     def _owes_retry(self, d: _Delivery) -> TraceEvent | None:
         """The rejection still owed a retry: re-sendable, and the budget not yet spent."""
         failure = d.last_failure
-        if (
-            failure is None
-            or failure.timed_out
-            or failure.error not in self.params.resendable_errors
-            or d.attempts > self.params.delivery_retries
-        ):
+        if failure is None or not d.resendable or d.attempts > self.params.delivery_retries:
             return None
         return failure
 
@@ -113,7 +220,14 @@ class NoResendAfterTimeout(Monitor):
         """The leg ended or the sender was answered: fine unless a retry was still owed
         (a leg the stop's pool drain terminated owes nothing)."""
         failure = self._owes_retry(d)
-        d.last_failure = None
+        if not d.ended:
+            d.ended = True
+            if d.timed_out is not None:
+                self.exercised(SENT_ONCE)
+            elif d.resendable and d.attempts == self.params.delivery_retries + 1:
+                self.exercised(TO_BUDGET)
+        d.last_failure, d.resendable = None, False
+        self._owing.pop(did, None)
         if failure is None or event.reason == "drained":
             return
         self.flag(
@@ -125,7 +239,7 @@ class NoResendAfterTimeout(Monitor):
 
     def overdue(self, now_ms: int) -> list[Violation]:
         found: list[Violation] = []
-        for did, d in self._deliveries.items():
+        for did, d in self._owing.items():
             failure = self._owes_retry(d)
             if failure is None:
                 continue
@@ -136,6 +250,7 @@ class NoResendAfterTimeout(Monitor):
                 found.append(
                     self.violation(
                         f"rejected delivery {did} not re-sent after attempt {d.attempts} "
+                        f"within its backoff of {self.params.retry_delay_ms(d.attempts)} ms "
                         f"(budget of {self.params.delivery_retries} retries not spent)",
                         failure,
                     )

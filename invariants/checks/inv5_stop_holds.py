@@ -7,17 +7,49 @@ leg is dispatched (the gauge only falls); nothing routing-related runs after the
 completed (no leg, attempt, answer, or packaged delivery landing at a hub); a non-graceful
 stop (token already cancelled) holds nothing. Stages run in descending order, and a
 requested stop completes.
+
+Obligations (what each reads), with the evidence each counts:
+- "graceful stops held with legs in flight": a graceful stop entered Active with a leg in
+  flight and held until it landed or the budget expired (LEG_STARTED/LEG_ENDED,
+  STOP_STAGE_ENTERED/LEFT, STOP_HOLD_*; the harness's stop request). A leg ended by a
+  refusal, a gate or the pool's drain (its `reason`, or a GATED / DISPATCH_REFUSED for
+  its delivery) has not landed: ending it that way during the hold is a violation.
+- "GrainDeactivation saw 0 in flight": the GrainDeactivation stage of such a stop found no
+  leg in flight (counted per graceful stop that reached it with legs to wait for).
+- "hold budgets expired with the residual named": a hold released by its 30 s budget,
+  with the residual legs logged oldest first (STOP_HOLD_RELEASED "budget", RESIDUAL_LEG).
+- "non-graceful stops not held": a non-graceful stop entered Active with legs in flight
+  and did not hold (STOP_HOLD_STARTED, the time Active was left).
+- "dispatches after the stop began refused": the harness posted through a router after
+  it asked for the stop, and no route leg was started for it (harness facts: posts and
+  the stop request; LEG_STARTED).
+- "stages entered in descending order": each stage after the first (STOP_STAGE_ENTERED).
+- "requested stops completed": STOP_COMPLETED after the harness asked for a stop; every
+  event after it is watched for routing work (none may follow).
+
+The stop request and whether it was graceful are the harness's facts; a STOP_REQUESTED
+that says otherwise is a violation. The stage numbers are params (`stop_stages`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from types import MappingProxyType
+
+from invariants.adapter import Route
+from invariants.checks.harness_facts import HarnessFact, Posted, StopAsked
 from invariants.checks.monitor import Monitor, check_function
 from invariants.checks.params import DEFAULT_PARAMS, CheckParams
 from invariants.checks.violation import Violation
 from invariants.trace import EventKind, TraceEvent
 
-ACTIVE = 20_000
-GRAIN_DEACTIVATION = 19_998
+HELD = "graceful stops held with legs in flight"
+ZERO_AT_DEACTIVATION = "GrainDeactivation saw 0 in flight"
+BUDGET = "hold budgets expired with the residual named"
+NOT_HELD = "non-graceful stops not held"
+REFUSED = "dispatches after the stop began refused"
+ORDER = "stages entered in descending order"
+COMPLETED = "requested stops completed"
 
 _ROUTING = frozenset({
     EventKind.LEG_STARTED,
@@ -32,10 +64,39 @@ _ROUTING = frozenset({
 class StopHolds(Monitor):
     check_id = "INV5"
     title = "a graceful stop holds until accepted legs have landed"
+    obligations = MappingProxyType({
+        HELD: "no graceful stop found a leg in flight at Active (is the `stop` family on, "
+        "with slow destinations keeping legs in flight?)",
+        ZERO_AT_DEACTIVATION: "no graceful stop that had legs to wait for reached "
+        "GrainDeactivation",
+        BUDGET: "no stop hold ran out its budget (stop_budget_ms): no leg outlived it",
+        NOT_HELD: "no non-graceful stop found a leg in flight at Active",
+        REFUSED: "the harness never posted through a router after asking for the stop",
+        ORDER: "no stop ran more than one stage",
+        COMPLETED: "no requested stop completed",
+    })
+
+    @classmethod
+    def cause(cls, obligation: str, evidence: Mapping[str, int]) -> str:
+        stops = evidence.get("stops requested", 0)
+        if obligation in (HELD, ZERO_AT_DEACTIVATION, BUDGET, NOT_HELD) and stops:
+            for name in ("Active", "GrainDeactivation"):
+                if evidence.get(f"{name} entered", 0) == 0:
+                    return (f"{stops} stop(s) were requested but no stop stage named {name} "
+                            "was entered: if your mesh numbers its stages otherwise, set "
+                            "stop_stages in [tool.harness.params]")
+        if obligation != REFUSED and stops == 0:
+            return "the harness never asked for a stop (is the `stop` family on?)"
+        return super().cause(obligation, evidence)
 
     def __init__(self, params: CheckParams = DEFAULT_PARAMS) -> None:
         super().__init__(params)
+        self._active = params.stop_stages.get("Active")
+        self._deactivation = params.stop_stages.get("GrainDeactivation")
         self._legs: dict[str, TraceEvent] = {}  # open legs, in dispatch order
+        self._cut: set[str] = set()  # deliveries gated or refused during the stop
+        self._asked: StopAsked | None = None  # the harness's own request
+        self._waited = False  # the graceful stop found legs in flight at Active
         self._requested: TraceEvent | None = None
         self._active_entered: TraceEvent | None = None
         self._hold: TraceEvent | None = None
@@ -44,10 +105,26 @@ class StopHolds(Monitor):
         self._open_at_release: list[str] = []
         self._last_stage: TraceEvent | None = None
         self._completed: TraceEvent | None = None
+        self._active_left = False
 
     @property
     def _graceful(self) -> bool:
+        if self._asked is not None:  # the harness knows what it asked for
+            return self._asked.graceful
         return bool(self._requested is not None and self._requested.graceful)
+
+    @property
+    def _stopping(self) -> bool:
+        return self._requested is not None or self._asked is not None
+
+    def on_fact(self, fact: HarnessFact) -> None:
+        if isinstance(fact, StopAsked) and self._asked is None:
+            self._asked = fact
+            self.saw("stops requested")
+        elif (
+            isinstance(fact, Posted) and self._asked is not None and fact.route is not Route.DIRECT
+        ):
+            self.exercised(REFUSED)  # a dispatch that must be refused (no route leg)
 
     def observe(self, event: TraceEvent) -> None:
         kind = event.kind
@@ -57,21 +134,32 @@ class StopHolds(Monitor):
             what = "routed delivery landed" if kind is EventKind.POSTED else kind.value
             self.flag(f"{what} after the stop completed", self._completed, event)
         if kind is EventKind.LEG_STARTED and event.leg_id is not None:
-            if self._requested is not None and event.leg_kind == "route":
+            if self._stopping and event.leg_kind == "route":
                 self.flag(
                     f"route leg {event.leg_id} dispatched after the stop began "
                     "(must be refused as ShuttingDown)",
-                    self._requested,
-                    event,
+                    *self._context(event),
                 )
             self._legs[event.leg_id] = event
         elif kind is EventKind.LEG_ENDED and event.leg_id is not None:
-            self._legs.pop(event.leg_id, None)
+            self._observe_leg_ended(event)
+        elif (
+            kind in (EventKind.GATED, EventKind.DISPATCH_REFUSED)
+            and self._stopping
+            and event.delivery_id is not None
+        ):
+            self._cut.add(event.delivery_id)
         elif kind is EventKind.STOP_REQUESTED and self._requested is None:
             self._requested = event
+            asked = self._asked
+            if asked is not None and event.graceful not in (None, asked.graceful):
+                said, truth = ("graceful", "non-graceful") if event.graceful else (
+                    "non-graceful", "graceful")
+                self.flag(f"the mesh reports a {said} stop, but the harness asked for a "
+                          f"{truth} one", event)
         elif kind is EventKind.STOP_STAGE_ENTERED:
             self._observe_stage_entered(event)
-        elif kind is EventKind.STOP_STAGE_LEFT and event.stage == ACTIVE:
+        elif kind is EventKind.STOP_STAGE_LEFT and event.stage == self._active:
             self._observe_active_left(event)
         elif kind is EventKind.STOP_HOLD_STARTED:
             self._hold = event
@@ -83,6 +171,36 @@ class StopHolds(Monitor):
             self._residuals.append(event.leg_id)
         elif kind is EventKind.STOP_COMPLETED and self._completed is None:
             self._completed = event
+            if self._stopping:
+                self.exercised(COMPLETED)
+
+    def _observe_leg_ended(self, event: TraceEvent) -> None:
+        started = self._legs.pop(event.leg_id or "", None)
+        if started is None or not self._holding:
+            return
+        did = event.delivery_id
+        how = (
+            f"its delivery {did} was refused or gated" if did in self._cut
+            else f"'{event.reason}'" if event.reason in self.params.unlanded_reasons
+            else None
+        )
+        if how is not None:
+            self.flag(
+                f"leg {event.leg_id} ended by {how} while the graceful stop held at Active: "
+                "work cut off has not landed",
+                started,
+                event,
+            )
+
+    @property
+    def _holding(self) -> bool:
+        """A graceful stop is between entering Active and leaving it, budget unspent."""
+        return (
+            self._graceful
+            and self._active_entered is not None
+            and not self._active_left
+            and not self._budget_released
+        )
 
     def _context(self, event: TraceEvent) -> tuple[TraceEvent, ...]:
         return (self._requested, event) if self._requested is not None else (event,)
@@ -96,12 +214,22 @@ class StopHolds(Monitor):
             and event.stage >= last.stage
         ):
             self.flag(f"stop stage {event.stage} entered after stage {last.stage}", last, event)
+        if last is not None:
+            self.exercised(ORDER)
         self._last_stage = event
-        if event.stage == ACTIVE:
+        if event.stage == self._active:
+            self.saw("Active entered")
             self._active_entered = event
+            if self._legs:
+                self._waited = self._graceful
+                self.exercised(HELD if self._graceful else NOT_HELD)
+        if event.stage != self._deactivation:
+            return
+        self.saw("GrainDeactivation entered")
+        if self._graceful and self._waited and not self._budget_released:
+            self.exercised(ZERO_AT_DEACTIVATION)
         if (
-            event.stage == GRAIN_DEACTIVATION
-            and self._graceful
+            self._graceful
             and not self._budget_released
             and self._legs
         ):
@@ -116,6 +244,7 @@ class StopHolds(Monitor):
         entered = self._active_entered
         if entered is None:
             return
+        self._active_left = True
         held = event.time_ms - entered.time_ms
         if not self._graceful:
             if held > 0:
@@ -147,6 +276,7 @@ class StopHolds(Monitor):
         if event.reason != "budget":
             return
         self._budget_released = True
+        self.exercised(BUDGET)
         hold = self._hold
         if hold is not None and event.time_ms - hold.time_ms < self.params.stop_budget_ms:
             self.flag(
@@ -162,7 +292,7 @@ class StopHolds(Monitor):
         start = hold or entered
         if start is None or not self._graceful or self._completed is not None:
             return []
-        if self._last_stage is not None and self._last_stage.stage != ACTIVE:
+        if self._last_stage is not None and self._last_stage.stage != self._active:
             return []
         if now_ms - start.time_ms > self.params.stop_budget_ms:
             return [
@@ -176,8 +306,9 @@ class StopHolds(Monitor):
 
     def unfinished(self) -> list[Violation]:
         found: list[Violation] = []
-        if self._requested is not None and self._completed is None:
-            found.append(self.violation("the stop never completed", self._requested))
+        if self._stopping and self._completed is None:
+            shown = (self._requested,) if self._requested is not None else ()
+            found.append(self.violation("the stop never completed", *shown))
         found.extend(
             self.violation(f"leg {leg_id} never ended", started)
             for leg_id, started in self._legs.items()

@@ -5,9 +5,23 @@ can-be-ignored, lifecycle) payload or a DeliveryFailure is never answered, packa
 not; an ordinary one is answered exactly once. Pre-fix, the guard read the payload type,
 which is RawJson after packaging, so a departed owner's heartbeats were each answered:
 3 NACKs at the sender where 1 is right.
+
+Obligations (what each reads), with the evidence each counts:
+- "suppressed deliveries left unanswered": a can-be-ignored, lifecycle or failure
+  delivery whose routing failed is never answered (DISPATCH_REFUSED, ANSWER_SUPPRESSED,
+  failed LEG_ENDED, FAILURE_EMITTED; the class the harness posted it with).
+- "packaged suppressed deliveries left unanswered": the same for a packaged one (the
+  #1485 shape: the guard must read the envelope, not the RawJson payload).
+- "ordinary failed deliveries answered once": an ordinary delivery whose routing failed
+  is answered, exactly once.
+- The same after a JSON round trip of the envelope: the same obligations, exercised only
+  by an adapter that round-trips its envelopes (the reference's `roundtrip_envelopes`);
+  the adapter protocol cannot ask for one, so it is not counted separately.
 """
 
 from __future__ import annotations
+
+from types import MappingProxyType
 
 from invariants.checks.monitor import Monitor, check_function
 from invariants.checks.params import DEFAULT_PARAMS, CheckParams
@@ -23,9 +37,21 @@ def _failed_leg(event: TraceEvent) -> bool:
     return event.leg_kind != "nack" and (event.reason == "failed" or event.error is not None)
 
 
+SUPPRESSED = "suppressed deliveries left unanswered"
+PACKAGED = "packaged suppressed deliveries left unanswered"
+ANSWERED = "ordinary failed deliveries answered once"
+
+
 class AnswerOnce(Monitor):
     check_id = "INV7"
     title = "one answer per request"
+    obligations = MappingProxyType({
+        SUPPRESSED: "no heartbeat, lifecycle or failure delivery failed routing (posted to "
+        "missing targets or a stopping host?)",
+        PACKAGED: "no packaged heartbeat, lifecycle or failure delivery failed routing: "
+        "none went through a router to a missing target",
+        ANSWERED: "no ordinary delivery failed routing and was answered",
+    })
 
     def __init__(self, params: CheckParams = DEFAULT_PARAMS) -> None:
         super().__init__(params)
@@ -33,6 +59,7 @@ class AnswerOnce(Monitor):
         self._answers: dict[str, TraceEvent] = {}  # delivery id -> first FAILURE_EMITTED
         self._failed: dict[str, TraceEvent] = {}  # ordinary deliveries whose routing failed
         self._rejected: set[str] = set()
+        self._suppressed: set[str] = set()  # suppressed-class deliveries whose routing failed
         self._stopped = False  # after the stop completed nothing is routed, nor answered
 
     def observe(self, event: TraceEvent) -> None:
@@ -46,12 +73,19 @@ class AnswerOnce(Monitor):
         elif kind is EventKind.STOP_COMPLETED:
             self._stopped = True
         elif kind in _ROUTING_FAILED or (kind is EventKind.LEG_ENDED and _failed_leg(event)):
-            if did is None or did in self._failed or self._stopped:
+            if did is None or did in self._failed or did in self._suppressed or self._stopped:
                 return
             cls = self.facts.class_of(did)
             # An unknown class is held to the ordinary rule: the stricter reading.
             if cls is None or not cls.suppresses_answer:
                 self._failed[did] = event
+                if did in self._answers:  # answered before its leg said it failed
+                    self.exercised(ANSWERED)
+            elif did not in self._answers:
+                self._suppressed.add(did)
+                self.exercised(SUPPRESSED)
+                if event.packaged or self.facts.packaged(did):
+                    self.exercised(PACKAGED)
 
     def _observe_answer(self, event: TraceEvent, answered: str) -> None:
         first = self._answers.get(answered)
@@ -59,6 +93,8 @@ class AnswerOnce(Monitor):
             self.flag(f"delivery {answered} answered more than once", first, event)
             return
         self._answers[answered] = event
+        if answered in self._failed:
+            self.exercised(ANSWERED)
         cls = self.facts.class_of(answered)
         if cls is not None and cls.suppresses_answer:
             posted = self._posted.get(answered)

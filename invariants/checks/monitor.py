@@ -7,18 +7,28 @@ machine can feed it the new events after each step (O(new events), not O(trace))
 Three kinds of obligation:
 - safety: broken by an event as it is observed (recorded at once);
 - deadlines: broken when virtual time passes a bound with something still pending
-  (`overdue(now_ms)`), so "within bounded time" is checked while the run goes on;
+  (`overdue(now_ms)`), so "within bounded time" is checked while the run goes on: asked
+  whenever an event shows virtual time has moved, and latched, so a late answer that
+  lands within the same `advance` step as its deadline is still caught;
 - liveness: things that must have happened once the mesh is quiescent (`unfinished()`),
   only asked for at the end of a run.
+
+Besides the trace a monitor is told the harness facts (`tell`): what the driver itself
+posted, injected and asked for (`invariants.checks.harness_facts`). And it counts, per
+obligation its module lists (`obligations`: obligation -> the likely cause when a run
+never exercised it), how often the run exercised it (`evidence`): a check that saw no
+case of an obligation has not shown it holds.
 """
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from typing import ClassVar, Protocol
 
 from invariants.checks.facts import DeliveryFacts
+from invariants.checks.harness_facts import HarnessFact, HarnessFacts, Posted, interleave
 from invariants.checks.params import DEFAULT_PARAMS, CheckParams
 from invariants.checks.violation import Violation
 from invariants.trace import MessageClass, TraceEvent
@@ -27,23 +37,63 @@ from invariants.trace import MessageClass, TraceEvent
 class Monitor(ABC):
     check_id: ClassVar[str]
     title: ClassVar[str]
+    # Obligation -> the likely cause when a run never exercised it (the module lists them).
+    obligations: ClassVar[Mapping[str, str]] = {}
 
     def __init__(self, params: CheckParams = DEFAULT_PARAMS) -> None:
         self.params = params
         self.now_ms = 0
         self.facts = DeliveryFacts()
+        self.harness = HarnessFacts()
+        self.evidence: Counter[str] = Counter(dict.fromkeys(self.obligations, 0))
+        self.context: Counter[str] = Counter()  # what `cause` reads besides the evidence
         self._found: list[Violation] = []
+        self._latched: list[Violation] = []  # deadlines seen passing while events came in
+        self._latched_keys: set[tuple[TraceEvent, ...] | str] = set()
 
     def declare(self, delivery_id: str, message_class: MessageClass) -> None:
         """A fact from the driver: it posted `delivery_id` with this class."""
         self.facts.declare(delivery_id, message_class)
 
+    def tell(self, fact: HarnessFact) -> None:
+        """A harness fact, in its place among the events (before the ones it caused)."""
+        self.harness.record(fact)
+        if isinstance(fact, Posted):
+            self.facts.declare(fact.delivery_id, fact.message_class)
+        self.on_fact(fact)
+
+    def on_fact(self, fact: HarnessFact) -> None:  # noqa: B027 - a hook most checks leave
+        """A check that judges from a harness fact takes it here."""
+
+    def exercised(self, obligation: str, times: int = 1) -> None:
+        """The run gave `obligation` a case to hold on."""
+        self.evidence[obligation] += times
+
+    def saw(self, what: str) -> None:
+        """A sighting `cause` may read to explain a count of 0 (not an obligation)."""
+        self.context[what] += 1
+
+    @classmethod
+    def cause(cls, obligation: str, evidence: Mapping[str, int]) -> str:
+        """Why `obligation` was likely never exercised, given a run's summed counts."""
+        return cls.obligations.get(obligation, "the run never reached it")
+
     def feed(self, events: Iterable[TraceEvent]) -> None:
         facts = self.facts
         for event in events:
-            self.now_ms = max(self.now_ms, event.time_ms)
+            if event.time_ms > self.now_ms:
+                # Time moved on: a deadline before it is decided now, whatever comes next.
+                self._latch(self.overdue(event.time_ms))
+                self.now_ms = event.time_ms
             facts.observe(event)
             self.observe(event)
+
+    def _latch(self, found: list[Violation]) -> None:
+        for violation in found:
+            key = _deadline_key(violation)
+            if key not in self._latched_keys:
+                self._latched_keys.add(key)
+                self._latched.append(violation)
 
     @abstractmethod
     def observe(self, event: TraceEvent) -> None:
@@ -59,7 +109,8 @@ class Monitor(ABC):
 
     def violations(self, *, now_ms: int | None = None, final: bool = False) -> list[Violation]:
         now = self.now_ms if now_ms is None else max(now_ms, self.now_ms)
-        found = [*self._found, *self.overdue(now)]
+        late = [v for v in self.overdue(now) if _deadline_key(v) not in self._latched_keys]
+        found = [*self._found, *self._latched, *late]
         if final:
             found.extend(self.unfinished())
         return found
@@ -71,6 +122,12 @@ class Monitor(ABC):
         return Violation(self.check_id, message, tuple(events))
 
 
+def _deadline_key(violation: Violation) -> tuple[TraceEvent, ...] | str:
+    """One deadline, however late it is asked: the events that opened it (a deadline
+    with no event, e.g. from a harness fact, by its message, which must then be stable)."""
+    return violation.events or violation.message
+
+
 def run_monitor(
     monitor: Monitor,
     trace: Sequence[TraceEvent],
@@ -78,10 +135,18 @@ def run_monitor(
     now_ms: int | None = None,
     final: bool = False,
     declared: Mapping[str, MessageClass] | None = None,
+    facts: Sequence[HarnessFact] = (),
 ) -> list[Violation]:
     for delivery_id, message_class in (declared or {}).items():
         monitor.declare(delivery_id, message_class)
-    monitor.feed(trace)
+    if not facts:
+        monitor.feed(trace)
+    else:
+        for item in interleave(trace, facts):
+            if isinstance(item, TraceEvent):
+                monitor.feed((item,))
+            else:
+                monitor.tell(item)
     return monitor.violations(now_ms=now_ms, final=final)
 
 
@@ -96,6 +161,7 @@ class CheckFunction(Protocol):
         now_ms: int | None = None,
         final: bool = False,
         declared: Mapping[str, MessageClass] | None = None,
+        facts: Sequence[HarnessFact] = (),
     ) -> list[Violation]: ...
 
 
@@ -109,9 +175,11 @@ def check_function(monitor_class: type[Monitor]) -> CheckFunction:
         now_ms: int | None = None,
         final: bool = False,
         declared: Mapping[str, MessageClass] | None = None,
+        facts: Sequence[HarnessFact] = (),
     ) -> list[Violation]:
         return run_monitor(
-            monitor_class(params), trace, now_ms=now_ms, final=final, declared=declared
+            monitor_class(params), trace, now_ms=now_ms, final=final, declared=declared,
+            facts=facts,
         )
 
     check.__doc__ = f"{monitor_class.check_id}: {monitor_class.title}."

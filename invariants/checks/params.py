@@ -36,6 +36,14 @@ class CheckParams:
     })
     # INV5: graceful stop hold budget.
     stop_budget_ms: int = 30_000
+    # INV5: the stop stages the invariant names, by their number in the mesh's lifecycle.
+    stop_stages: Mapping[str, int] = field(
+        default_factory=lambda: {"Active": 20_000, "GrainDeactivation": 19_998}
+    )
+    # INV5: LEG_ENDED reasons that say a leg was cut off, not landed.
+    unlanded_reasons: frozenset[str] = frozenset({
+        "drained", "refused", "gated", "cancelled", "abandoned", "shutting_down",
+    })
     # INV6: per-key storm breaker.
     breaker_threshold: int = 2_000
     breaker_window_ms: int = 1_000

@@ -12,12 +12,17 @@ the plan's business (`invariants.dynamic.plans`).
 - Safety after every step (the checker's monitor is fed only the new events), deadlines
   against virtual time, liveness at teardown: run to quiescence within a bound, then
   every subscription terminated, queues drained, the stop completed, answers owed given.
+- What the machine itself does (each post, fault and stop) is told to every monitor as a
+  harness fact, in its place among the trace events: the ground truth the checks set
+  beside the mesh's own account.
 - What a run saw across its examples goes to the `RunStats` of the run that is recording
-  (`recording`), a value the runner owns; nothing is kept on the machine class.
+  (`recording`), a value the runner owns; nothing is kept on the machine class. That
+  includes each monitor's evidence: how often each obligation was exercised.
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -30,7 +35,17 @@ from hypothesis.control import currently_in_test_context
 from hypothesis.stateful import RuleBasedStateMachine, invariant
 
 from invariants.adapter import AdapterFactory, Fault, FaultKind, MeshAdapter, MessageSpec, Route
-from invariants.checks import CheckParams, Monitor, Violation, monitor_for
+from invariants.checks import (
+    CheckParams,
+    HarnessFact,
+    Injected,
+    Monitor,
+    Posted,
+    StopAsked,
+    Subscribed,
+    Violation,
+    monitor_for,
+)
 from invariants.dynamic.chooser import ScriptedChooser
 from invariants.dynamic.report import (
     InvariantViolated,
@@ -80,6 +95,9 @@ class RunStats:
     violations: tuple[Violation, ...] = ()
     diagram: str | None = None
     behaviours: dict[str, int] = field(default_factory=dict)
+    # check id -> obligation -> cases exercised, summed over the examples
+    evidence: dict[str, Counter[str]] = field(default_factory=dict)
+    context: dict[str, Counter[str]] = field(default_factory=dict)  # sightings behind causes
 
 
 # The stats of the run in progress: set by whoever runs a machine (`recording`); a machine
@@ -157,10 +175,29 @@ class MeshMachine(RuleBasedStateMachine):
         identity: str | None = "user",
         route: Route = Route.MONOLITH,
     ) -> str:
-        delivery_id = self.mesh.post(sender, target, spec, identity=identity, route=route)
-        for monitor in self.monitors:
-            monitor.declare(delivery_id, spec.message_class)
+        mesh = self.mesh
+        delivery_id = mesh.post(sender, target, spec, identity=identity, route=route)
+        # Told after the post returns: the fact precedes the events not yet fed, its own
+        # among them (`seq` is a lower bound, exact enough for facts looked up by id).
+        self._tell(Posted(delivery_id, sender, target, spec.type_name, spec.message_class,
+                          spec.diagnostic_key, identity, route, mesh.now_ms(), self.fed))
         return delivery_id
+
+    def inject(self, fault: Fault) -> None:
+        self._tell_in_place(
+            Injected(fault.kind, fault.target, fault.count, fault.duration_ms,
+                     self.mesh.now_ms(), 0)
+        )
+        self.mesh.inject(fault)
+
+    def _tell_in_place(self, fact: Injected | StopAsked) -> None:
+        """A fault or stop, told after every event so far and before any it causes."""
+        self._feed()
+        self._tell(replace(fact, seq=self.fed))
+
+    def _tell(self, fact: HarnessFact) -> None:
+        for monitor in self.monitors:
+            monitor.tell(fact)
 
     def step(self) -> None:
         self.steps += 1
@@ -233,11 +270,19 @@ class MeshMachine(RuleBasedStateMachine):
         self._feed()
         self._verify(final=False)
 
+    def _harvest(self) -> None:
+        """Add this example's evidence to the run's."""
+        for monitor in self.monitors:
+            total = self.stats.evidence.setdefault(monitor.check_id, Counter())
+            total.update(monitor.evidence)
+            self.stats.context.setdefault(monitor.check_id, Counter()).update(monitor.context)
+
     def teardown(self) -> None:
         if self.adapter is None or self.failed:
             return
         quiescent = self.mesh.run_until_idle(LIVENESS_LIMIT_MS)
         self._feed()
+        self._harvest()
         if currently_in_test_context():
             event("quiescent at teardown" if quiescent else "not quiescent within the bound")
             target(float(self.max_depth), label="max queue depth")
@@ -290,22 +335,24 @@ class MeshMachine(RuleBasedStateMachine):
             self.post("owner", to, spec, route=Route.DIRECT)
 
     def do_subscribe(self, subscriber: str, to: str) -> None:
-        self.mesh.subscribe(subscriber, to, retries=self.base_params.subscribe_retries)
+        retries = self.base_params.subscribe_retries
+        sid = self.mesh.subscribe(subscriber, to, retries=retries)
+        self._tell(Subscribed(sid, subscriber, to, retries, self.mesh.now_ms(), self.fed))
 
     def do_reject(self, to: str, count: int) -> None:
-        self.mesh.inject(Fault(FaultKind.REJECT_NEXT, to, count=count))
+        self.inject(Fault(FaultKind.REJECT_NEXT, to, count=count))
 
     def do_timeout(self, to: str, count: int) -> None:
-        self.mesh.inject(Fault(FaultKind.TIMEOUT_NEXT, to, count=count))
+        self.inject(Fault(FaultKind.TIMEOUT_NEXT, to, count=count))
 
     def do_block(self, to: str, duration_ms: int) -> None:
-        self.mesh.inject(Fault(FaultKind.BLOCK_HUB, to, duration_ms=duration_ms))
+        self.inject(Fault(FaultKind.BLOCK_HUB, to, duration_ms=duration_ms))
 
     def do_slow(self, to: str, duration_ms: int) -> None:
-        self.mesh.inject(Fault(FaultKind.SLOW_DESTINATION, to, duration_ms=duration_ms))
+        self.inject(Fault(FaultKind.SLOW_DESTINATION, to, duration_ms=duration_ms))
 
     def do_remove(self, to: str) -> None:
-        self.mesh.inject(Fault(FaultKind.REMOVE_TARGET, to))
+        self.inject(Fault(FaultKind.REMOVE_TARGET, to))
 
     def do_stop(self, graceful: bool, racing: Sequence[tuple[str, Route]] = ()) -> None:
         """Stop the silo; `racing` posts are sent in the same instant, so their legs (and
@@ -313,6 +360,7 @@ class MeshMachine(RuleBasedStateMachine):
         for to, route in racing:
             self.post("client", to, MessageSpec("Request"), route=route)
         self.stopped = True
+        self._tell_in_place(StopAsked(graceful, self.mesh.now_ms(), 0))
         self.mesh.stop(graceful=graceful)
 
     def do_advance(self, ms: int, schedule: list[int]) -> None:

@@ -4,15 +4,21 @@
 runs its state machine under a named settings profile, and returns an `Outcome`: passed or
 not, examples until the first failure (a seed program counts as one), steps of the shrunk
 counterexample, the failure text (violations, step program, reproduce blob, Mermaid
-diagram) and the seconds it took. `run_program` runs one fixed step program the same way,
-without Hypothesis.
+diagram), the evidence (per obligation, how often the run exercised it) and the seconds it
+took. A run with no violation in which some obligation was never exercised has not shown
+the invariant holds: its verdict is "not exercised", a failure naming the likely cause.
+`run_program` runs one fixed step program the same way, without Hypothesis.
+`collecting()` gathers every `Outcome` `run_invariant` returns inside it, for a report
+built over a library call that keeps only its verdicts.
 """
 
 from __future__ import annotations
 
 import time
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal
@@ -20,7 +26,7 @@ from typing import Literal
 from hypothesis import settings as Settings
 
 from invariants.adapter import AdapterFactory
-from invariants.checks import CheckParams, Violation
+from invariants.checks import CHECKS, CheckParams, Violation
 from invariants.dynamic.driver import MeshMachine, recording
 from invariants.dynamic.mesh_keys import keyed_machine_class, run_keyed_machine
 from invariants.dynamic.plans import machine_class
@@ -28,7 +34,7 @@ from invariants.dynamic.profiles import profile as named_profile
 from invariants.dynamic.report import InvariantViolated, failure_note, failure_text
 from invariants.dynamic.seed_programs import SEED_PROGRAMS, Program
 
-Verdict = Literal["pass", "violation", "error"]
+Verdict = Literal["pass", "violation", "not exercised", "error"]
 
 
 @dataclass(frozen=True)
@@ -42,10 +48,54 @@ class Outcome:
     violations: tuple[Violation, ...] = ()
     diagram: str | None = None
     behaviours: Mapping[str, int] = field(default_factory=dict)  # examples reaching each
+    evidence: Mapping[str, int] = field(default_factory=dict)  # obligation -> cases, summed
+    unexercised: Mapping[str, str] = field(default_factory=dict)  # obligation -> likely cause
+    context: Mapping[str, int] = field(default_factory=dict)  # sightings behind the causes
 
     @property
     def passed(self) -> bool:
         return self.verdict == "pass"
+
+
+def evidence_text(evidence: Mapping[str, int]) -> str:
+    """The counts on one line, in the checker's order: `obligation: n; ...`."""
+    return "; ".join(f"{name}: {count}" for name, count in evidence.items())
+
+
+def _unexercised(
+    check_id: str, evidence: Mapping[str, int], context: Mapping[str, int]
+) -> dict[str, str]:
+    monitor = CHECKS[check_id]
+    seen = {**context, **evidence}
+    return {
+        name: monitor.cause(name, seen)
+        for name in monitor.obligations
+        if evidence.get(name, 0) == 0
+    }
+
+
+def _unexercised_text(check_id: str, unexercised: Mapping[str, str]) -> str:
+    lines = [f"{check_id} not exercised: {len(unexercised)} obligation(s) had no case in "
+             "the whole run, so passing says nothing about them:"]
+    lines += [f"  - {name}: {cause}" for name, cause in unexercised.items()]
+    return "\n".join(lines)
+
+
+# The outcomes of the collection in progress (`collecting`), or None.
+_COLLECTED: ContextVar[list[tuple[AdapterFactory, Outcome]] | None] = ContextVar(
+    "harness_outcomes", default=None
+)
+
+
+@contextmanager
+def collecting() -> Iterator[list[tuple[AdapterFactory, Outcome]]]:
+    """Every `run_invariant` inside the block adds (its adapter factory, its outcome)."""
+    found: list[tuple[AdapterFactory, Outcome]] = []
+    token = _COLLECTED.set(found)
+    try:
+        yield found
+    finally:
+        _COLLECTED.reset(token)
 
 
 def _settings(profile: str | Settings) -> Settings:
@@ -64,8 +114,27 @@ def run_invariant(
     """The check's seed programs first (the known shapes, always tried, like Hypothesis'
     explicit examples), then its state machine under `profile`. `seed_scenarios=False`
     leaves the seed shapes out of both, so only the drawn rules explore."""
+    outcome = _run_invariant(check_id, adapter_factory, profile, params=params,
+                             diagram_path=diagram_path, seed_scenarios=seed_scenarios)
+    collected = _COLLECTED.get()
+    if collected is not None:
+        collected.append((adapter_factory, outcome))
+    return outcome
+
+
+def _run_invariant(
+    check_id: str,
+    adapter_factory: AdapterFactory,
+    profile: str | Settings,
+    *,
+    params: CheckParams | None,
+    diagram_path: Path | None,
+    seed_scenarios: bool,
+) -> Outcome:
     started = time.perf_counter()  # reporting only: no decision depends on it
     behaviours: Counter[str] = Counter()
+    evidence: Counter[str] = Counter(dict.fromkeys(CHECKS[check_id].obligations, 0))
+    context: Counter[str] = Counter()
     programs = SEED_PROGRAMS.get(check_id, {}) if seed_scenarios else {}
     for index, (name, program) in enumerate(programs.items(), start=1):
         outcome = run_program(
@@ -73,6 +142,8 @@ def run_invariant(
             name=name,
         )
         behaviours.update(outcome.behaviours)
+        evidence.update(outcome.evidence)
+        context.update(outcome.context)
         if not outcome.passed:
             return replace(outcome, examples=index, seconds=time.perf_counter() - started)
     # Keyed by the mesh: a database replays here only what was saved for this mesh.
@@ -93,6 +164,11 @@ def run_invariant(
         except Exception as exc:  # the mesh under test raised: reported, not a verdict
             verdict, text = "error", failure_text(exc)
     behaviours.update(stats.behaviours)
+    evidence.update(stats.evidence.get(check_id, {}))
+    context.update(stats.context.get(check_id, {}))
+    unexercised = _unexercised(check_id, evidence, context) if verdict == "pass" else {}
+    if unexercised:
+        verdict, text = "not exercised", _unexercised_text(check_id, unexercised)
     failed = verdict != "pass"
     examples = (stats.first_failure_example or stats.examples) if failed else stats.examples
     return Outcome(
@@ -105,6 +181,9 @@ def run_invariant(
         violations=stats.violations if verdict == "violation" else (),
         diagram=stats.diagram if verdict == "violation" else None,
         behaviours=dict(behaviours),
+        evidence=dict(evidence),
+        unexercised=unexercised,
+        context=dict(context),
     )
 
 
@@ -162,6 +241,8 @@ def run_program(
         violations=stats.violations if verdict == "violation" else (),
         diagram=stats.diagram if verdict == "violation" else None,
         behaviours=dict(stats.behaviours),
+        evidence=dict(stats.evidence.get(check_id, {})),
+        context=dict(stats.context.get(check_id, {})),
     )
 
 
@@ -177,14 +258,17 @@ def run_seed_programs(
 
 def summary_line(outcome: Outcome) -> str:
     steps = "-" if outcome.shrunk_steps is None else str(outcome.shrunk_steps)
-    return (
+    line = (
         f"{outcome.check_id}: {outcome.verdict} examples={outcome.examples} "
         f"steps={steps} seconds={outcome.seconds:.2f}"
     )
+    return line + (f" evidence: {evidence_text(outcome.evidence)}" if outcome.evidence else "")
 
 
 __all__: Sequence[str] = [
     "Outcome",
+    "collecting",
+    "evidence_text",
     "run_invariant",
     "run_program",
     "run_seed_programs",

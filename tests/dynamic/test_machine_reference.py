@@ -1,12 +1,13 @@
 """Every machine is green against the reference mesh in the `ci` profile, and reaches the
-behaviour its invariant is about (a green run that never got there would prove nothing)."""
+behaviour its invariant is about (a green run that never got there would prove nothing):
+every obligation its checker lists was exercised at least once."""
 
 import pytest
 from hypothesis import settings
 from hypothesis.stateful import run_state_machine_as_test
 
 from invariants.adapter import Chooser
-from invariants.checks import CHECK_IDS
+from invariants.checks import CHECK_IDS, CHECKS
 from invariants.dynamic.driver import recording
 from invariants.dynamic.plans import FAMILIES, machine_class
 from invariants.dynamic.profiles import profile
@@ -31,6 +32,9 @@ def test_reference_passes_in_ci_and_reaches_the_behaviour(check_id: str) -> None
     assert outcome.examples >= 50, summary_line(outcome)
     missing = REACHED[check_id] - set(outcome.behaviours)
     assert not missing, f"never reached {sorted(missing)}; saw {dict(outcome.behaviours)}"
+    assert list(outcome.evidence) == list(CHECKS[check_id].obligations)
+    assert all(count > 0 for count in outcome.evidence.values()), dict(outcome.evidence)
+    assert outcome.unexercised == {}
 
 
 @pytest.mark.parametrize("check_id", CHECK_IDS)

@@ -160,7 +160,10 @@ def test_another_mesh_neither_replays_nor_deletes_it(m2_failure: Path, tmp_path:
     saved = _m2_entries(directory)
     outcome = run_invariant("INV4", make_adapter, _saving(DirectoryBasedExampleDatabase(
         directory)), seed_scenarios=False)
-    assert outcome.passed, outcome.failure_text
+    # Nothing replayed fails here. (The drawn rules alone, under a database, may reach no
+    # timeout at all: then the verdict is "not exercised", still no violation.)
+    assert outcome.verdict in ("pass", "not exercised"), outcome.failure_text
+    assert not outcome.violations
     assert _m2_entries(directory) == saved
     # A fuzzing session's replay of saved failures on the reference finds none either.
     machines = build_machines(FuzzConfig(invariants=("INV4",)))

@@ -54,6 +54,15 @@ def test_a_bad_key_or_value_is_one_line(values: dict[str, object], line: str) ->
     assert str(caught.value) == line
 
 
+def test_stage_numbers_may_be_negative_and_a_table_keeps_the_other_entries() -> None:
+    params = params_from({"stop_stages": {"Active": -300}}, ORIGIN)
+    assert params.stop_stages == {"Active": -300, "GrainDeactivation": 19_998}
+    with pytest.raises(ConfigError, match="stop_stages: expected a table of integers"):
+        params_from({"stop_stages": {"Active": "x"}}, ORIGIN)
+    with pytest.raises(ConfigError, match="stop_budget_ms: expected a non-negative integer"):
+        params_from({"stop_budget_ms": -1}, ORIGIN)
+
+
 def test_assignments_read_toml_values_and_bare_words() -> None:
     table = parse_assignments(
         ["delivery_retries=3", "resendable_errors=['Refused']", "x = Word"], "--harness-param"

@@ -5,21 +5,28 @@
 3. the kill matrix: each pre-fix mutant against the checks that must kill it.
 
 With the kill matrix, the reference's invariant verdicts are the matrix's reference row
-(seed programs plus state machine), so no invariant runs twice. With a shared database,
-every invariant run replays what fuzzing sessions saved there for its mesh first.
+(seed programs plus state machine), so no invariant runs twice; the outcomes behind that
+row are collected as the matrix runs them (`collecting`), for their evidence. With a
+shared database, every invariant run replays what fuzzing sessions saved there for its
+mesh first.
+
+Each invariant's row carries its evidence: per obligation, how many cases the run
+exercised. A row whose run saw no case of some obligation is "not exercised", a failure,
+with the likely cause.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from harness.scan_verdict import ScanVerdict, run_scan
 from harness.shared_database import SharedDatabase
+from invariants.adapter import AdapterFactory
 from invariants.checks import CHECK_IDS, CHECKS
 from invariants.dynamic.profiles import replaying
-from invariants.dynamic.runner import run_invariant
+from invariants.dynamic.runner import Outcome, collecting, run_invariant
 from invariants.mutants.build import reference_root
 from invariants.mutants.matrix import Matrix, prove, reference_scan_config
 from invariants.mutants.render import matrix_text
@@ -35,7 +42,10 @@ class InvariantRow:
     passed: bool
     examples: int
     seconds: float  # for people; never part of a verdict
-    evidence: str = ""
+    evidence: str = ""  # the first violation, the error, or why it was not exercised
+    verdict: str = ""  # the runner's verdict ("pass", "violation", "not exercised", "error")
+    counts: Mapping[str, int] = field(default_factory=dict)  # obligation -> cases exercised
+    unexercised: Mapping[str, str] = field(default_factory=dict)  # obligation -> likely cause
 
 
 @dataclass
@@ -70,20 +80,46 @@ def _invariants_alone(
     for check_id in check_ids:
         outcome = run_invariant(check_id, adapter.make_adapter, profile)
         say(f"  {check_id}: {outcome.verdict} ({outcome.seconds:.1f} s)")
-        evidence = str(outcome.violations[0]) if outcome.violations else ""
-        if outcome.verdict == "error" and outcome.failure_text:
-            evidence = outcome.failure_text.splitlines()[0]
-        rows.append(InvariantRow(check_id, outcome.passed, outcome.examples, outcome.seconds,
-                                 evidence))
+        rows.append(_row(outcome))
     return rows
 
 
-def _invariants_of(matrix: Matrix) -> list[InvariantRow]:
-    return [
-        InvariantRow(check, not cell.killed, cell.examples, cell.seconds, cell.evidence)
-        for check, cell in matrix.reference.items()
-        if check in CHECKS
-    ]
+def _first_line(outcome: Outcome) -> str:
+    if outcome.violations:
+        return str(outcome.violations[0])
+    if outcome.verdict == "not exercised":
+        return "not exercised: " + "; ".join(
+            f"{name} (0): {cause}" for name, cause in outcome.unexercised.items()
+        )
+    if outcome.verdict == "error" and outcome.failure_text:
+        return outcome.failure_text.splitlines()[0]
+    return ""
+
+
+def _row(outcome: Outcome) -> InvariantRow:
+    return InvariantRow(outcome.check_id, outcome.passed, outcome.examples, outcome.seconds,
+                        _first_line(outcome), outcome.verdict, dict(outcome.evidence),
+                        dict(outcome.unexercised))
+
+
+def _invariants_of(
+    matrix: Matrix, collected: Sequence[tuple[AdapterFactory, Outcome]]
+) -> list[InvariantRow]:
+    """The matrix's reference row, each cell with the outcome the matrix ran it from."""
+    from reference_impl.adapter import make_adapter  # the factory the matrix ran it with
+
+    outcomes = {o.check_id: o for factory, o in collected if factory is make_adapter}
+    rows = []
+    for check, cell in matrix.reference.items():
+        if check not in CHECKS:
+            continue
+        outcome = outcomes.get(check)
+        if outcome is not None:
+            rows.append(_row(outcome))
+        else:  # not run through `run_invariant` here: the cell is all there is
+            rows.append(InvariantRow(check, not cell.killed, cell.examples, cell.seconds,
+                                     cell.evidence))
+    return rows
 
 
 def run_check(
@@ -116,8 +152,11 @@ def _run_check(
         say("dynamic invariants on the reference mesh")
         return CheckResult(profile, verdict, _invariants_alone(profile, invariants, say), None)
     say("kill matrix (the reference first, then each mutant against the checks it must fail)")
-    matrix = prove(profile, expected_only=True, progress=say)
-    return CheckResult(profile, verdict, _invariants_of(matrix), matrix, list(matrix.errors))
+    with collecting() as collected:
+        matrix = prove(profile, expected_only=True, progress=say)
+    rows = _invariants_of(matrix, collected)
+    errors = list(matrix.errors)
+    return CheckResult(profile, verdict, rows, matrix, errors)
 
 
 def to_json(result: CheckResult) -> str:
@@ -136,8 +175,13 @@ def to_json(result: CheckResult) -> str:
             "guarded_emit_sites": sum(1 for site in scan.result.emit_sites if site.guarded),
         },
         "invariants": [
-            {"check": row.check_id, "passed": row.passed, "examples": row.examples,
-             "evidence": row.evidence}
+            {"check": row.check_id, "passed": row.passed, "verdict": row.verdict,
+             "examples": row.examples, "evidence": row.evidence,
+             "obligations": [
+                 {"obligation": name, "exercised": count,
+                  **({"cause": row.unexercised[name]} if name in row.unexercised else {})}
+                 for name, count in row.counts.items()
+             ]}
             for row in result.invariants
         ],
         "kill_matrix": None if result.matrix is None else {
@@ -150,6 +194,10 @@ def to_json(result: CheckResult) -> str:
 
 def _verdict(ok: bool) -> str:
     return "pass" if ok else "FAIL"
+
+
+def _row_verdict(row: InvariantRow) -> str:
+    return "NOT EXERCISED" if row.verdict == "not exercised" else _verdict(row.passed)
 
 
 def render(result: CheckResult) -> str:
@@ -180,10 +228,14 @@ def render(result: CheckResult) -> str:
     width = max((len(CHECKS[row.check_id].title) for row in result.invariants), default=0)
     for row in result.invariants:
         title = CHECKS[row.check_id].title.ljust(width)
-        lines.append(f"   {row.check_id} {title}  {_verdict(row.passed):4}  "
+        lines.append(f"   {row.check_id} {title}  {_row_verdict(row):4}  "
                      f"{row.examples:4d} examples  {row.seconds:6.1f} s")
-        if not row.passed and row.evidence:
+        if not row.passed and row.evidence and row.verdict != "not exercised":
             lines.append(f"        {row.evidence}")
+        for name, count in row.counts.items():
+            lines.append(f"        {count:7d}  {name}")
+            if name in row.unexercised:
+                lines.append(f"                 not exercised: {row.unexercised[name]}")
     if result.matrix is not None:
         killed = sum(
             1 for mutant, checks in result.matrix.expected.items()

@@ -1,0 +1,111 @@
+"""What the harness itself did: the ground truth a check sets beside the mesh's account.
+
+The trace is the mesh's own story. The harness facts are what the state machine did to
+the mesh: each post as it was made (sender, target, message class, payload identity,
+access identity, route), each subscription it started, each fault it injected, the stop
+it asked for, all with the
+virtual time and the trace position at which they happened (SPEC §6). Where a fact
+decides a question (which identity did this post carry? did the harness make this call
+time out?) the check judges from it, and a trace that contradicts it is a violation.
+
+`seq` is the length of the trace when the harness acted: the fact comes before trace
+event `seq`, so a whole trace and its facts can be replayed in their true order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+
+from invariants.adapter import FaultKind, Route
+from invariants.trace import MessageClass, TraceEvent
+
+
+@dataclass(frozen=True, slots=True)
+class Posted:
+    """The harness posted `delivery_id` with exactly these fields."""
+
+    delivery_id: str
+    sender: str
+    target: str
+    message_type: str
+    message_class: MessageClass
+    diagnostic_key: str | None  # the payload identity the harness gave the message
+    identity: str | None  # the access context (None: posted without one)
+    route: Route
+    time_ms: int
+    seq: int
+
+
+@dataclass(frozen=True, slots=True)
+class Injected:
+    """The harness armed a fault."""
+
+    kind: FaultKind
+    target: str
+    count: int
+    duration_ms: int
+    time_ms: int
+    seq: int
+
+
+@dataclass(frozen=True, slots=True)
+class StopAsked:
+    """The harness asked the silo to stop."""
+
+    graceful: bool
+    time_ms: int
+    seq: int
+
+
+@dataclass(frozen=True, slots=True)
+class Subscribed:
+    """The harness started a bounded subscription (its id as the adapter returned it)."""
+
+    subscription_id: str
+    subscriber: str
+    target: str
+    retries: int
+    time_ms: int
+    seq: int
+
+
+HarnessFact = Posted | Injected | StopAsked | Subscribed
+
+
+@dataclass
+class HarnessFacts:
+    """The facts told so far, indexed for the checks."""
+
+    posts: dict[str, Posted] = field(default_factory=dict)
+    injections: list[Injected] = field(default_factory=list)
+    stops: list[StopAsked] = field(default_factory=list)
+    subscriptions: dict[str, Subscribed] = field(default_factory=dict)
+
+    def record(self, fact: HarnessFact) -> None:
+        if isinstance(fact, Posted):
+            self.posts[fact.delivery_id] = fact
+        elif isinstance(fact, Injected):
+            self.injections.append(fact)
+        elif isinstance(fact, Subscribed):
+            self.subscriptions[fact.subscription_id] = fact
+        else:
+            self.stops.append(fact)
+
+    def posted(self, delivery_id: str | None) -> Posted | None:
+        return self.posts.get(delivery_id) if delivery_id is not None else None
+
+
+def interleave(
+    trace: Sequence[TraceEvent], facts: Iterable[HarnessFact]
+) -> Iterator[TraceEvent | HarnessFact]:
+    """Trace events and harness facts in the order they happened (a fact before event
+    `fact.seq`; facts in the order given when they share a position)."""
+    pending = sorted(facts, key=lambda fact: fact.seq)  # stable: ties keep their order
+    at = 0
+    for index, event in enumerate(trace):
+        while at < len(pending) and pending[at].seq <= index:
+            yield pending[at]
+            at += 1
+        yield event
+    yield from pending[at:]

@@ -1,0 +1,115 @@
+"""Verdicts carry their evidence (SPEC §6): a run that never exercised an obligation is
+"not exercised", never a pass; a trace that contradicts the harness facts is caught; a
+deadline is decided the moment virtual time passes it.
+
+Each adapter here is a correct or a deliberately broken reference mesh, some with a
+trace that lies (`lying_meshes`); each check is paired with its control.
+"""
+
+from __future__ import annotations
+
+import pytest
+from lying_meshes import (
+    KeyWithoutIdentity,
+    KeyWithoutIdentityHidingIt,
+    NeverTimesOut,
+    RenumberedStages,
+    ResendsTimeouts,
+    ResendsTimeoutsCallingThemRejections,
+    RetriesLate,
+)
+
+from invariants.checks import CheckParams
+from invariants.checks.inv4_no_resend_after_timeout import SENT_ONCE
+from invariants.checks.inv5_stop_holds import HELD
+from invariants.dynamic.runner import run_invariant, run_program
+from invariants.dynamic.seed_programs import SEED_PROGRAMS
+from reference_impl.adapter import make_adapter
+
+
+def test_a_mesh_numbering_its_stages_otherwise_is_not_exercised_with_the_cause() -> None:
+    outcome = run_invariant("INV5", RenumberedStages, "ci")
+    assert outcome.verdict == "not exercised", outcome.failure_text
+    assert not outcome.passed
+    assert outcome.evidence[HELD] == 0
+    cause = outcome.unexercised[HELD]
+    assert "no stop stage named Active was entered" in cause
+    assert "set stop_stages in [tool.harness.params]" in cause
+    assert outcome.failure_text is not None and cause in outcome.failure_text
+
+
+def test_the_same_mesh_with_its_stage_numbers_as_params_passes() -> None:
+    stages = {"Active": 120_000, "GrainDeactivation": 119_998}
+    outcome = run_invariant("INV5", RenumberedStages, "ci",
+                            params=CheckParams(stop_stages=stages))
+    assert outcome.passed, outcome.failure_text
+    assert all(count > 0 for count in outcome.evidence.values()), outcome.evidence
+
+
+def test_a_mesh_that_never_times_out_is_not_exercised_on_inv4() -> None:
+    outcome = run_invariant("INV4", NeverTimesOut, "ci")
+    assert outcome.verdict == "not exercised", outcome.failure_text
+    assert list(outcome.unexercised) == [SENT_ONCE]
+    assert "no grain call timed out" in outcome.unexercised[SENT_ONCE]
+
+
+def test_the_reference_exercises_inv4_fully() -> None:
+    outcome = run_invariant("INV4", make_adapter, "ci")
+    assert outcome.passed and outcome.unexercised == {}
+
+
+def _seed(check_id: str, name: str) -> tuple[tuple[str, dict[str, object]], ...]:
+    return tuple(SEED_PROGRAMS[check_id][name])
+
+
+def test_a_timeout_reported_as_a_rejection_is_caught_by_the_ground_truth() -> None:
+    outcome = run_program("INV4", ResendsTimeoutsCallingThemRejections,
+                          _seed("INV4", "timeout"))
+    assert outcome.verdict == "violation"
+    messages = [v.message for v in outcome.violations]
+    assert any(
+        "the mesh reports d1's attempt 0 as RejectionError (not timed out), but the harness "
+        "made that call time out (timeout_next at h0): that is a response timeout" in m
+        for m in messages
+    ), messages
+    assert any("re-sent after a timed-out attempt" in m for m in messages), messages
+
+
+def test_the_honest_pre_fix_mesh_is_caught_by_its_own_flag() -> None:
+    # Control: the same defect with a truthful trace fails without any disagreement.
+    outcome = run_program("INV4", ResendsTimeouts, _seed("INV4", "timeout"))
+    assert outcome.verdict == "violation"
+    assert not any("the mesh reports" in v.message for v in outcome.violations)
+
+
+def test_a_fanout_whose_posted_identity_the_mesh_hides_is_caught() -> None:
+    outcome = run_program("INV6", KeyWithoutIdentityHidingIt, _seed("INV6", "fanout"))
+    assert outcome.verdict == "violation"
+    messages = [v.message for v in outcome.violations]
+    assert any("with payload identity None, but the harness posted it with node/" in m
+               for m in messages), messages[:3]
+    assert any("breaker dropped" in m and "identity node/" in m for m in messages), messages[:3]
+
+
+def test_the_honest_tuple_key_breaker_is_caught_without_a_disagreement() -> None:
+    outcome = run_program("INV6", KeyWithoutIdentity, _seed("INV6", "fanout"))
+    assert outcome.verdict == "violation"
+    assert not any("but the harness posted it" in v.message for v in outcome.violations)
+
+
+def test_the_reference_reports_the_identities_it_was_given() -> None:
+    assert run_program("INV6", make_adapter, _seed("INV6", "fanout")).passed
+
+
+@pytest.mark.parametrize("program", ["rejection-retry"])
+def test_a_late_retry_is_caught_though_one_advance_covers_its_deadline(program: str) -> None:
+    # The program advances 30 s in one step: every late retry has come by the time the
+    # step ends, so only a deadline decided as time passes it can see that it was late.
+    outcome = run_program("INV4", RetriesLate, _seed("INV4", program))
+    assert outcome.verdict == "violation", outcome.failure_text
+    [first, *_] = outcome.violations
+    assert "not re-sent after attempt 1 within its backoff of 250 ms" in first.message
+
+
+def test_the_reference_retries_on_time_in_the_same_program() -> None:
+    assert run_program("INV4", make_adapter, _seed("INV4", "rejection-retry")).passed
