@@ -3,7 +3,9 @@
 Each runs the invariant's state machine against meshes from the adapter's factory under
 the run's Hypothesis profile. A failure shows the violations, the shrunk step program, the
 reproduce blob and the failing run as a Mermaid sequence diagram; an exception raised by
-the mesh or the adapter is reported as such (no invariant verdict). Every item's report
+the mesh or the adapter fails the item with its own traceback (as `--tb` asks), no
+invariant verdict. An invariant about a capability the adapter does not declare is skipped
+as not applicable, with the reason. Every item's report
 carries the run's evidence (per obligation, the cases exercised) as a section; a run that
 never exercised some obligation fails as "not exercised", naming the likely cause.
 """
@@ -11,6 +13,8 @@ never exercised some obligation fails as "not exercised", naming the likely caus
 from __future__ import annotations
 
 from typing import Any
+
+import pytest
 
 from harness.item_base import HarnessFailure, HarnessItem
 from invariants.checks import CHECKS
@@ -35,10 +39,17 @@ class InvariantItem(HarnessItem):
         self.record(kind="invariant", check=self.check_id, adapter=self.adapter,
                     verdict=outcome.verdict, examples=outcome.examples,
                     evidence=dict(outcome.evidence))
+        title = CHECKS[self.check_id].title
+        if outcome.verdict == "not applicable":  # visible as a skip, never counted as pass
+            pytest.skip(f"{title}: {(outcome.failure_text or '').splitlines()[0]}")
         self.add_report_section("call", "evidence", evidence_lines(outcome))
         if outcome.passed:
             return
-        title = CHECKS[self.check_id].title
+        if outcome.verdict == "error" and outcome.error is not None:
+            # The mesh's own exception, so pytest shows its traceback as --tb asks.
+            self.add_report_section("call", "harness", f"{self.check_id} ({title}): the mesh "
+                                    f"or adapter {self.adapter} raised")
+            raise outcome.error
         if outcome.verdict == "violation":
             head = f"{self.check_id} ({title}) violated by {self.adapter}"
             head += (f" after {outcome.examples} example(s); "

@@ -88,6 +88,7 @@ class HarnessSettings:
     prove: bool
     shared_database: SharedDatabase | None = None  # replayed read-only by every profile
     params: CheckParams = DEFAULT_PARAMS  # the figures the checkers hold the mesh to
+    configured: bool = False  # the pyproject has a [tool.harness] table: a repo of its own
 
 
 @dataclass(frozen=True)
@@ -279,4 +280,5 @@ def resolve(
             params_from(overrides.params, overrides.params_origin, table.params)
             if overrides.params else table.params
         ),
+        configured=bool(raw),
     )

@@ -23,6 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
+from invariants.adapter import Capability
 from invariants.checks.harness_facts import HarnessFact, Subscribed
 from invariants.checks.monitor import Monitor, check_function
 from invariants.checks.params import DEFAULT_PARAMS, CheckParams
@@ -54,6 +55,7 @@ CLOSED = "closed subscriptions watched"
 class BoundedSubscribe(Monitor):
     check_id = "INV2"
     title = "subscribe to a missing target is bounded"
+    needs = frozenset({Capability.SUBSCRIBE})
     obligations = MappingProxyType({
         SPENT: "no subscription terminated after N+1 attempts: none was made to a missing "
         "target, or subscribe_retries is not the mesh's N",

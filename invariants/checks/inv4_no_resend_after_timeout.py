@@ -33,7 +33,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from types import MappingProxyType
 
-from invariants.adapter import FaultKind
+from invariants.adapter import Capability, FaultKind
 from invariants.checks.harness_facts import HarnessFact, Injected
 from invariants.checks.monitor import Monitor, check_function
 from invariants.checks.params import DEFAULT_PARAMS, CheckParams
@@ -64,6 +64,7 @@ class _Delivery:
 class NoResendAfterTimeout(Monitor):
     check_id = "INV4"
     title = "a timed-out delivery is never re-sent"
+    needs = frozenset({Capability.GRAIN_ROUTER})
     obligations = MappingProxyType({
         SENT_ONCE: "no grain call timed out: no timeout_next the harness armed reached a grain "
         "delivery (is the INV4 plan's `timeout` family on, and does the adapter honour "

@@ -36,7 +36,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from types import MappingProxyType
 
-from invariants.adapter import Route
+from invariants.adapter import Capability, Route
 from invariants.checks.harness_facts import HarnessFact, Posted, StopAsked
 from invariants.checks.monitor import Monitor, check_function
 from invariants.checks.params import DEFAULT_PARAMS, CheckParams
@@ -64,6 +64,7 @@ _ROUTING = frozenset({
 class StopHolds(Monitor):
     check_id = "INV5"
     title = "a graceful stop holds until accepted legs have landed"
+    needs = frozenset({Capability.STOP_LIFECYCLE})
     obligations = MappingProxyType({
         HELD: "no graceful stop found a leg in flight at Active (is the `stop` family on, "
         "with slow destinations keeping legs in flight?)",

@@ -27,6 +27,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from typing import ClassVar, Protocol
 
+from invariants.adapter import Capability
 from invariants.checks.facts import DeliveryFacts
 from invariants.checks.harness_facts import HarnessFact, HarnessFacts, Posted, interleave
 from invariants.checks.params import DEFAULT_PARAMS, CheckParams
@@ -39,6 +40,9 @@ class Monitor(ABC):
     title: ClassVar[str]
     # Obligation -> the likely cause when a run never exercised it (the module lists them).
     obligations: ClassVar[Mapping[str, str]] = {}
+    # The adapter capabilities the invariant speaks about: on an adapter that declares
+    # fewer, its obligations are not applicable (reported as such, never as passed).
+    needs: ClassVar[frozenset[Capability]] = frozenset()
 
     def __init__(self, params: CheckParams = DEFAULT_PARAMS) -> None:
         self.params = params

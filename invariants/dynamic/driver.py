@@ -23,7 +23,7 @@ the plan's business (`invariants.dynamic.plans`).
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field, replace
@@ -134,7 +134,7 @@ class MeshMachine(RuleBasedStateMachine):
         self.fed = 0
         self.steps = 0
         self.stopped = False
-        self.failed = False  # a violation was raised: teardown only cleans up
+        self.failed = False  # a violation or an error was raised: teardown only cleans up
         self.flood_keys = 0
         self.bulk_steps = 0
         self.max_depth = 0
@@ -201,6 +201,17 @@ class MeshMachine(RuleBasedStateMachine):
 
     def step(self) -> None:
         self.steps += 1
+
+    def acting(self, body: Callable[[], None]) -> None:
+        """Run one step's body; if the mesh or adapter raises, the run is over: teardown
+        must not judge a half-done step (its liveness verdict would hide the exception)."""
+        try:
+            body()
+        except InvariantViolated:
+            raise
+        except Exception:
+            self.failed = True
+            raise
 
     # Checking ---------------------------------------------------------------------------
 

@@ -23,7 +23,7 @@ from typing import Any
 from hypothesis import strategies as st
 from hypothesis.stateful import initialize, precondition, rule
 
-from invariants.adapter import AdapterFactory, Route
+from invariants.adapter import DEFAULT_CAPABILITIES, AdapterFactory, Capability, Route
 from invariants.checks import CHECKS, CheckParams
 from invariants.dynamic.driver import (
     BULK_FAMILIES,
@@ -34,7 +34,7 @@ from invariants.dynamic.driver import (
     WATERMARKS,
     MeshMachine,
 )
-from invariants.dynamic.seed_programs import SEED_PROGRAMS
+from invariants.dynamic.seed_programs import SEED_PROGRAMS, Program
 
 
 @dataclass(frozen=True)
@@ -120,14 +120,54 @@ def plan_of(check_id: str) -> Plan:
     return PLANS.get(check_id, DEFAULT_PLAN)
 
 
-def _light_scenarios(check_ids: Sequence[str]) -> list[str]:
+# The rule families and routes only an adapter with the capability can take.
+FAMILY_NEEDS: Mapping[str, Capability] = {
+    "reject": Capability.GRAIN_ROUTER,
+    "timeout": Capability.GRAIN_ROUTER,
+    "subscribe": Capability.SUBSCRIBE,
+    "stop": Capability.STOP_LIFECYCLE,
+}
+ROUTE_NEEDS: Mapping[Route, Capability] = {Route.GRAIN: Capability.GRAIN_ROUTER}
+
+
+def within(plan: Plan, capabilities: frozenset[Capability]) -> Plan:
+    """`plan` without the families and routes the adapter's capabilities do not offer."""
+    def offered(need: Capability | None) -> bool:
+        return need is None or need in capabilities
+
+    routes = tuple(r for r in plan.routes if offered(ROUTE_NEEDS.get(r)))
+    return Plan(
+        frozenset(f for f in plan.core if offered(FAMILY_NEEDS.get(f))),
+        frozenset(f for f in plan.extra if offered(FAMILY_NEEDS.get(f))),
+        routes or (Route.DIRECT,),
+        plan.targets,
+    )
+
+
+def program_runs_on(program: Program, capabilities: frozenset[Capability]) -> bool:
+    """Whether every step of a seed program is one the adapter's capabilities offer."""
+    for family, arguments in program:
+        needed = FAMILY_NEEDS.get(family)
+        if needed is not None and needed not in capabilities:
+            return False
+        routes = [arguments.get("route"), *(r for _, r in arguments.get("racing", ()))]
+        if any(r in ROUTE_NEEDS and ROUTE_NEEDS[r] not in capabilities for r in routes):
+            return False
+    return True
+
+
+def _light_scenarios(
+    check_ids: Sequence[str], capabilities: frozenset[Capability]
+) -> list[str]:
     """Seed scenarios `init` may start from: not the bulk ones (thousands of posts), which
-    `run_invariant` runs once as explicit programs and the `fanout`/`storm` rules cover."""
+    `run_invariant` runs once as explicit programs and the `fanout`/`storm` rules cover,
+    nor those with steps the adapter cannot take."""
     return [
         f"{c}:{name}"
         for c in check_ids
         for name, program in SEED_PROGRAMS.get(c, {}).items()
         if not any(step in BULK_FAMILIES for step, _ in program)
+        and program_runs_on(program, capabilities)
     ]
 
 
@@ -138,7 +178,7 @@ _rule: Any = rule
 def _wrap(family: str, body: Callable[..., None]) -> Callable[..., None]:
     def step(self: MeshMachine, **arguments: Any) -> None:
         self.step()
-        body(self, **arguments)
+        self.acting(lambda: body(self, **arguments))
 
     step.__name__ = step.__qualname__ = family
     return step
@@ -160,25 +200,27 @@ def machine_class(
     diagram_path: Path | None = None,
     name: str | None = None,
     seed_scenarios: bool = True,
+    capabilities: frozenset[Capability] = DEFAULT_CAPABILITIES,
 ) -> type[MeshMachine]:
     """A fresh machine class checking `check_id` (one id, or several) on meshes from
     `adapter_factory`; its `TestCase` runs under pytest/unittest. `seed_scenarios=False`
-    leaves the seed scenarios out of `init`, so only the drawn rules explore."""
+    leaves the seed scenarios out of `init`, so only the drawn rules explore. Families and
+    routes the adapter's `capabilities` do not offer are left out."""
     check_ids = (check_id,) if isinstance(check_id, str) else tuple(check_id)
     unknown = [c for c in check_ids if c not in CHECKS]
     if unknown or not check_ids:
         raise ValueError(f"unknown check(s) {unknown} (known: {', '.join(CHECKS)})")
     plans = [plan_of(c) for c in check_ids]
-    plan = Plan(
+    plan = within(Plan(
         frozenset().union(*(p.core for p in plans)),
         frozenset().union(*(p.extra for p in plans)),
         tuple(dict.fromkeys(r for p in plans for r in p.routes)),
         tuple(dict.fromkeys(t for p in plans for t in p.targets)),
-    )
+    ), capabilities)
     families = plan.core | plan.extra
     arguments = _family_arguments(plan)
     toggled = sorted(plan.extra - plan.core)
-    scenarios = _light_scenarios(check_ids) if seed_scenarios else []
+    scenarios = _light_scenarios(check_ids, capabilities) if seed_scenarios else []
 
     def init(
         self: MeshMachine,
@@ -187,9 +229,13 @@ def machine_class(
         scenario: str | None,
     ) -> None:
         self.steps += 1
-        self.start(watermarks, swarm)
-        if scenario is not None:
-            self.play(scenario)
+
+        def begin() -> None:
+            self.start(watermarks, swarm)
+            if scenario is not None:
+                self.play(scenario)
+
+        self.acting(begin)
 
     namespace: dict[str, Any] = {
         "check_ids": check_ids,

@@ -7,6 +7,8 @@ counterexample, the failure text (violations, step program, reproduce blob, Merm
 diagram), the evidence (per obligation, how often the run exercised it) and the seconds it
 took. A run with no violation in which some obligation was never exercised has not shown
 the invariant holds: its verdict is "not exercised", a failure naming the likely cause.
+An invariant about a capability the adapter does not declare (a grain router, subscribe,
+the stop lifecycle) is "not applicable": listed with its obligations, never passed.
 `run_program` runs one fixed step program the same way, without Hypothesis.
 `collecting()` gathers every `Outcome` `run_invariant` returns inside it, for a report
 built over a library call that keeps only its verdicts.
@@ -25,16 +27,22 @@ from typing import Literal
 
 from hypothesis import settings as Settings
 
-from invariants.adapter import AdapterFactory
+from invariants.adapter import (
+    DEFAULT_CAPABILITIES,
+    AdapterFactory,
+    Capability,
+    FirstChooser,
+    capabilities_of,
+)
 from invariants.checks import CHECKS, CheckParams, Violation
 from invariants.dynamic.driver import MeshMachine, recording
 from invariants.dynamic.mesh_keys import keyed_machine_class, run_keyed_machine
-from invariants.dynamic.plans import machine_class
+from invariants.dynamic.plans import machine_class, program_runs_on
 from invariants.dynamic.profiles import profile as named_profile
 from invariants.dynamic.report import InvariantViolated, failure_note, failure_text
 from invariants.dynamic.seed_programs import SEED_PROGRAMS, Program
 
-Verdict = Literal["pass", "violation", "not exercised", "error"]
+Verdict = Literal["pass", "violation", "not exercised", "not applicable", "error"]
 
 
 @dataclass(frozen=True)
@@ -51,10 +59,17 @@ class Outcome:
     evidence: Mapping[str, int] = field(default_factory=dict)  # obligation -> cases, summed
     unexercised: Mapping[str, str] = field(default_factory=dict)  # obligation -> likely cause
     context: Mapping[str, int] = field(default_factory=dict)  # sightings behind the causes
+    # "error": what the mesh or adapter raised, with its traceback, for the reports.
+    error: BaseException | None = field(default=None, compare=False)
 
     @property
     def passed(self) -> bool:
         return self.verdict == "pass"
+
+    @property
+    def ok(self) -> bool:
+        """Nothing failed: passed, or not applicable to this adapter."""
+        return self.verdict in ("pass", "not applicable")
 
 
 def evidence_text(evidence: Mapping[str, int]) -> str:
@@ -132,14 +147,21 @@ def _run_invariant(
     seed_scenarios: bool,
 ) -> Outcome:
     started = time.perf_counter()  # reporting only: no decision depends on it
+    capabilities = capabilities_of(adapter_factory(FirstChooser()))
+    missing = CHECKS[check_id].needs - capabilities
+    if missing:
+        return _not_applicable(check_id, missing)
     behaviours: Counter[str] = Counter()
     evidence: Counter[str] = Counter(dict.fromkeys(CHECKS[check_id].obligations, 0))
     context: Counter[str] = Counter()
-    programs = SEED_PROGRAMS.get(check_id, {}) if seed_scenarios else {}
+    programs = {
+        name: program for name, program in SEED_PROGRAMS.get(check_id, {}).items()
+        if seed_scenarios and program_runs_on(program, capabilities)
+    }
     for index, (name, program) in enumerate(programs.items(), start=1):
         outcome = run_program(
             check_id, adapter_factory, program, params=params, diagram_path=diagram_path,
-            name=name,
+            name=name, capabilities=capabilities,
         )
         behaviours.update(outcome.behaviours)
         evidence.update(outcome.evidence)
@@ -153,16 +175,18 @@ def _run_invariant(
         params=params,
         diagram_path=diagram_path,
         seed_scenarios=seed_scenarios,
+        capabilities=capabilities,
     )
     verdict: Verdict = "pass"
     text: str | None = None
+    error: BaseException | None = None
     with recording() as stats:
         try:
             run_keyed_machine(machine, _settings(profile))
         except InvariantViolated as exc:
             verdict, text = "violation", failure_text(exc)
         except Exception as exc:  # the mesh under test raised: reported, not a verdict
-            verdict, text = "error", failure_text(exc)
+            verdict, text, error = "error", failure_text(exc), exc
     behaviours.update(stats.behaviours)
     evidence.update(stats.evidence.get(check_id, {}))
     context.update(stats.context.get(check_id, {}))
@@ -184,7 +208,19 @@ def _run_invariant(
         evidence=dict(evidence),
         unexercised=unexercised,
         context=dict(context),
+        error=error,
     )
+
+
+def _not_applicable(check_id: str, missing: frozenset[Capability]) -> Outcome:
+    names = " or ".join(sorted(c.value.replace("_", " ") for c in missing))
+    obligations = CHECKS[check_id].obligations
+    lines = [f"{check_id} not applicable: the adapter declares no {names} "
+             f"({len(obligations)} obligation(s) not checked):"]
+    lines += [f"  - {name}" for name in obligations]
+    return Outcome(check_id=check_id, verdict="not applicable", examples=0, shrunk_steps=None,
+                   failure_text="\n".join(lines), seconds=0.0,
+                   evidence=dict.fromkeys(obligations, 0))
 
 
 def program_text(machine_name: str, program: Program) -> str:
@@ -206,15 +242,17 @@ def run_program(
     params: CheckParams | None = None,
     diagram_path: Path | None = None,
     name: str = "program",
+    capabilities: frozenset[Capability] = DEFAULT_CAPABILITIES,
 ) -> Outcome:
     """Run a fixed step program: each step, then the safety checks; teardown at the end."""
     machine_type = machine_class(check_id, adapter_factory, params=params,
-                                 diagram_path=diagram_path)
+                                 diagram_path=diagram_path, capabilities=capabilities)
     with recording() as stats:
         machine: MeshMachine = machine_type()
     started = time.perf_counter()
     verdict: Verdict = "pass"
     text: str | None = None
+    error: BaseException | None = None
     try:
         try:
             for step, arguments in program:
@@ -225,7 +263,7 @@ def run_program(
     except InvariantViolated as exc:
         verdict, text = "violation", str(exc)
     except Exception as exc:
-        verdict, text = "error", f"{type(exc).__name__}: {exc}"
+        verdict, text, error = "error", f"{type(exc).__name__}: {exc}", exc
     if text is not None:
         parts = [text, f"Seed program {name!r}:", program_text(machine_type.__name__, program)]
         if stats.diagram is not None and verdict == "violation":
@@ -243,6 +281,7 @@ def run_program(
         behaviours=dict(stats.behaviours),
         evidence=dict(stats.evidence.get(check_id, {})),
         context=dict(stats.context.get(check_id, {})),
+        error=error,
     )
 
 

@@ -63,7 +63,7 @@ def test_check_replays_the_named_database(
     shared = tmp_path / "shared"
     assert main([*ARGS, "--shared-database", str(shared)]) == 0
     assert seen == [shared.resolve()]
-    assert f"profile ci, replaying {shared.resolve()}" in capsys.readouterr().out
+    assert f"; profile ci, replaying {shared.resolve()}" in capsys.readouterr().out
     assert profile(CI).database is None  # restored after the run
 
 

@@ -1,8 +1,11 @@
-"""`python -m harness check`: the main job, every check against the bundled reference mesh.
+"""`python -m harness check`: the main job, every check against one mesh, as one report.
 
-Scans the reference mesh, runs every dynamic invariant on it and runs the kill matrix,
-then prints one report. Progress goes to standard error, the report to standard output.
-Exit 0 when everything passed, 1 when a check failed, 2 on a usage error.
+In a repository with `[tool.harness]` it judges that repository (its scan paths, adapters,
+invariants, profile and params); elsewhere the bundled reference mesh. It scans, checks
+each adapter's conformance, runs every dynamic invariant, and runs the kill matrix where
+the reference's mutants apply; then prints one report. Progress goes to standard error,
+the report to standard output. Exit 0 when everything passed (not applicable is not a
+failure), 1 when a check failed, 2 on a usage or configuration error.
 """
 
 from __future__ import annotations
@@ -13,9 +16,11 @@ import sys
 from typing import Any
 
 from harness.jobs.check.report import render, run_check, to_json
-from harness.settings import for_command, invariant_ids, known_profile
+from harness.jobs.check.subject import subject_for
+from harness.params import parse_assignments
+from harness.settings import Overrides, for_command, invariant_ids, known_profile
 from harness.shared_database import add_shared_database_option, command_database
-from invariants.checks import CHECK_IDS
+from invariants.adapter_spec import AdapterSpecError
 from invariants.dynamic.profiles import PROFILES
 from invariants.mutants.base import MutantNotApplicable
 from invariants.scan.config import ConfigError
@@ -26,17 +31,22 @@ PROG = "mesh-harness check"
 def add_parser(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "check",
-        help="the main job: scan, invariants and kill matrix on the bundled reference mesh",
-        description="Scan the bundled reference mesh, run every dynamic invariant on it and "
-        "the kill matrix of its pre-fix mutants, and print one report. Exit 0 all passed, "
-        "1 a check failed, 2 usage error.",
+        help="the main job: scan, conformance, invariants and kill matrix on one mesh",
+        description="Judge the repository's mesh (its [tool.harness]), or the bundled "
+        "reference mesh where there is none: scan it, check its adapter's conformance, run "
+        "every dynamic invariant and, for the reference, the kill matrix of its pre-fix "
+        "mutants; print one report. Exit 0 all passed, 1 a check failed, 2 usage error.",
     )
-    parser.add_argument("--profile", default="ci",
-                        help=f"Hypothesis profile ({', '.join(sorted(PROFILES))}; default ci)")
+    parser.add_argument("--profile", default=None,
+                        help=f"Hypothesis profile ({', '.join(sorted(PROFILES))}; default: "
+                        "[tool.harness] profile, else ci)")
     parser.add_argument("--no-prove", action="store_true",
                         help="skip the kill matrix (the mutants)")
     parser.add_argument("--invariants", metavar="IDS", default=None,
-                        help="with --no-prove: comma-separated invariants to run (default all)")
+                        help="comma-separated invariants to run (default: the configured "
+                        "ones; with the kill matrix, only with --no-prove)")
+    parser.add_argument("--param", action="append", metavar="KEY=VALUE", default=[],
+                        help="a check parameter, as in [tool.harness.params] (repeatable)")
     parser.add_argument("--format", choices=("text", "json"), default="text",
                         help="the report as text (default) or JSON")
     parser.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
@@ -45,34 +55,32 @@ def add_parser(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    for_command()  # the working tree's [tool.harness]: a bad key fails as everywhere
-    known_profile(args.profile, "--profile")
-
-    invariants = CHECK_IDS
+    overrides = Overrides(params=parse_assignments(args.param, "--param"),
+                          params_origin="--param")
+    settings = for_command(overrides=overrides)
+    if args.profile is not None:
+        known_profile(args.profile, "--profile")
+    try:
+        subject = subject_for(settings, args.profile)
+    except AdapterSpecError as exc:
+        raise ConfigError(str(exc)) from None
+    known_profile(subject.profile, "--profile" if args.profile else "[tool.harness] profile")
+    invariants = None
     if args.invariants is not None:
-        try:
-            invariants = invariant_ids("--invariants", args.invariants.split(","))
-        except ConfigError as exc:
-            print(f"{PROG}: error: {exc}", file=sys.stderr)
-            return 2
-        if not args.no_prove:
+        invariants = invariant_ids("--invariants", args.invariants.split(","))
+        if subject.kill_matrix and not args.no_prove:
             print(f"{PROG}: error: --invariants needs --no-prove (the kill matrix runs all)",
                   file=sys.stderr)
             return 2
-
-    try:
-        shared = command_database(args.shared_database, "--shared-database", os.environ)
-    except ConfigError as exc:
-        print(f"{PROG}: error: {exc}", file=sys.stderr)
-        return 2
+    shared = command_database(args.shared_database, "--shared-database", os.environ)
 
     def progress(line: str) -> None:
         if not args.quiet:
             print(line, file=sys.stderr, flush=True)
 
     try:
-        result = run_check(args.profile, kill_matrix=not args.no_prove, invariants=invariants,
-                           progress=progress, shared_database=shared)
+        result = run_check(kill_matrix=not args.no_prove, invariants=invariants,
+                           progress=progress, shared_database=shared, subject=subject)
     except MutantNotApplicable as exc:  # the reference changed under a mutant: a failed check
         print(f"{PROG}: {exc}", file=sys.stderr)
         return 1

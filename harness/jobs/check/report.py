@@ -1,8 +1,10 @@
-"""The main job: every check against the bundled reference mesh, as one report.
+"""The main job: every check against one mesh, as one report.
 
-1. the static scan of the installed `reference_impl` package (default names, which fit it);
-2. every dynamic invariant on the reference mesh under a Hypothesis profile;
-3. the kill matrix: each pre-fix mutant against the checks that must kill it.
+1. the static scan of the mesh's source (`subject`: the configured repository's paths and
+   names, or the installed `reference_impl` package);
+2. the adapter conformance check, then every dynamic invariant through each adapter;
+3. the kill matrix, where the reference's pre-fix mutants apply: each against the checks
+   that must kill it (skipped, with the reason, on another team's mesh).
 
 With the kill matrix, the reference's invariant verdicts are the matrix's reference row
 (seed programs plus state machine), so no invariant runs twice; the outcomes behind that
@@ -12,23 +14,28 @@ mesh first.
 
 Each invariant's row carries its evidence: per obligation, how many cases the run
 exercised. A row whose run saw no case of some obligation is "not exercised", a failure,
-with the likely cause.
+with the likely cause; an invariant about a capability the adapter does not declare is
+"not applicable", listed and not a failure; an exception from the mesh is shown with its
+traceback.
 """
 
 from __future__ import annotations
 
 import json
+import textwrap
+import traceback
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from harness.scan_verdict import ScanVerdict, run_scan
+from harness.jobs.check.subject import KILL_MATRIX_SKIPPED, Subject, bundled_reference
+from harness.scan_verdict import ScanVerdict, load_baseline, run_scan
 from harness.shared_database import SharedDatabase
 from invariants.adapter import AdapterFactory
-from invariants.checks import CHECK_IDS, CHECKS
+from invariants.checks import CHECKS
+from invariants.conformance.programs import conformance
 from invariants.dynamic.profiles import replaying
 from invariants.dynamic.runner import Outcome, collecting, run_invariant
-from invariants.mutants.build import reference_root
-from invariants.mutants.matrix import Matrix, prove, reference_scan_config
+from invariants.mutants.matrix import Matrix, prove
 from invariants.mutants.render import matrix_text
 from invariants.scan.model import RULES
 from invariants.scan.report import finding_line, finding_to_json, problem_line
@@ -46,6 +53,8 @@ class InvariantRow:
     verdict: str = ""  # the runner's verdict ("pass", "violation", "not exercised", "error")
     counts: Mapping[str, int] = field(default_factory=dict)  # obligation -> cases exercised
     unexercised: Mapping[str, str] = field(default_factory=dict)  # obligation -> likely cause
+    adapter: str = ""  # the adapter spec, where more than one is judged
+    traceback: str = ""  # "error": the mesh's exception as Python prints it
 
 
 @dataclass
@@ -56,6 +65,12 @@ class CheckResult:
     matrix: Matrix | None
     errors: list[str] = field(default_factory=list)
     shared_database: str | None = None  # the SPEC every invariant run replayed
+    title: str = "the bundled reference mesh"
+    mesh: str = "the reference mesh"
+    adapters: tuple[str, ...] = ()
+    conformance: list[str] = field(default_factory=list)  # broken conventions, one line each
+    conformance_programs: int = 0
+    kill_matrix_skipped: str = ""  # why the kill matrix did not run, where it did not
 
     @property
     def scan_ok(self) -> bool:
@@ -63,7 +78,7 @@ class CheckResult:
 
     @property
     def invariants_ok(self) -> bool:
-        return all(row.passed for row in self.invariants)
+        return all(row.passed for row in self.invariants) and not self.conformance
 
     @property
     def ok(self) -> bool:
@@ -71,20 +86,20 @@ class CheckResult:
         return self.scan_ok and self.invariants_ok and matrix_ok and not self.errors
 
 
-def _invariants_alone(
-    profile: str, check_ids: Sequence[str], say: Progress
-) -> list[InvariantRow]:
-    from reference_impl import adapter  # the mesh under test, only when run
-
+def _invariants_alone(subject: Subject, check_ids: Sequence[str], say: Progress
+                      ) -> list[InvariantRow]:
     rows = []
-    for check_id in check_ids:
-        outcome = run_invariant(check_id, adapter.make_adapter, profile)
-        say(f"  {check_id}: {outcome.verdict} ({outcome.seconds:.1f} s)")
-        rows.append(_row(outcome))
+    for spec, factory in subject.factories.items():
+        for check_id in check_ids:
+            outcome = run_invariant(check_id, factory, subject.profile, params=subject.params)
+            say(f"  {check_id} on {spec}: {outcome.verdict} ({outcome.seconds:.1f} s)")
+            rows.append(_row(outcome, spec if len(subject.factories) > 1 else ""))
     return rows
 
 
 def _first_line(outcome: Outcome) -> str:
+    if outcome.verdict == "not applicable" and outcome.failure_text:
+        return outcome.failure_text.splitlines()[0]
     if outcome.violations:
         return str(outcome.violations[0])
     if outcome.verdict == "not exercised":
@@ -96,10 +111,12 @@ def _first_line(outcome: Outcome) -> str:
     return ""
 
 
-def _row(outcome: Outcome) -> InvariantRow:
-    return InvariantRow(outcome.check_id, outcome.passed, outcome.examples, outcome.seconds,
+def _row(outcome: Outcome, adapter: str = "") -> InvariantRow:
+    error = outcome.error
+    trace = "".join(traceback.format_exception(error)) if error is not None else ""
+    return InvariantRow(outcome.check_id, outcome.ok, outcome.examples, outcome.seconds,
                         _first_line(outcome), outcome.verdict, dict(outcome.evidence),
-                        dict(outcome.unexercised))
+                        dict(outcome.unexercised), adapter, trace)
 
 
 def _invariants_of(
@@ -126,37 +143,63 @@ def run_check(
     profile: str = "ci",
     *,
     kill_matrix: bool = True,
-    invariants: Sequence[str] = CHECK_IDS,
+    invariants: Sequence[str] | None = None,
     progress: Progress | None = None,
     shared_database: SharedDatabase | None = None,
+    subject: Subject | None = None,
 ) -> CheckResult:
-    """The whole job; `invariants` narrows the invariants run without the kill matrix.
-    `shared_database` is replayed by every invariant run, in place of whatever
-    `HARNESS_SHARED_DATABASE` names (None: no shared database)."""
+    """The whole job on `subject` (default: the bundled reference under `profile`);
+    `invariants` narrows the invariants run without the kill matrix. `shared_database` is
+    replayed by every invariant run, in place of whatever `HARNESS_SHARED_DATABASE` names
+    (None: no shared database)."""
+    judged = subject or bundled_reference(profile)
     shared = shared_database
+    say = progress or (lambda _line: None)
     with replaying(shared.spec if shared else None, shared.origin if shared else ""):
-        result = _run_check(profile, kill_matrix, invariants, progress or (lambda _line: None))
+        result = _run_check(judged, kill_matrix, invariants or judged.invariants, say)
     result.shared_database = shared.spec if shared else None
     return result
 
 
 def _run_check(
-    profile: str, kill_matrix: bool, invariants: Sequence[str], say: Progress
+    subject: Subject, kill_matrix: bool, invariants: Sequence[str], say: Progress
 ) -> CheckResult:
-    root = reference_root()
-    say(f"scanning {root}")
-    # No cache: an installed package directory may be read-only, and the scan is quick.
-    # The names are those the kill matrix scans the reference with.
-    verdict = run_scan(["."], reference_scan_config(), root, cache_dir=None, baseline=None)
-    if not kill_matrix:
-        say("dynamic invariants on the reference mesh")
-        return CheckResult(profile, verdict, _invariants_alone(profile, invariants, say), None)
+    say(f"scanning {subject.root}")
+    verdict = run_scan(list(subject.scan_paths), subject.scan_config, subject.root,
+                       cache_dir=subject.cache_dir, baseline=load_baseline(subject.baseline))
+    broken, programs = _conformance(subject, say)
+    result = CheckResult(subject.profile, verdict, [], None, title=subject.title,
+                         mesh=subject.mesh, adapters=tuple(subject.factories),
+                         conformance=broken, conformance_programs=programs)
+    if not kill_matrix or not subject.kill_matrix:
+        if kill_matrix:
+            result.kill_matrix_skipped = KILL_MATRIX_SKIPPED.format(mesh=subject.mesh)
+        say(f"dynamic invariants on {subject.mesh}")
+        result.invariants = _invariants_alone(subject, invariants, say)
+        return result
     say("kill matrix (the reference first, then each mutant against the checks it must fail)")
     with collecting() as collected:
-        matrix = prove(profile, expected_only=True, progress=say)
-    rows = _invariants_of(matrix, collected)
-    errors = list(matrix.errors)
-    return CheckResult(profile, verdict, rows, matrix, errors)
+        result.matrix = prove(subject.profile, expected_only=True, progress=say)
+    result.invariants = _invariants_of(result.matrix, collected)
+    result.errors = list(result.matrix.errors)
+    return result
+
+
+def _conformance(subject: Subject, say: Progress) -> tuple[list[str], int]:
+    """Each adapter through the conformance programs: the broken conventions, one line
+    each (an adapter that raises is one line here; its traceback shows in its rows)."""
+    lines: list[str] = []
+    programs = 0
+    for spec, factory in subject.factories.items():
+        say(f"adapter conformance: {spec}")
+        try:
+            _, results = conformance(factory, subject.params)
+        except Exception as exc:  # the invariant runs show the traceback
+            lines.append(f"{spec}: the adapter raised {type(exc).__name__}: {exc}")
+            continue
+        programs += len(results)
+        lines += [f"{spec}: {b.line(r.program)}" for r in results for b in r.broken]
+    return lines, programs
 
 
 def to_json(result: CheckResult) -> str:
@@ -164,6 +207,7 @@ def to_json(result: CheckResult) -> str:
     scan = result.scan
     document = {
         "ok": result.ok,
+        "judged": result.title,
         "profile": result.profile,
         "shared_database": result.shared_database,
         "scan": {
@@ -174,8 +218,13 @@ def to_json(result: CheckResult) -> str:
             "emit_sites": len(scan.result.emit_sites),
             "guarded_emit_sites": sum(1 for site in scan.result.emit_sites if site.guarded),
         },
+        "adapter_conformance": {
+            "ok": not result.conformance, "programs": result.conformance_programs,
+            "broken": result.conformance,
+        },
         "invariants": [
-            {"check": row.check_id, "passed": row.passed, "verdict": row.verdict,
+            {"check": row.check_id, **({"adapter": row.adapter} if row.adapter else {}),
+             "passed": row.passed, "verdict": row.verdict,
              "examples": row.examples, "evidence": row.evidence,
              "obligations": [
                  {"obligation": name, "exercised": count,
@@ -187,6 +236,7 @@ def to_json(result: CheckResult) -> str:
         "kill_matrix": None if result.matrix is None else {
             "ok": result.matrix.ok, **result.matrix.to_json()
         },
+        "kill_matrix_skipped": result.kill_matrix_skipped or None,
         "errors": result.errors,
     }
     return json.dumps(document, indent=2) + "\n"
@@ -197,7 +247,9 @@ def _verdict(ok: bool) -> str:
 
 
 def _row_verdict(row: InvariantRow) -> str:
-    return "NOT EXERCISED" if row.verdict == "not exercised" else _verdict(row.passed)
+    if row.verdict in ("not exercised", "not applicable"):
+        return row.verdict.upper() if row.verdict == "not exercised" else row.verdict
+    return _verdict(row.passed)
 
 
 def render(result: CheckResult) -> str:
@@ -207,8 +259,8 @@ def render(result: CheckResult) -> str:
     guarded = sum(1 for site in sites if site.guarded)
     per_rule = scan.per_rule()
     lines = [
-        f"mesh-harness check: the bundled reference mesh ({scan.result.root}), "
-        f"profile {result.profile}"
+        f"mesh-harness check: {result.title}",
+        f"adapter {', '.join(result.adapters)}; profile {result.profile}"
         + (f", replaying {result.shared_database}" if result.shared_database else ""),
         "",
         f"1. Static scan: {_verdict(result.scan_ok)}",
@@ -219,19 +271,32 @@ def render(result: CheckResult) -> str:
     lines += [f"   {rule} {slug}: {per_rule[rule]}" for rule, slug in RULES.items()]
     lines += ["   " + finding_line(f).replace("\n", "\n   ") for f in scan.findings]
     lines += ["   " + problem_line(p) for p in scan.problems]
-    passed = sum(1 for row in result.invariants if row.passed)
+    passed = sum(1 for row in result.invariants if row.verdict == "pass")
+    applicable = sum(1 for row in result.invariants if row.verdict != "not applicable")
     lines += [
         "",
-        f"2. Dynamic invariants on the reference mesh: {_verdict(result.invariants_ok)} "
-        f"({passed} of {len(result.invariants)} passed)",
+        f"2. Dynamic invariants on {result.mesh}: {_verdict(result.invariants_ok)} "
+        f"({passed} of {applicable} passed"
+        + (f", {len(result.invariants) - applicable} not applicable"
+           if applicable < len(result.invariants) else "") + ")",
+        f"   adapter conformance: {_verdict(not result.conformance)} "
+        f"({result.conformance_programs} program(s), {len(result.conformance)} broken "
+        "convention(s); see docs/adapter.md)",
     ]
+    lines += [f"     {line}" for line in result.conformance]
     width = max((len(CHECKS[row.check_id].title) for row in result.invariants), default=0)
     for row in result.invariants:
         title = CHECKS[row.check_id].title.ljust(width)
+        on = f" [{row.adapter}]" if row.adapter else ""
         lines.append(f"   {row.check_id} {title}  {_row_verdict(row):4}  "
-                     f"{row.examples:4d} examples  {row.seconds:6.1f} s")
+                     f"{row.examples:4d} examples  {row.seconds:6.1f} s{on}")
+        if row.verdict == "not applicable":
+            lines.append(f"        {row.evidence}")
+            continue
         if not row.passed and row.evidence and row.verdict != "not exercised":
             lines.append(f"        {row.evidence}")
+        if row.traceback:
+            lines += ["        " + line for line in row.traceback.rstrip().splitlines()]
         for name, count in row.counts.items():
             lines.append(f"        {count:7d}  {name}")
             if name in row.unexercised:
@@ -248,6 +313,10 @@ def render(result: CheckResult) -> str:
             f"{len(result.matrix.expected)} mutants killed by every check that must kill them)",
         ]
         lines += ["   " + line if line else "" for line in matrix_text(result.matrix).splitlines()]
+    elif result.kill_matrix_skipped:
+        lines += ["", "3. Kill matrix: skipped"]
+        lines += textwrap.wrap(result.kill_matrix_skipped, 96, initial_indent="   ",
+                               subsequent_indent="   ")
     else:
         lines += ["", "3. Kill matrix: not run (--no-prove)"]
     lines += [f"error: {error}" for error in result.errors]
