@@ -1,10 +1,10 @@
 """TinyMesh's own tests, through the harness's `mesh_adapter` fixture and directly."""
 
-from invariants.adapter import MessageSpec
-from invariants.trace import EventKind, MessageClass
-
 from tinymesh.letters import Kind, Plain
 from tinymesh.mesh import TinyMesh
+
+from invariants.adapter import MessageSpec
+from invariants.trace import EventKind, MessageClass
 
 
 def test_a_routed_letter_is_served(mesh_adapter):
