@@ -109,4 +109,32 @@ BUGS: tuple[Bug, ...] = (
         "INV5", "INV5",
         ((INV.format("INV5"), "INV5: stop held Active for * ms (budget 20000 ms)*"),),
         control=True),
+    Bug("no-identity-guard", "src/tinymesh/mailbox.py",
+        (("        if letter.caller is None and body.kind is not Kind.SYSTEM:\n",
+          "        if False:  # anyone may post\n"),),
+        "INV1", "INV1", (),
+        "INV1 only judges the rejections it sees: a mesh that never rejects passes it, and "
+        "its 'rejection' obligation, exercised 0 times, is not reported as not exercised"),
+    Bug("spill-below-the-watermark", "src/tinymesh/mailbox.py",
+        (("        if body.kind in SPILLABLE and depth >= self.spill_at:\n",
+          "        if body.kind in SPILLABLE and depth >= self.spill_at - 1:\n"),),
+        "INV3", "INV3",
+        ((INV.format("INV3"), "INV3: message * shed at h0 at depth 24 below watermark 25*"),)),
+    Bug("non-graceful-stop-holds", "src/tinymesh/shutdown.py",
+        (("        if not self.graceful or not courier.in_flight:\n",
+          "        if not courier.in_flight:\n"),),
+        "INV5", "INV5",
+        ((INV.format("INV5"), "INV5: a non-graceful stop holds*"),)),
+    Bug("no-leftovers-named", "src/tinymesh/shutdown.py",
+        (("        if why == \"budget\":\n", "        if False:\n"),),
+        "INV5", "INV5", (),
+        "the residual legs named at budget expiry are compared with those in flight only "
+        "when stage 20000 is left, so on stage 300 a hold that expires naming nothing passes"),
+    Bug("breaker-counts-chatter", "src/tinymesh/breaker.py",
+        (("UNCOUNTED = frozenset({Kind.CONTROL, Kind.CHATTER, Kind.BOUNCE})\n",
+          "UNCOUNTED: frozenset[Kind] = frozenset()\n"),),
+        "INV3", "INV3", (),
+        "the driver never sends more can-be-ignored letters on one key than the threshold "
+        "(its floods give every heartbeat its own topic, at most 200), so INV3's 'the "
+        "breaker never counts can-be-ignored traffic' cannot see a breaker that does"),
 )
