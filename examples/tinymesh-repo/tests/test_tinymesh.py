@@ -42,3 +42,27 @@ def test_the_adapter_states_each_class_it_was_given(mesh_adapter):
     mesh_adapter.advance(1)
     posted = [e for e in mesh_adapter.trace() if e.kind is EventKind.POSTED]
     assert [e.message_class for e in posted] == [MessageClass.IGNORABLE]
+
+
+def test_a_graceful_stop_holds_serving_until_the_leg_in_flight_lands():
+    mesh = TinyMesh()
+    mesh.open_box("orders")
+    mesh.slow_down("orders", 5_000)
+    mesh.send("client", "orders", Plain("PlaceOrder", Kind.REQUEST), caller="u")
+    mesh.stop(graceful=True)
+    assert mesh.clock.run_idle(60_000)
+    seen = [(n.at, n.what, n.fields.get("why")) for n in mesh.log.notes]
+    order = [seen.index(step) for step in [
+        (0, "hold_on", None), (5_001, "leg_close", None), (5_001, "hold_off", "drained"),
+        (5_001, "stop_done", None)]]
+    assert order == sorted(order)
+
+
+def test_a_watch_on_a_missing_mailbox_gives_up_after_its_retries():
+    mesh = TinyMesh()
+    mesh.watch("client", "nowhere", retries=3)
+    assert mesh.clock.run_idle(60_000)
+    tries = [n for n in mesh.log.notes if n.what == "watch_try"]
+    ends = [n.fields["why"] for n in mesh.log.notes if n.what == "watch_gave_up"]
+    assert len(tries) == 4
+    assert ends == ["gave_up:NoSuchHub"]
