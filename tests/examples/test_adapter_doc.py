@@ -50,3 +50,17 @@ def test_the_files_it_names_exist_and_the_example_is_minimal() -> None:
         assert (tinymesh_repo.ROOT / path).exists(), path
     adapter = tinymesh_repo.EXAMPLE / "src" / "tinymesh" / "harness_adapter.py"
     assert len(adapter.read_text().splitlines()) <= 170  # "about 150 lines"
+
+
+def test_every_event_kind_and_field_is_documented() -> None:
+    from dataclasses import fields
+
+    from invariants.trace import EventKind, TraceEvent
+
+    text = DOC.read_text()
+    glance = text.split("## Every event at a glance", 1)[1].split("\n## ", 1)[0]
+    missing = [k.name for k in EventKind if f"`{k.name}`" not in glance]
+    assert not missing, f"not in the table of events: {missing}"
+    table = text.split("## Fields", 1)[1].split("\n## ", 1)[0]
+    undocumented = [f.name for f in fields(TraceEvent) if f"`{f.name}`" not in table]
+    assert not undocumented, f"not in the table of fields: {undocumented}"
