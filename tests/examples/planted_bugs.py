@@ -130,6 +130,11 @@ BUGS: tuple[Bug, ...] = (
         "INV5", "INV5", (),
         "the residual legs named at budget expiry are compared with those in flight only "
         "when stage 20000 is left, so on stage 300 a hold that expires naming nothing passes"),
+    Bug("no-leftovers-named, seed stage numbers", "src/tinymesh/shutdown.py",
+        (SEED_STAGES, ("        if why == \"budget\":\n", "        if False:\n")),
+        "INV5", "INV5",
+        ((INV.format("INV5"), "INV5: residual legs logged [], but in flight at expiry *"),),
+        control=True),
     Bug("breaker-counts-chatter", "src/tinymesh/breaker.py",
         (("UNCOUNTED = frozenset({Kind.CONTROL, Kind.CHATTER, Kind.BOUNCE})\n",
           "UNCOUNTED: frozenset[Kind] = frozenset()\n"),),
