@@ -1,7 +1,9 @@
 """The tinymesh example repository, copied to a temporary directory and run there.
 
 Every run is a subprocess in the copy, as a user of that repository would run it, with
-this source tree first on PYTHONPATH (the installed mesh-harness may be another tree's).
+this source tree first on PYTHONPATH (the installed mesh-harness may be another tree's)
+and the copy's `src` after it: what `pip install -e .` of the repository gives its user
+(`pytest` finds `src` through its `pythonpath` ini key, `python -m harness` does not).
 """
 
 from __future__ import annotations
