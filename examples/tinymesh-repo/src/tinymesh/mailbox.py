@@ -53,12 +53,14 @@ class Mailbox:
             log.write(now, "tripped", box=self.address, letter=letter.id, sender=letter.sender,
                       target=letter.target, subject=body.subject, topic=body.topic)
         if verdict != "pass":
-            log.write(now, "muted", box=self.address, letter=letter.id, depth=depth)
+            # Dropped and spilled letters are Ignored, never failed: nobody is answered.
+            log.write(now, "muted", box=self.address, letter=letter.id, depth=depth,
+                      error="Ignored")
             return
         if body.kind in SPILLABLE and depth >= self.spill_at:
             self.spilled += 1
             log.write(now, "spilled", box=self.address, letter=letter.id, depth=depth,
-                      spill_at=self.spill_at)
+                      spill_at=self.spill_at, error="Ignored")
             return
         self.queue.append(letter)
         log.write(now, "queued", box=self.address, letter=letter.id, depth=len(self.queue))
