@@ -64,3 +64,12 @@ def test_every_event_kind_and_field_is_documented() -> None:
     table = text.split("## Fields", 1)[1].split("\n## ", 1)[0]
     undocumented = [f.name for f in fields(TraceEvent) if f"`{f.name}`" not in table]
     assert not undocumented, f"not in the table of fields: {undocumented}"
+
+
+def test_every_link_of_the_two_guides_lands_on_a_section() -> None:
+    docs = DOC.parent
+    for guide in ("adapter.md", "adopting.md"):
+        text = (docs / guide).read_text()
+        for target, anchor in re.findall(r"\]\(([\w.-]*\.md)?#([\w-]+)\)", text):
+            page = (docs / (target or guide)).read_text()
+            assert anchor in _anchors(page), f"{guide}: {target or guide}#{anchor}"
