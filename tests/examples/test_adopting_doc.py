@@ -128,3 +128,13 @@ def _number(n: int) -> str:
     words = ("Zero", "One", "Two", "Three", "Four", "Five", "Six", "Seven", "Eight", "Nine",
              "Ten", "Eleven", "Twelve", "Thirteen", "Fourteen", "Fifteen")
     return words[n]
+
+
+def test_the_comparison_fails_on_drift_and_elides_only_where_told() -> None:
+    actual = ["a", "b", "c", "[exit 0]"]
+    assert _matches(["a", "b", "c", "[exit 0]"], actual)
+    assert _matches(["a", "...", "[exit 0]"], actual)
+    assert not _matches(["a", "x", "c", "[exit 0]"], actual)  # a drifted line
+    assert not _matches(["a", "b", "c"], actual)  # the exit status left out
+    assert not _matches(["a", "c", "[exit 0]"], actual)  # a line missing without `...`
+    assert not _matches(["a", "...", "[exit 1]"], actual)
