@@ -1,0 +1,140 @@
+"""docs/adopting.md is reproduced: every output it shows is what its step prints.
+
+The guide marks its blocks: `<!-- pyproject: STATE -->` before the `[tool.harness]` table of
+a step, `<!-- output: STATE -->` before the commands of a step and what they print,
+`<!-- excerpt: PATH -->` before code quoted from the example, `<!-- patch: BUG -->` before
+a planted bug's code. Each output block runs in a fresh copy of the example in that state:
+`final` is the repository as committed; a `scan-*` state puts the guide's own table in its
+pyproject (and, before the suppressions are introduced, takes them out of the source); a
+planted bug's name applies that bug. Paths and run times are normalised; `...` in a
+block stands for any lines.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from pathlib import Path
+
+import pytest
+import tinymesh_repo
+from planted_bugs import BUGS
+
+DOC = tinymesh_repo.ROOT / "docs" / "adopting.md"
+TEXT = DOC.read_text(encoding="utf-8")
+BLOCK = re.compile(r"<!-- (\w+): ([\w./-]+) -->\n(```|~~~)\w*\n(.*?)\n\3\n", re.DOTALL)
+BLOCKS = [(m[1], m[2], m[4]) for m in BLOCK.finditer(TEXT)]
+BY_NAME = {bug.name: bug for bug in BUGS}
+SUPPRESSION = re.compile(r"  # harness: allow\[MESH001\][^\n]*")
+
+
+def _tables() -> dict[str, str]:
+    return {name: body + "\n" for kind, name, body in BLOCKS if kind == "pyproject"}
+
+
+def _prepare(state: str, directory: Path) -> Path:
+    repo = tinymesh_repo.copy_to(directory)
+    if state in BY_NAME:
+        bug = BY_NAME[state]
+        tinymesh_repo.patch(repo, bug.path, bug.edits)
+    elif state != "final":
+        pyproject = repo / "pyproject.toml"
+        text = pyproject.read_text(encoding="utf-8")
+        pyproject.write_text(text[: text.index("[tool.harness]")] + _tables()[state])
+        if state in ("scan-defaults", "scan-names"):  # before the suppressions are written
+            for source in (repo / "src").rglob("*.py"):
+                source.write_text(SUPPRESSION.sub("", source.read_text(encoding="utf-8")))
+    return repo
+
+
+def _segments(block: str) -> list[tuple[str, list[str]]]:
+    """Each `$ command` of a block with the lines shown after it."""
+    segments: list[tuple[str, list[str]]] = []
+    for line in block.split("\n"):
+        if line.startswith("$ "):
+            segments.append((line[2:], []))
+        else:
+            segments[-1][1].append(line)
+    return segments
+
+
+def _matches(shown: list[str], actual: list[str]) -> bool:
+    """`shown` is `actual`, with each `...` line standing for any run of lines."""
+    if not shown:
+        return not actual
+    if shown[0] == "...":
+        return any(_matches(shown[1:], actual[i:]) for i in range(len(actual) + 1))
+    return bool(actual) and shown[0] == actual[0] and _matches(shown[1:], actual[1:])
+
+
+def _argv(command: str) -> list[str]:
+    words = shlex.split(command)
+    if words[0] == "pytest":
+        return ["pytest", *words[1:]]
+    assert words[:2] == ["python3", "-m"], command
+    return words[2:]
+
+
+OUTPUTS = [(name, body) for kind, name, body in BLOCKS if kind == "output"]
+
+
+@pytest.mark.parametrize(("state", "block"), OUTPUTS,
+                         ids=[f"{i}-{name}" for i, (name, _) in enumerate(OUTPUTS)])
+def test_the_output_shown_is_what_the_step_prints(tmp_path: Path, state: str,
+                                                  block: str) -> None:
+    repo = _prepare(state, tmp_path)
+    for command, shown in _segments(block):
+        done = tinymesh_repo.run(repo, *_argv(command))
+        printed = tinymesh_repo.normalise(done.stdout + done.stderr, repo)
+        actual = [*printed.split("\n")[:-1], f"[exit {done.returncode}]"]
+        assert _matches(shown, actual), f"$ {command}\n" + "\n".join(actual)
+
+
+def test_the_guide_shows_every_kind_of_block() -> None:
+    kinds = {kind for kind, _, _ in BLOCKS}
+    assert kinds == {"output", "pyproject", "excerpt", "patch"}
+    assert len(OUTPUTS) >= 7
+
+
+def test_the_final_configuration_shown_is_the_examples() -> None:
+    pyproject = (tinymesh_repo.EXAMPLE / "pyproject.toml").read_text(encoding="utf-8")
+    assert _tables()["final"] == pyproject[pyproject.index("[tool.harness]"):]
+
+
+def test_the_code_quoted_is_in_the_example() -> None:
+    for kind, name, body in BLOCKS:
+        if kind == "excerpt":
+            assert body in (tinymesh_repo.EXAMPLE / name).read_text(encoding="utf-8"), name
+        elif kind == "patch":
+            assert body + "\n" == BY_NAME[name].edits[-1][1], name
+
+
+def test_the_blind_spots_listed_are_the_pinned_ones() -> None:
+    listed = set(re.findall(r"^\| `([\w-]+)` \| INV\d", TEXT, flags=re.MULTILINE))
+    assert listed == {bug.name for bug in BUGS if not bug.caught}
+    caught = [bug for bug in BUGS if bug.caught and not bug.control]
+    assert f"them. {_number(len(caught))} are caught," in TEXT.replace("\n", " ")
+
+
+def test_the_tree_shown_is_the_examples() -> None:
+    shown = TEXT.split("```\ntinymesh-repo/\n", 1)[1].split("```", 1)[0]
+    names = {line.split()[0] for line in shown.splitlines() if line.strip()}
+    sources = {p.name for p in (tinymesh_repo.EXAMPLE / "src" / "tinymesh").glob("*.py")}
+    assert sources <= names
+    assert {"pyproject.toml", "tests/test_tinymesh.py"} <= names
+
+
+def _number(n: int) -> str:
+    words = ("Zero", "One", "Two", "Three", "Four", "Five", "Six", "Seven", "Eight", "Nine",
+             "Ten", "Eleven", "Twelve", "Thirteen", "Fourteen", "Fifteen")
+    return words[n]
+
+
+def test_the_comparison_fails_on_drift_and_elides_only_where_told() -> None:
+    actual = ["a", "b", "c", "[exit 0]"]
+    assert _matches(["a", "b", "c", "[exit 0]"], actual)
+    assert _matches(["a", "...", "[exit 0]"], actual)
+    assert not _matches(["a", "x", "c", "[exit 0]"], actual)  # a drifted line
+    assert not _matches(["a", "b", "c"], actual)  # the exit status left out
+    assert not _matches(["a", "c", "[exit 0]"], actual)  # a line missing without `...`
+    assert not _matches(["a", "...", "[exit 1]"], actual)

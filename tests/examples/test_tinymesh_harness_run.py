@@ -1,0 +1,25 @@
+"""`pytest -p harness` in a copy of the tinymesh example: scan and every configured
+invariant pass, and the example's own tests run beside them."""
+
+from __future__ import annotations
+
+import fnmatch
+from pathlib import Path
+
+import tinymesh_repo
+
+CONFIGURED = ("INV1", "INV2", "INV3", "INV5", "INV6", "INV7")
+
+
+def test_every_configured_invariant_passes_on_the_example(tmp_path: Path) -> None:
+    repo = tinymesh_repo.copy_to(tmp_path)
+    result = tinymesh_repo.pytest_harness(repo, "-v")
+    out = result.stdout
+    assert result.returncode == 0, out + result.stderr
+    for check in CONFIGURED:
+        assert f"harness::{check}[tinymesh.harness_adapter:make] PASSED" in out
+    assert "harness::INV4" not in out  # not configured: TinyMesh has no grain router
+    assert "tests/test_tinymesh.py::test_a_routed_letter_is_served PASSED" in out
+    summary = [line for line in out.splitlines() if line.startswith(("scan:", "invariants on"))]
+    assert fnmatch.fnmatch(summary[0], "scan: 12 file(s), 0 finding(s); 2 suppressed, *")
+    assert summary[1] == "invariants on tinymesh.harness_adapter:make: 6 passed, 0 failed"
