@@ -2,7 +2,9 @@
 
 HypoFuzz's `hypothesis fuzz` command, run through the current interpreter so a session
 uses the same environment as the harness (the `hypothesis` script may belong to another),
-with one fix to its hub (`keep_hub_alive_until_workers_report`).
+with fixes installed at import, so a worker started by `spawn` (which imports this module
+again) has them too: the hub's early exit (`keep_hub_alive_until_workers_report`) and the
+replay of a recorded choice sequence (`replay_alignment`).
 """
 
 from __future__ import annotations
@@ -11,6 +13,8 @@ from collections.abc import Callable
 from typing import Any
 
 from hypofuzz.hypofuzz import FuzzWorkerHub
+
+from invariants.fuzzing.replay_alignment import align_replayed_choices
 
 
 def keep_hub_alive_until_workers_report() -> None:
@@ -38,8 +42,15 @@ def keep_hub_alive_until_workers_report() -> None:
     setattr(FuzzWorkerHub, "_harness_keeps_alive", True)  # noqa: B010
 
 
+def install_fixes() -> None:
+    keep_hub_alive_until_workers_report()
+    align_replayed_choices()
+
+
+if __name__ in ("__main__", "__mp_main__"):  # the launcher, or a worker it spawned
+    install_fixes()
+
 if __name__ == "__main__":
     from hypofuzz.entrypoint import fuzz
 
-    keep_hub_alive_until_workers_report()
     fuzz(prog_name="hypothesis fuzz")
