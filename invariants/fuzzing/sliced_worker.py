@@ -1,0 +1,101 @@
+"""HypoFuzz's hub and workers on the harness's schedule (`schedule`).
+
+- The hub assigns the tests with `schedule.assign` (each worker's list in order), and a
+  worker's list of still-valid tests starts as the tests it was given: the hub exits when
+  every worker reports none left, checked once a minute, and a worker first reports after
+  its first slice, so without that the hub could read the initial empty lists as "done".
+- `SlicedWorker` replaces HypoFuzz's worker loop (a test picked by its estimated rate of
+  new behaviours, 100 examples at a time) with a rotation through the worker's tests in
+  time slices of `HARNESS_FUZZ_SLICE_SECONDS`. HypoFuzz's own shrink of a failure is cut
+  at one slice too: the harness shrinks the saved failure itself after the session.
+
+`install` applies both; `hypofuzz_main` calls it in the launcher and in every worker.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, cast
+
+import hypofuzz.hypofuzz as hypofuzz_core
+from hypofuzz.collection import collect_tests
+from hypofuzz.database import HypofuzzDatabase
+from hypofuzz.hypofuzz import FailedFatally, FuzzWorker, FuzzWorkerHub
+from hypofuzz.utils import process_uuid
+from hypothesis import settings
+from hypothesis.core import skip_exceptions_to_reraise as _skip_exceptions
+
+from invariants.fuzzing.schedule import MIN_SLICE_SECONDS, Rotation, assign
+
+ENV_SLICE_SECONDS = "HARNESS_FUZZ_SLICE_SECONDS"
+# pytest's skip exceptions, which Hypothesis re-raises (untyped there).
+_SKIPS: tuple[type[BaseException], ...] = cast(
+    Callable[[], tuple[type[BaseException], ...]], _skip_exceptions
+)()
+IDLE_SECONDS = 1.0  # a worker whose tests all failed waits for the hub (or the stop)
+
+
+def slice_from_environ(environ: Mapping[str, str]) -> float:
+    try:
+        return max(MIN_SLICE_SECONDS, float(environ.get(ENV_SLICE_SECONDS, "")))
+    except ValueError:
+        return MIN_SLICE_SECONDS
+
+
+def rebalance(hub: Any) -> None:
+    """`FuzzWorkerHub._rebalance` on the harness's assignment."""
+    partitions = assign(list(hub.nodeids), hub.n_processes)
+    first = not getattr(hub, "_harness_rebalanced", False)
+    for state, nodeids in zip(hub.shared_states, partitions, strict=True):
+        state["hub_state"]["nodeids"] = list(nodeids)
+        if first:
+            state["worker_state"]["valid_nodeids"] = list(nodeids)
+    hub._harness_rebalanced = True
+
+
+class SlicedWorker(FuzzWorker):
+    """A HypoFuzz worker that rotates through its tests in time slices."""
+
+    def start(self) -> None:
+        self.worker_start = time.perf_counter()
+        rotation = Rotation(slice_from_environ(os.environ))
+        setattr(hypofuzz_core, "SHRINK_TIMEOUT", rotation.slice_seconds)  # noqa: B010
+        collected = collect_tests(self.pytest_args)
+        self.collected_targets = {t.nodeid: t for t in collected.fuzz_targets}
+        # After collection: the targets module has loaded the session's database.
+        settings().database.add_listener(self.on_event)
+        self.db = HypofuzzDatabase(settings().database)
+        self.db.worker_uuids.save(process_uuid.encode("ascii"))
+        while True:
+            nodeids: Sequence[str] = list(self.shared_state["hub_state"]["nodeids"])
+            self._update_targets(nodeids)
+            valid = [self.targets[n] for n in nodeids if self.targets[n] in self.valid_targets]
+            target = rotation.pick(valid)
+            if target is None:
+                time.sleep(IDLE_SECONDS)
+            else:
+                self._run_slice(rotation, target)
+            worker_state = self.shared_state["worker_state"]
+            worker_state["current_lifetime"] = time.perf_counter() - self.worker_start
+            worker_state["valid_nodeids"] = [t.nodeid for t in self.valid_targets]
+
+    def _run_slice(self, rotation: Rotation, target: Any) -> None:
+        try:
+            self._switch_to_target(target)
+            rotation.run_slice(target.run_one, lambda: bool(target.has_found_failure))
+        except FailedFatally:
+            pass  # HypoFuzz saved the fatal error; the target is no longer valid
+        except _SKIPS:
+            target.skipped_dynamically = True  # pytest.skip() inside the test
+        self.shared_state["worker_state"]["nodeids"][target.nodeid] = {"behavior_rates": None}
+
+
+def install() -> None:
+    """Put HypoFuzz's hub and workers on the harness's schedule (once; idempotent)."""
+    if getattr(FuzzWorkerHub, "_harness_scheduled", False):
+        return
+    setattr(FuzzWorkerHub, "_rebalance", rebalance)  # noqa: B010 (a method, on purpose)
+    setattr(FuzzWorkerHub, "_harness_scheduled", True)  # noqa: B010
+    setattr(hypofuzz_core, "FuzzWorker", SlicedWorker)  # noqa: B010 (what `_start_worker` makes)

@@ -1,0 +1,65 @@
+"""The hub on the harness's schedule: its assignment, and workers' lists of valid tests
+that start with their tests (HypoFuzz's hub exits when all of them are empty)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+pytest.importorskip("hypofuzz", reason="needs the fuzz extra: pip install -e '.[fuzz]'")
+
+from hypofuzz.hypofuzz import FuzzWorkerHub
+
+from invariants.fuzzing.sliced_worker import rebalance, slice_from_environ
+
+NODES = ["t.py::TestINV1::runTest", "t.py::TestINV2::runTest", "t.py::TestINV3::runTest"]
+
+
+def _hub(workers: int) -> Any:
+    hub: Any = FuzzWorkerHub(nodeids=NODES, pytest_args=[], n_processes=workers)
+    hub.shared_states = [
+        {"hub_state": {}, "worker_state": {"valid_nodeids": []}} for _ in range(workers)
+    ]
+    return hub
+
+
+def _idle(hub: Any) -> bool:
+    """HypoFuzz's own exit condition: no worker has a valid test."""
+    return all(not state["worker_state"]["valid_nodeids"] for state in hub.shared_states)
+
+
+def test_hypofuzz_alone_gives_worker_i_the_tests_from_i_on_and_looks_idle() -> None:
+    control = _hub(2)
+    control._rebalance()  # the class is unpatched unless a launcher installed the schedule
+    assert _idle(control)
+    assert sorted(control.shared_states[0]["hub_state"]["nodeids"]) == sorted(NODES)
+
+
+def test_the_harness_deals_the_tests_and_counts_them_valid_until_workers_report() -> None:
+    hub = _hub(2)
+    rebalance(hub)
+    assert [s["hub_state"]["nodeids"] for s in hub.shared_states] == [
+        [NODES[0], NODES[2]],
+        [NODES[1]],
+    ]
+    assert not _idle(hub)
+    # Later rebalances leave the workers' own reports alone: when all report none, it exits.
+    for state in hub.shared_states:
+        state["worker_state"]["valid_nodeids"] = []
+    rebalance(hub)
+    assert _idle(hub)
+
+
+def test_more_workers_than_tests_all_get_one() -> None:
+    hub = _hub(5)
+    rebalance(hub)
+    assert [s["hub_state"]["nodeids"] for s in hub.shared_states] == [
+        [NODES[0]], [NODES[1]], [NODES[2]], [NODES[0]], [NODES[1]]
+    ]
+
+
+def test_the_slice_comes_from_the_environment_with_a_floor() -> None:
+    assert slice_from_environ({"HARNESS_FUZZ_SLICE_SECONDS": "2.5"}) == 2.5
+    assert slice_from_environ({"HARNESS_FUZZ_SLICE_SECONDS": "0.01"}) == 1.0
+    assert slice_from_environ({}) == 1.0
