@@ -38,7 +38,8 @@ class Observed:
     tests: dict[str, TargetObservations] = field(default_factory=dict)
     examples_per_worker: Counter[int] = field(default_factory=Counter)  # pid -> examples
     skipped_lines: int = 0
-    first_example_at: float | None = None  # epoch seconds: when any worker began one
+    # Epoch seconds: the earliest `run_start` (when a worker's run of a test began).
+    first_example_at: float | None = None
 
     def goal_counts(self) -> Counter[str]:
         total: Counter[str] = Counter()

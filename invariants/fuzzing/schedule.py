@@ -66,14 +66,17 @@ class Rotation:
 
     slice_seconds: float
     clock: Callable[[], float] = time.perf_counter
-    turn: int = 0
+    last: int = -1  # position in the worker's order of the test that had the last turn
 
-    def pick(self, valid: Sequence[T]) -> T | None:
-        if not valid:
-            return None
-        chosen = valid[self.turn % len(valid)]
-        self.turn += 1
-        return chosen
+    def pick(self, order: Sequence[T], valid: Callable[[T], bool]) -> T | None:
+        """The next valid test after the last one in `order` (a dropped test does not
+        shift the others' turns)."""
+        for step in range(1, len(order) + 1):
+            position = (self.last + step) % len(order)
+            if valid(order[position]):
+                self.last = position
+                return order[position]
+        return None
 
     def run_slice(self, run_one: Callable[[], None], done: Callable[[], bool]) -> int:
         """Run examples until the slice is over or `done()`; returns how many ran."""

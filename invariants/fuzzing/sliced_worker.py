@@ -17,6 +17,7 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable, Mapping, Sequence
+from functools import partial
 from typing import Any, cast
 
 import hypofuzz.hypofuzz as hypofuzz_core
@@ -68,11 +69,18 @@ class SlicedWorker(FuzzWorker):
         settings().database.add_listener(self.on_event)
         self.db = HypofuzzDatabase(settings().database)
         self.db.worker_uuids.save(process_uuid.encode("ascii"))
-        while True:
+        self.rotate(rotation)
+
+    def rotate(self, rotation: Rotation, turns: int | None = None) -> None:
+        """Give the worker's tests their slices in turn (forever, or `turns` times), and
+        report the tests still valid to the hub after each."""
+        done = 0
+        while turns is None or done < turns:
+            done += 1
             nodeids: Sequence[str] = list(self.shared_state["hub_state"]["nodeids"])
             self._update_targets(nodeids)
-            valid = [self.targets[n] for n in nodeids if self.targets[n] in self.valid_targets]
-            target = rotation.pick(valid)
+            valid = set(map(id, self.valid_targets))
+            target = rotation.pick([self.targets[n] for n in nodeids], partial(_in, valid))
             if target is None:
                 time.sleep(IDLE_SECONDS)
             else:
@@ -90,6 +98,10 @@ class SlicedWorker(FuzzWorker):
         except _SKIPS:
             target.skipped_dynamically = True  # pytest.skip() inside the test
         self.shared_state["worker_state"]["nodeids"][target.nodeid] = {"behavior_rates": None}
+
+
+def _in(ids: set[int], target: Any) -> bool:
+    return id(target) in ids
 
 
 def install() -> None:

@@ -63,3 +63,59 @@ def test_the_slice_comes_from_the_environment_with_a_floor() -> None:
     assert slice_from_environ({"HARNESS_FUZZ_SLICE_SECONDS": "2.5"}) == 2.5
     assert slice_from_environ({"HARNESS_FUZZ_SLICE_SECONDS": "0.01"}) == 1.0
     assert slice_from_environ({}) == 1.0
+
+
+class _Clock:
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+class _Target:
+    """Stands in for HypoFuzz's FuzzTarget: each example takes 0.5 virtual seconds."""
+
+    def __init__(self, nodeid: str, clock: _Clock, log: list[str], fails_after: int = 0):
+        self.nodeid, self.clock, self.log = nodeid, clock, log
+        self.fails_after = fails_after
+        self.failed_fatally = self.skipped_dynamically = False
+
+    @property
+    def has_found_failure(self) -> bool:
+        return bool(self.fails_after) and self.log.count(self.nodeid) >= self.fails_after
+
+    def run_one(self) -> None:
+        self.log.append(self.nodeid)
+        self.clock.now += 0.5
+
+    def _enter_fixtures(self) -> None: ...
+    def _exit_fixtures(self) -> None: ...
+    def save_report(self) -> None: ...
+
+
+def _worker(clock: _Clock, log: list[str], fails: dict[str, int]) -> Any:
+    from hypofuzz.hypofuzz import FuzzWorker
+
+    from invariants.fuzzing.sliced_worker import SlicedWorker
+
+    worker: Any = SlicedWorker.__new__(SlicedWorker)
+    FuzzWorker.__init__(worker, pytest_args=[], shared_state={
+        "hub_state": {"nodeids": list(NODES)},
+        "worker_state": {"nodeids": {}, "valid_nodeids": list(NODES)},
+    })
+    worker.worker_start = 0.0
+    worker.targets = {n: _Target(n, clock, log, fails.get(n, 0)) for n in NODES}
+    return worker
+
+
+def test_a_worker_rotates_through_its_tests_in_slices_and_drops_a_failed_one() -> None:
+    from invariants.fuzzing.schedule import Rotation
+
+    clock, log = _Clock(), []
+    worker = _worker(clock, log, fails={NODES[1]: 1})
+    worker.rotate(Rotation(slice_seconds=1.0, clock=clock), turns=5)
+    # Two examples per 1 s slice, in order; INV2 stops at its failure and is skipped after.
+    assert log == [NODES[0], NODES[0], NODES[1], NODES[2], NODES[2],
+                   NODES[0], NODES[0], NODES[2], NODES[2]]
+    assert worker.shared_state["worker_state"]["valid_nodeids"] == [NODES[0], NODES[2]]

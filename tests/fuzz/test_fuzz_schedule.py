@@ -61,8 +61,11 @@ class _Clock:
 def test_rotation_turns_through_the_tests_in_order_and_skips_failed_ones() -> None:
     rotation = Rotation(slice_seconds=2.0, clock=_Clock())
     tests = ["a", "b", "c"]
-    assert [rotation.pick(tests) for _ in range(4)] == ["a", "b", "c", "a"]
-    assert rotation.pick([]) is None
+    assert [rotation.pick(tests, lambda t: True) for _ in range(4)] == ["a", "b", "c", "a"]
+    # "b" drops out after "a"'s turn: "c" is next, not "a" again.
+    assert [rotation.pick(tests, lambda t: t != "b") for _ in range(3)] == ["c", "a", "c"]
+    assert rotation.pick(tests, lambda t: False) is None
+    assert rotation.pick([], lambda t: True) is None
 
 
 def test_a_slice_runs_until_its_time_is_up_and_at_least_one_example() -> None:
