@@ -51,6 +51,15 @@ def test_replaying_200_choice_sequences_twice_gives_the_same_traces() -> None:
             assert replay(recorders[check], choices) == trace, check
 
 
+def test_a_mutant_replays_its_programs_too() -> None:
+    """A pre-fix mutant (its own copy of the mesh's modules) keeps no state across runs
+    either."""
+    recorder = Recorder(machine_for("INV4", mutant="M2"))
+    programs = [generate(recorder, seed) for seed in range(20)]
+    for choices, trace in reversed(programs):
+        assert replay(recorder, choices) == trace
+
+
 class _Leaky(MeshMachine):
     """Negative control: a class-level counter survives examples and steers the run."""
 
