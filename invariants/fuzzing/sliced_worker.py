@@ -23,7 +23,7 @@ from typing import Any, cast
 import hypofuzz.hypofuzz as hypofuzz_core
 from hypofuzz.collection import collect_tests
 from hypofuzz.database import HypofuzzDatabase
-from hypofuzz.hypofuzz import FailedFatally, FuzzWorker, FuzzWorkerHub
+from hypofuzz.hypofuzz import FailedFatally, FuzzWorker, FuzzWorkerHub, HitShrinkTimeoutError
 from hypofuzz.utils import process_uuid
 from hypothesis import settings
 from hypothesis.core import skip_exceptions_to_reraise as _skip_exceptions
@@ -95,6 +95,11 @@ class SlicedWorker(FuzzWorker):
             rotation.run_slice(target.run_one, lambda: bool(target.has_found_failure))
         except FailedFatally:
             pass  # HypoFuzz saved the fatal error; the target is no longer valid
+        except HitShrinkTimeoutError:
+            # The shrink used up its slice; HypoFuzz raises this past its own shrink loop
+            # (re-running the shrunk example afterwards). The failure is saved and the
+            # target has failed: the rotation goes on with the worker's other tests.
+            pass
         except _SKIPS:
             target.skipped_dynamically = True  # pytest.skip() inside the test
         self.shared_state["worker_state"]["nodeids"][target.nodeid] = {"behavior_rates": None}

@@ -119,3 +119,21 @@ def test_a_worker_rotates_through_its_tests_in_slices_and_drops_a_failed_one() -
     assert log == [NODES[0], NODES[0], NODES[1], NODES[2], NODES[2],
                    NODES[0], NODES[0], NODES[2], NODES[2]]
     assert worker.shared_state["worker_state"]["valid_nodeids"] == [NODES[0], NODES[2]]
+
+
+def test_a_shrink_that_runs_out_of_its_slice_does_not_stop_the_worker() -> None:
+    from hypofuzz.hypofuzz import HitShrinkTimeoutError
+
+    from invariants.fuzzing.schedule import Rotation
+
+    clock, log = _Clock(), []
+    worker = _worker(clock, log, fails={NODES[0]: 1})
+    failing = worker.targets[NODES[0]]
+
+    def shrink_times_out() -> None:
+        _Target.run_one(failing)
+        raise HitShrinkTimeoutError
+
+    failing.run_one = shrink_times_out
+    worker.rotate(Rotation(slice_seconds=1.0, clock=clock), turns=3)
+    assert log == [NODES[0], NODES[1], NODES[1], NODES[2], NODES[2]]
