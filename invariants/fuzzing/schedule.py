@@ -55,8 +55,9 @@ def slice_seconds(box_seconds: float, tests: int, workers: int) -> float:
 
 
 def share_seconds(box_seconds: float, tests: int, workers: int) -> float:
-    """Worker-seconds of the time box that fall to each test (start-up included)."""
-    return box_seconds * min(workers, max(tests, 1)) / max(tests, 1) if tests else 0.0
+    """Worker-seconds of the time box that fall to each test on average (start-up
+    included)."""
+    return box_seconds * workers / tests if tests else 0.0
 
 
 @dataclass

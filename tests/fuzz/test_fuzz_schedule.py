@@ -85,3 +85,10 @@ def test_a_slice_runs_until_its_time_is_up_and_at_least_one_example() -> None:
     assert rotation.run_slice(example(5.0), done=lambda: False) == 1
     # A test that has failed runs no more.
     assert rotation.run_slice(example(0.5), done=lambda: True) == 0
+
+
+def test_each_test_s_share_is_the_box_s_worker_seconds_split_evenly() -> None:
+    from invariants.fuzzing.schedule import share_seconds
+
+    assert share_seconds(18.0, tests=7, workers=2) == pytest.approx(36 / 7)
+    assert share_seconds(18.0, tests=2, workers=4) == pytest.approx(36.0)
