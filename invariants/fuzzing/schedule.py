@@ -25,6 +25,8 @@ from typing import TypeVar
 
 T = TypeVar("T")
 
+# How the session tells its workers the slice (read by `sliced_worker`).
+ENV_SLICE_SECONDS = "HARNESS_FUZZ_SLICE_SECONDS"
 ROUNDS = 2  # turns each test of a worker gets at least, in the time box
 MIN_SLICE_SECONDS = 1.0  # switching tests costs little, but not nothing
 MAX_SLICE_SECONDS = 60.0  # a long session still visits every test every few minutes

@@ -25,8 +25,7 @@ from pathlib import Path
 import invariants.fuzzing.targets_path as targets_path
 from invariants.fuzzing.config import FuzzConfig
 from invariants.fuzzing.observed import observed_directory
-from invariants.fuzzing.schedule import slice_seconds
-from invariants.fuzzing.sliced_worker import ENV_SLICE_SECONDS
+from invariants.fuzzing.schedule import ENV_SLICE_SECONDS, slice_seconds
 
 POLL_SECONDS = 1.0
 GRACE_SECONDS = 10.0
@@ -48,7 +47,6 @@ class SessionPlan:
     seconds: float
     stop_on_failure: bool = False
     grace_seconds: float = GRACE_SECONDS
-
     min_examples: int = 1  # a test with fewer examples than this did not get its share
 
     @property

@@ -28,9 +28,8 @@ from hypofuzz.utils import process_uuid
 from hypothesis import settings
 from hypothesis.core import skip_exceptions_to_reraise as _skip_exceptions
 
-from invariants.fuzzing.schedule import MIN_SLICE_SECONDS, Rotation, assign
+from invariants.fuzzing.schedule import ENV_SLICE_SECONDS, MIN_SLICE_SECONDS, Rotation, assign
 
-ENV_SLICE_SECONDS = "HARNESS_FUZZ_SLICE_SECONDS"
 # pytest's skip exceptions, which Hypothesis re-raises (untyped there).
 _SKIPS: tuple[type[BaseException], ...] = cast(
     Callable[[], tuple[type[BaseException], ...]], _skip_exceptions
