@@ -92,3 +92,15 @@ def test_each_test_s_share_is_the_box_s_worker_seconds_split_evenly() -> None:
 
     assert share_seconds(18.0, tests=7, workers=2) == pytest.approx(36 / 7)
     assert share_seconds(18.0, tests=2, workers=4) == pytest.approx(36.0)
+
+
+def test_a_session_uses_every_worker_and_tells_them_the_slice(tmp_path: Any) -> None:
+    from invariants.fuzzing.config import FuzzConfig
+    from invariants.fuzzing.schedule import ENV_SLICE_SECONDS
+    from invariants.fuzzing.session import SessionPlan, session_environ
+
+    plan = SessionPlan(FuzzConfig(invariants=("INV4", "INV5")), workers=5, seconds=18.0)
+    assert plan.processes == 5  # more workers than tests: all of them run
+    env = session_environ(plan, {}, tmp_path, tmp_path)
+    assert float(env[ENV_SLICE_SECONDS]) == pytest.approx(plan.slice_seconds)
+    assert plan.slice_seconds == pytest.approx((18.0 - STARTUP_SECONDS) / ROUNDS)
