@@ -216,10 +216,14 @@ def run_session(
 def stop_group(process: subprocess.Popen[bytes], grace_seconds: float) -> None:
     """SIGTERM the session's process group, then SIGKILL what is left after the grace."""
     group = process.pid  # start_new_session: the hub leads its own group
+    start = time.monotonic()
     _signal_group(group, signal.SIGTERM)
     with contextlib.suppress(subprocess.TimeoutExpired):
         process.wait(timeout=grace_seconds)
-    # Workers and the manager may outlive the hub; nothing of the group may survive.
+    # The hub goes at once; its workers first write out what they still hold (the
+    # failures, corpus and reports queued for the database), within the same grace.
+    _await_group_exit(group, grace_seconds - (time.monotonic() - start))
+    # Nothing of the group may survive.
     _signal_group(group, signal.SIGKILL)
     process.wait()
     _await_group_exit(group, grace_seconds)

@@ -8,13 +8,18 @@
   new behaviours, 100 examples at a time) with a rotation through the worker's tests in
   time slices of `HARNESS_FUZZ_SLICE_SECONDS`. HypoFuzz's own shrink of a failure is cut
   at one slice too: the harness shrinks the saved failure itself after the session.
+- On SIGTERM (the session's stop) a worker first writes out what HypoFuzz still holds
+  in its background write queues (a failure just found, corpus entries, progress
+  reports), then exits; the session waits for that within its grace period.
 
 `install` applies both; `hypofuzz_main` calls it in the launcher and in every worker.
 """
 
 from __future__ import annotations
 
+import gc
 import os
+import signal
 import time
 from collections.abc import Callable, Mapping, Sequence
 from functools import partial
@@ -27,6 +32,7 @@ from hypofuzz.hypofuzz import FailedFatally, FuzzWorker, FuzzWorkerHub, HitShrin
 from hypofuzz.utils import process_uuid
 from hypothesis import settings
 from hypothesis.core import skip_exceptions_to_reraise as _skip_exceptions
+from hypothesis.database import BackgroundWriteDatabase
 
 from invariants.fuzzing.schedule import ENV_SLICE_SECONDS, MIN_SLICE_SECONDS, Rotation, assign
 
@@ -35,6 +41,7 @@ _SKIPS: tuple[type[BaseException], ...] = cast(
     Callable[[], tuple[type[BaseException], ...]], _skip_exceptions
 )()
 IDLE_SECONDS = 1.0  # a worker whose tests all failed waits for the hub (or the stop)
+FLUSH_SECONDS = 2.0  # per queue: what a worker may spend writing out at the stop
 
 
 def slice_from_environ(environ: Mapping[str, str]) -> float:
@@ -59,6 +66,7 @@ class SlicedWorker(FuzzWorker):
     """A HypoFuzz worker that rotates through its tests in time slices."""
 
     def start(self) -> None:
+        signal.signal(signal.SIGTERM, _flush_and_exit)
         self.worker_start = time.perf_counter()
         rotation = Rotation(slice_from_environ(os.environ))
         setattr(hypofuzz_core, "SHRINK_TIMEOUT", rotation.slice_seconds)  # noqa: B010
@@ -102,6 +110,20 @@ class SlicedWorker(FuzzWorker):
         except _SKIPS:
             target.skipped_dynamically = True  # pytest.skip() inside the test
         self.shared_state["worker_state"]["nodeids"][target.nodeid] = {"behavior_rates": None}
+
+
+def flush_pending_writes(timeout: float = FLUSH_SECONDS) -> int:
+    """Wait (bounded) until every background write queue of this process is written out;
+    returns how many queues there were. HypoFuzz wraps the database in several."""
+    queues = [o for o in gc.get_objects() if isinstance(o, BackgroundWriteDatabase)]
+    for queue in queues:
+        queue._join(timeout)
+    return len(queues)
+
+
+def _flush_and_exit(signum: int, frame: Any) -> None:
+    flush_pending_writes()
+    os._exit(128 + signum)  # as the default action would, skipping the workers' cleanup
 
 
 def _in(ids: set[int], target: Any) -> bool:

@@ -137,3 +137,26 @@ def test_a_shrink_that_runs_out_of_its_slice_does_not_stop_the_worker() -> None:
     failing.run_one = shrink_times_out
     worker.rotate(Rotation(slice_seconds=1.0, clock=clock), turns=3)
     assert log == [NODES[0], NODES[1], NODES[1], NODES[2], NODES[2]]
+
+
+def test_pending_database_writes_are_written_out_before_the_worker_exits() -> None:
+    import threading
+
+    from hypothesis.database import BackgroundWriteDatabase, InMemoryExampleDatabase
+
+    from invariants.fuzzing.sliced_worker import flush_pending_writes
+
+    release = threading.Event()
+
+    class Slow(InMemoryExampleDatabase):
+        def save(self, key: bytes, value: bytes) -> None:
+            release.wait()  # the write is still queued until released
+            super().save(key, value)
+
+    inner = Slow()
+    queued = BackgroundWriteDatabase(inner)
+    queued.save(b"k", b"failure")
+    assert not inner.data  # control: the value is not written yet
+    threading.Timer(0.2, release.set).start()  # the write goes through while we wait
+    assert flush_pending_writes(timeout=30.0) >= 1
+    assert set(inner.data.get(b"k", ())) == {b"failure"}
