@@ -91,5 +91,5 @@ def run_fuzz(plan: SessionPlan, session_dir: Path) -> FuzzReport:
         failures=collect_failures(watcher, machines),
         skipped_lines=observed.skipped_lines,
         startup_seconds=startup,
-        shortfalls=shortfalls(plan, tests, startup),
+        shortfalls=shortfalls(plan, tests, startup, watcher.checks_with_new_failures()),
     )

@@ -2,13 +2,15 @@
 
 A test with no example (or fewer than the session's `--min-examples` floor) was not
 fuzzed, whatever the rest of the session found, so the session says so and exits with
-its own code (`EXIT_SHORTFALL`). The reason names the budget: the worker-seconds of the
-time box that fall to each test and how long start-up took before the first example.
+its own code (`EXIT_SHORTFALL`). A test that found a failure has had its share: HypoFuzz
+stops fuzzing it there (its examples may all be shrink runs). The reason names the
+budget: the worker-seconds of the time box that fall to each test and how long start-up
+took before the first example.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 
 from invariants.fuzzing.observed import TargetObservations
@@ -37,17 +39,23 @@ def budget_text(plan: SessionPlan, startup_seconds: float | None) -> str:
     return text + f"; start-up took {startup_seconds:.0f} s"
 
 
+def ran(seen: TargetObservations) -> bool:
+    return seen.examples > 0 or seen.shrink_runs > 0 or seen.failed > 0
+
+
 def shortfalls(
     plan: SessionPlan,
     tests: Mapping[str, TargetObservations],
     startup_seconds: float | None,
+    failed: Collection[str] = (),
 ) -> list[Shortfall]:
+    """The tests short of the floor; `failed`: tests with a new failure saved."""
     floor = max(1, plan.min_examples)
     found = []
     for check_id, seen in tests.items():
-        if seen.examples >= floor:
+        if seen.examples >= floor or seen.failed > 0 or check_id in failed:
             continue
-        if seen.examples == 0:
+        if not ran(seen):
             head = f"{check_id} never ran"
         else:
             head = (

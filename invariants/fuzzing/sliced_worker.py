@@ -7,7 +7,9 @@
 - `SlicedWorker` replaces HypoFuzz's worker loop (a test picked by its estimated rate of
   new behaviours, 100 examples at a time) with a rotation through the worker's tests in
   time slices of `HARNESS_FUZZ_SLICE_SECONDS`. HypoFuzz's own shrink of a failure is cut
-  at one slice too: the harness shrinks the saved failure itself after the session.
+  at one slice of wall-clock time too (`cut_shrink_at_one_slice`; HypoFuzz's own limit
+  counts time its shrink runs never add to): the harness shrinks the saved failure itself
+  after the session.
 - On SIGTERM (the session's stop) a worker first writes out what HypoFuzz still holds
   in its background write queues (a failure just found, corpus entries, progress
   reports), then exits; the session waits for that within its grace period.
@@ -27,8 +29,14 @@ from typing import Any, cast
 
 import hypofuzz.hypofuzz as hypofuzz_core
 from hypofuzz.collection import collect_tests
-from hypofuzz.database import HypofuzzDatabase
-from hypofuzz.hypofuzz import FailedFatally, FuzzWorker, FuzzWorkerHub, HitShrinkTimeoutError
+from hypofuzz.database import HypofuzzDatabase, Phase
+from hypofuzz.hypofuzz import (
+    FailedFatally,
+    FuzzTarget,
+    FuzzWorker,
+    FuzzWorkerHub,
+    HitShrinkTimeoutError,
+)
 from hypofuzz.utils import process_uuid
 from hypothesis import settings
 from hypothesis.core import skip_exceptions_to_reraise as _skip_exceptions
@@ -69,7 +77,8 @@ class SlicedWorker(FuzzWorker):
         signal.signal(signal.SIGTERM, _flush_and_exit)
         self.worker_start = time.perf_counter()
         rotation = Rotation(slice_from_environ(os.environ))
-        setattr(hypofuzz_core, "SHRINK_TIMEOUT", rotation.slice_seconds)  # noqa: B010
+        global _shrink_seconds
+        _shrink_seconds = rotation.slice_seconds
         collected = collect_tests(self.pytest_args)
         self.collected_targets = {t.nodeid: t for t in collected.fuzz_targets}
         # After collection: the targets module has loaded the session's database.
@@ -130,6 +139,27 @@ def _in(ids: set[int], target: Any) -> bool:
     return id(target) in ids
 
 
+_shrink_seconds = MIN_SLICE_SECONDS  # set by the worker from its slice
+_UNCUT_EXECUTE_ONCE: Callable[..., None] = FuzzTarget._execute_once
+_SHRINK_STARTED = "_harness_shrink_started"
+_clock: Callable[[], float] = time.perf_counter
+
+
+def cut_shrink_at_one_slice(self: Any, data: Any, **kwargs: Any) -> None:
+    """`FuzzTarget._execute_once`, ending HypoFuzz's shrink once it has run a slice.
+
+    HypoFuzz's shrink stops at `SHRINK_TIMEOUT` of the provider's elapsed time, which
+    the shrink's own runs (run without the provider's observation) never add to, so it
+    runs to its end and the worker's other tests wait. The error raised is the one
+    HypoFuzz's shrink loop expects; the failure is saved by then."""
+    _UNCUT_EXECUTE_ONCE(self, data, **kwargs)
+    if self.provider.phase is not Phase.SHRINK:
+        return
+    started = self.__dict__.setdefault(_SHRINK_STARTED, _clock())
+    if _clock() - started > _shrink_seconds:
+        raise HitShrinkTimeoutError
+
+
 def install() -> None:
     """Put HypoFuzz's hub and workers on the harness's schedule (once; idempotent)."""
     if getattr(FuzzWorkerHub, "_harness_scheduled", False):
@@ -137,3 +167,4 @@ def install() -> None:
     setattr(FuzzWorkerHub, "_rebalance", rebalance)  # noqa: B010 (a method, on purpose)
     setattr(FuzzWorkerHub, "_harness_scheduled", True)  # noqa: B010
     setattr(hypofuzz_core, "FuzzWorker", SlicedWorker)  # noqa: B010 (what `_start_worker` makes)
+    setattr(FuzzTarget, "_execute_once", cut_shrink_at_one_slice)  # noqa: B010

@@ -7,6 +7,7 @@ from typing import Any
 from invariants.fuzzing.failures import as_json as failure_json
 from invariants.fuzzing.goals import GOALS
 from invariants.fuzzing.run import FuzzReport
+from invariants.fuzzing.shortfall import ran
 
 # How a session ended, said as a sentence (`SessionRun.ended_by` is the JSON's value).
 ENDINGS = {
@@ -48,7 +49,7 @@ def render_text(report: FuzzReport) -> str:
             f"{seen.shrink_runs:>7} {seen.invalid:>8} {len(seen.goals):>6} "
             f"{coverage.behaviours if coverage else 0:>11} "
             f"{coverage.fingerprints if coverage else 0:>13}"
-            + ("   NEVER RAN" if seen.examples == 0 else "   TOO FEW" if check in short else "")
+            + ("" if check not in short else "   TOO FEW" if ran(seen) else "   NEVER RAN")
         )
     lines.append(
         "  (goals: distinct behaviours reached; behaviours/fingerprints: HypoFuzz's "
@@ -108,7 +109,7 @@ def report_json(report: FuzzReport) -> dict[str, Any]:
         "slice_seconds": plan.slice_seconds,
         "tests": {
             check: {
-                "ran": seen.examples > 0,
+                "ran": ran(seen),
                 "examples": seen.examples,
                 "seconds": round(seen.seconds, 3),
                 "goals_reached": sorted(seen.goals),

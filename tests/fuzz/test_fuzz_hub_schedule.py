@@ -160,3 +160,29 @@ def test_pending_database_writes_are_written_out_before_the_worker_exits() -> No
     threading.Timer(0.2, release.set).start()  # the write goes through while we wait
     assert flush_pending_writes(timeout=30.0) >= 1
     assert set(inner.data.get(b"k", ())) == {b"failure"}
+
+
+def test_hypofuzz_s_shrink_is_cut_after_one_slice(monkeypatch: pytest.MonkeyPatch) -> None:
+    from types import SimpleNamespace
+
+    from hypofuzz.database import Phase
+    from hypofuzz.hypofuzz import HitShrinkTimeoutError
+
+    import invariants.fuzzing.sliced_worker as sliced
+
+    clock = _Clock()
+    monkeypatch.setattr(sliced, "_clock", clock)
+    monkeypatch.setattr(sliced, "_shrink_seconds", 2.0)
+    runs: list[object] = []
+    monkeypatch.setattr(sliced, "_UNCUT_EXECUTE_ONCE", lambda self, data, **kw: runs.append(data))
+    target = SimpleNamespace(provider=SimpleNamespace(phase=Phase.GENERATE))
+    clock.now = 100.0
+    sliced.cut_shrink_at_one_slice(target, "generating")  # not shrinking: never cut
+    target.provider.phase = Phase.SHRINK
+    sliced.cut_shrink_at_one_slice(target, "shrink 1")  # the shrink starts at 100 s
+    clock.now = 101.5
+    sliced.cut_shrink_at_one_slice(target, "shrink 2")
+    clock.now = 102.5
+    with pytest.raises(HitShrinkTimeoutError):
+        sliced.cut_shrink_at_one_slice(target, "shrink 3")
+    assert runs == ["generating", "shrink 1", "shrink 2", "shrink 3"]  # each one ran

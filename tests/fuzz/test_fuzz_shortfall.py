@@ -99,3 +99,10 @@ def test_how_the_session_ended_is_a_sentence(tmp_path: Path, ended_by: str, said
     text = render_text(_report(tmp_path, _tests(), _plan(), ended_by=ended_by))
     assert said in text.splitlines()[1]
     assert "ended by" not in text
+
+
+def test_a_test_that_found_a_failure_had_its_share() -> None:
+    tests = _tests(INV4=0, INV5=0, INV6=0)
+    tests["INV4"] = TargetObservations(shrink_runs=180, failed=180)  # found at once
+    found = shortfalls(_plan(), tests, 4.2, failed={"INV5"})  # INV5: the watcher saw one
+    assert [s.check_id for s in found] == ["INV6"]
