@@ -1,16 +1,20 @@
-"""Fuzzing-session measurements: throughput on the reference mesh, time to find each mutant.
+"""Fuzzing-session measurements: does every short session find each mutant's bug, and
+does a short session on the reference mesh reach every invariant?
 
-    python benchmarks/fuzz_sessions.py [--reference-minutes 5] [--mutant-seconds 90]
-                                       [--workers 2] [--skip-reference] [--mutants M1 M2 ...]
+    python benchmarks/fuzz_sessions.py [--sessions 10] [--minutes 0.3] [--workers 2]
+                                       [--mutants M1 M2 ...] [--kills-only]
+                                       [--skip-reference] [--skip-mutants]
 
-1. One session of `--reference-minutes` with `--workers` workers over every invariant on
-   the reference mesh: examples per second per worker, examples per test, and which goals
-   were reached (and which never were).
-2. For each mutant M1–M13, a session over the dynamic checks that must kill it, stopped at
-   the first failure HypoFuzz saves (`--stop-on-failure`; it saves one as soon as it finds
-   it), capped at `--mutant-seconds`: seconds from the start of the session (collection
-   included) until the failure was in the database, polled once a second; "not found"
-   when the cap came first.
+1. Reference: one session of `--minutes` with `--workers` workers over every invariant on
+   the reference mesh: examples per test (the goal: every test > 0), HypoFuzz's kept
+   behaviours per test, the session's exit code.
+2. Mutants: for each registered mutant (M1–M13), `--sessions` sessions of `--minutes` with
+   `--workers`
+   workers over every invariant (`--kills-only`: only the dynamic checks that must kill
+   it), each stopped at its first saved failure (`--stop-on-failure`): how many sessions
+   found the failure (the goal: all of them) and the median seconds from the start of a
+   session (start-up included) until the failure was in the database, polled once a
+   second.
 
 Each session uses its own fresh directory database, so no session replays another's
 failures. A script, not a test: HypoFuzz is randomized and the numbers depend on the
@@ -21,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -38,57 +43,67 @@ def _session(work: Path, name: str, args: list[str]) -> dict[str, Any]:
     if not summary.exists():
         raise SystemExit(f"{name}: no summary (exit {result.returncode}):\n{result.stderr}")
     data: dict[str, Any] = json.loads(summary.read_text(encoding="utf-8"))
-    data["exit_code"] = result.returncode
+    data["process_exit"] = result.returncode
     return data
 
 
 def reference(work: Path, minutes: float, workers: int) -> None:
     data = _session(work, "reference", ["--minutes", str(minutes), "--workers", str(workers)])
-    seconds = data["elapsed_seconds"]
-    print(f"reference mesh: {data['workers']} workers, {seconds:.0f} s, "
-          f"exit {data['exit_code']}, failures {len(data['failures'])}")
-    for index, count in enumerate(data["examples_per_worker"], 1):
-        print(f"  worker {index}: {count} examples, {count / seconds:.2f} examples/s")
-    for check, test in data["tests"].items():
-        print(f"  {check}: {test['examples']} examples, {len(test['goals'])} goals reached")
-    reached = {goal: n for goal, n in data["goals"].items() if n}
-    print("  goals reached (examples): " + ", ".join(f"{g} {n}" for g, n in reached.items()))
-    print("  never reached: " + (", ".join(data["never_reached"]) or "none"))
+    tests = data["tests"]
+    print(f"reference mesh: {minutes:g} min, {data['workers']} workers, ran "
+          f"{data['elapsed_seconds']:.0f} s, exit {data['process_exit']}, first example after "
+          f"{data['startup_seconds'] or 0:.1f} s, failures {len(data['failures'])}")
+    for check, test in tests.items():
+        print(f"  {check}: {test['examples']} examples ({test['seconds']:.1f} s), "
+              f"{len(test['goals_reached'])} goals, {test['behaviours']} behaviours, "
+              f"{test['fingerprints']} fingerprints")
+    every = all(t["examples"] > 0 for t in tests.values())
+    print(f"  every test ran: {'yes' if every else 'NO'}; never reached: "
+          + (", ".join(data["never_reached"]) or "none"))
 
 
-def mutants(work: Path, names: list[str] | None, seconds: float, workers: int) -> None:
-    print(f"mutants (cap {seconds:.0f} s, up to {workers} workers, stop at the first failure):")
+def mutants(
+    work: Path, names: list[str] | None, sessions: int, minutes: float, workers: int,
+    kills_only: bool,
+) -> None:
+    scope = "the checks that must kill it" if kills_only else "every invariant"
+    print(f"mutants: {sessions} session(s) each of {minutes:g} min, {workers} workers, over "
+          f"{scope}, stopped at the first saved failure:")
     for mutant in select_mutants(names):
         checks = [k for k in mutant.kills if k.startswith("INV")]
-        data = _session(work, mutant.id, [
-            "--mutant", mutant.id, "--invariant", *checks, "--minutes", str(seconds / 60),
-            "--workers", str(workers), "--stop-on-failure",
-        ])
-        saved = data["first_failure_seconds"]
-        found = [f["check"] for f in data["failures"] if f["reproduces"]]
-        verdict = (
-            f"first failure saved after {saved:.1f} s ({', '.join(found) or 'not reproduced'})"
-            if saved is not None
-            else "not found in time"
-        )
-        print(f"  {mutant.id} {mutant.slug} [{', '.join(checks)}]: {verdict} "
-              f"(ran {data['elapsed_seconds']:.0f} s, {data['workers']} worker(s))")
+        found: list[float] = []
+        for index in range(sessions):
+            args = ["--mutant", mutant.id, "--minutes", str(minutes),
+                    "--workers", str(workers), "--stop-on-failure"]
+            if kills_only:
+                args += ["--invariant", *checks]
+            data = _session(work, f"{mutant.id}-{index}", args)
+            saved = data["first_failure_seconds"]
+            if data["failed"] and saved is not None:
+                found.append(float(saved))
+        median = f"median {statistics.median(found):.1f} s" if found else "no failure"
+        spread = f" (min {min(found):.1f}, max {max(found):.1f})" if found else ""
+        print(f"  {mutant.id} {mutant.slug} [kills {', '.join(checks)}]: found in "
+              f"{len(found)}/{sessions}, first saved failure {median}{spread}", flush=True)
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--reference-minutes", type=float, default=5.0)
-    parser.add_argument("--mutant-seconds", type=float, default=90.0)
+    parser.add_argument("--sessions", type=int, default=10)
+    parser.add_argument("--minutes", type=float, default=0.3)
     parser.add_argument("--workers", type=int, default=2)
-    parser.add_argument("--skip-reference", action="store_true")
     parser.add_argument("--mutants", nargs="*", default=[m.id for m in MUTANTS])
+    parser.add_argument("--kills-only", action="store_true")
+    parser.add_argument("--skip-reference", action="store_true")
+    parser.add_argument("--skip-mutants", action="store_true")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="fuzz-bench-") as scratch:
         work = Path(scratch)
         if not args.skip_reference:
-            reference(work, args.reference_minutes, args.workers)
-        if args.mutants:
-            mutants(work, args.mutants, args.mutant_seconds, args.workers)
+            reference(work, args.minutes, args.workers)
+        if args.mutants and not args.skip_mutants:
+            mutants(work, args.mutants, args.sessions, args.minutes, args.workers,
+                    args.kills_only)
     return 0
 
 

@@ -6,5 +6,10 @@
   worker processes through environment variables.
 - `targets`: the test module HypoFuzz collects: one state-machine `TestCase` per invariant.
 - `session`: runs HypoFuzz in its own process group for at most N minutes, then stops it.
-- `observed`, `goals`, `failures`, `summary`: what the session reached and found.
+- `schedule`, `sliced_worker`: the harness's schedule across the tests (every worker used,
+  each rotating through its tests in time slices), applied to HypoFuzz's hub and workers.
+- `replay_alignment`: HypoFuzz replays a recorded choice sequence in step with the test's
+  draws (forced ones included), so its re-executions run the same program.
+- `observed`, `goals`, `failures`, `shortfall`, `summary`: what the session ran, reached
+  and found, and which selected tests did not get their examples.
 """

@@ -2,8 +2,9 @@
 
 A session runs with `HYPOTHESIS_EXPERIMENTAL_OBSERVABILITY` set, so every test case a
 worker executes is appended as one JSON line to `.hypothesis/observed/*_testcases.jsonl`
-under the session directory: its test (node id), status, phase, worker pid and the
-`event()` labels it reached. A line cut short by the shutdown is skipped and counted.
+under the session directory: its test (node id), status, phase, worker pid, start time,
+how long it ran and the `event()` labels it reached. A line cut short by the shutdown is
+skipped and counted.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ class TargetObservations:
     shrink_runs: int = 0  # executions spent shrinking a failure
     failed: int = 0
     invalid: int = 0  # gave up (a precondition or filter rejected the input)
+    seconds: float = 0.0  # spent running those examples (Hypothesis' `execute:test`)
     goals: Counter[str] = field(default_factory=Counter)
     teardown: Counter[str] = field(default_factory=Counter)
 
@@ -36,6 +38,8 @@ class Observed:
     tests: dict[str, TargetObservations] = field(default_factory=dict)
     examples_per_worker: Counter[int] = field(default_factory=Counter)  # pid -> examples
     skipped_lines: int = 0
+    # Epoch seconds: the earliest `run_start` (when a worker's run of a test began).
+    first_example_at: float | None = None
 
     def goal_counts(self) -> Counter[str]:
         total: Counter[str] = Counter()
@@ -90,9 +94,23 @@ def _add(observed: Observed, record: dict[str, Any]) -> None:
         test.shrink_runs += 1
         return
     test.examples += 1
+    test.seconds += _seconds(record)
+    started = record.get("run_start")
+    if isinstance(started, (int, float)) and (
+        observed.first_example_at is None or started < observed.first_example_at
+    ):
+        observed.first_example_at = float(started)
     pid = (record.get("metadata") or {}).get("os.getpid()")
     if isinstance(pid, int):
         observed.examples_per_worker[pid] += 1
     features = record.get("features") or {}
     test.goals.update(goal_labels(features))
     test.teardown.update(label for label in features if label in TEARDOWN_LABELS)
+
+
+def _seconds(record: dict[str, Any]) -> float:
+    timing = record.get("timing") or {}
+    value = timing.get("execute:test", 0.0) if isinstance(timing, dict) else 0.0
+    # Hypothesis derives it by subtraction, so a test case that gave up at once can come
+    # out a hair below zero.
+    return max(0.0, float(value)) if isinstance(value, (int, float)) else 0.0

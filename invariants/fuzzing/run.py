@@ -1,5 +1,12 @@
 """One fuzzing session from start to summary: open the database, run HypoFuzz within the
-time box, then gather what it ran, reached and found."""
+time box, then gather what it ran, reached and found, and the session's exit code.
+
+Exit codes: `EXIT_NOTHING_FOUND` (0) every selected test ran and nothing failed;
+`EXIT_FAILURE` (1) a failure was found (saved in the database); `EXIT_USAGE` (2) bad input
+or HypoFuzz exited by itself without finding anything; `EXIT_SHORTFALL` (3) nothing was
+found but a selected test got no example (or fewer than `--min-examples`), so the session
+did not cover what it was asked to. A found failure outranks a shortfall.
+"""
 
 from __future__ import annotations
 
@@ -14,6 +21,12 @@ from invariants.fuzzing.goals import never_reached
 from invariants.fuzzing.observed import TargetObservations, read_observed
 from invariants.fuzzing.selection import build_machines, check_of, database_key
 from invariants.fuzzing.session import SessionPlan, SessionRun, run_session
+from invariants.fuzzing.shortfall import Shortfall, shortfalls
+
+EXIT_NOTHING_FOUND = 0
+EXIT_FAILURE = 1
+EXIT_USAGE = 2
+EXIT_SHORTFALL = 3
 
 
 @dataclass
@@ -26,6 +39,8 @@ class FuzzReport:
     examples_per_worker: dict[int, int]
     failures: list[SavedFailure] = field(default_factory=list)
     skipped_lines: int = 0
+    startup_seconds: float | None = None  # from the start until the first example ran
+    shortfalls: list[Shortfall] = field(default_factory=list)
 
     @property
     def never_reached(self) -> list[str]:
@@ -34,6 +49,14 @@ class FuzzReport:
     @property
     def failed(self) -> bool:
         return any(f.reproduces for f in self.failures)
+
+    @property
+    def exit_code(self) -> int:
+        if self.failed:
+            return EXIT_FAILURE
+        if self.run.ended_by == "hypofuzz exited":
+            return EXIT_USAGE
+        return EXIT_SHORTFALL if self.shortfalls else EXIT_NOTHING_FOUND
 
 
 def run_fuzz(plan: SessionPlan, session_dir: Path) -> FuzzReport:
@@ -53,6 +76,11 @@ def run_fuzz(plan: SessionPlan, session_dir: Path) -> FuzzReport:
         check = check_of(nodeid)
         if check in tests:
             tests[check] = seen
+    startup = (
+        None
+        if observed.first_example_at is None
+        else max(0.0, observed.first_example_at - run.started_at)
+    )
     return FuzzReport(
         plan=plan,
         run=run,
@@ -62,4 +90,6 @@ def run_fuzz(plan: SessionPlan, session_dir: Path) -> FuzzReport:
         examples_per_worker=dict(observed.examples_per_worker),
         failures=collect_failures(watcher, machines),
         skipped_lines=observed.skipped_lines,
+        startup_seconds=startup,
+        shortfalls=shortfalls(plan, tests, startup, watcher.checks_with_new_failures()),
     )

@@ -25,6 +25,7 @@ from pathlib import Path
 import invariants.fuzzing.targets_path as targets_path
 from invariants.fuzzing.config import FuzzConfig
 from invariants.fuzzing.observed import observed_directory
+from invariants.fuzzing.schedule import ENV_SLICE_SECONDS, slice_seconds
 
 POLL_SECONDS = 1.0
 GRACE_SECONDS = 10.0
@@ -46,19 +47,25 @@ class SessionPlan:
     seconds: float
     stop_on_failure: bool = False
     grace_seconds: float = GRACE_SECONDS
+    min_examples: int = 1  # a test with fewer examples than this did not get its share
 
     @property
     def processes(self) -> int:
-        """HypoFuzz gives worker i only the tests from the i-th on, so a worker beyond the
-        number of tests would get none and spin idle: never start more than that."""
-        return max(1, min(self.workers, len(self.config.invariants)))
+        """Every worker is used: with more workers than tests, tests get several
+        (`schedule.assign`)."""
+        return max(1, self.workers)
+
+    @property
+    def slice_seconds(self) -> float:
+        """How long each worker fuzzes one of its tests before it turns to the next."""
+        return slice_seconds(self.seconds, len(self.config.invariants), self.processes)
 
 
 @dataclass(frozen=True)
 class SessionRun:
     elapsed: float  # seconds from start to the end of the shutdown
     started_at: float  # epoch seconds, to relate observed test cases to the session
-    ended_by: str  # "time box", "failure found", "hypofuzz exited", "interrupted"
+    ended_by: str  # "time box", "failure found", "hypofuzz exited", "interrupted" (Ctrl-C)
     exit_code: int | None  # HypoFuzz's own exit code when it exited by itself
     first_failure_seconds: float | None  # when the database first held a new failure
     log_path: Path
@@ -91,10 +98,11 @@ def hypofuzz_command(plan: SessionPlan, session_dir: Path) -> list[str]:
 
 
 def session_environ(
-    config: FuzzConfig, base: Mapping[str, str], cwd: Path, session_dir: Path
+    plan: SessionPlan, base: Mapping[str, str], cwd: Path, session_dir: Path
 ) -> dict[str, str]:
     env = dict(base)
-    env.update(config.to_environ())
+    env.update(plan.config.to_environ())
+    env[ENV_SLICE_SECONDS] = f"{plan.slice_seconds:.3f}"
     # Every test case a worker runs is written to the session's observed/ directory.
     env["HYPOTHESIS_EXPERIMENTAL_OBSERVABILITY"] = "1"
     env["HYPOTHESIS_EXPERIMENTAL_OBSERVABILITY_NOCOVER"] = "1"
@@ -176,7 +184,7 @@ def run_session(
     prepare(session_dir)
     log_path = session_dir / LOG_NAME
     base = os.environ if environ is None else environ
-    env = session_environ(plan.config, base, Path.cwd(), session_dir)
+    env = session_environ(plan, base, Path.cwd(), session_dir)
     started_at = time.time()  # reported beside observed test cases, never decides anything
     with log_path.open("wb") as log:
         process = subprocess.Popen(
@@ -208,10 +216,14 @@ def run_session(
 def stop_group(process: subprocess.Popen[bytes], grace_seconds: float) -> None:
     """SIGTERM the session's process group, then SIGKILL what is left after the grace."""
     group = process.pid  # start_new_session: the hub leads its own group
+    start = time.monotonic()
     _signal_group(group, signal.SIGTERM)
     with contextlib.suppress(subprocess.TimeoutExpired):
         process.wait(timeout=grace_seconds)
-    # Workers and the manager may outlive the hub; nothing of the group may survive.
+    # The hub goes at once; its workers first write out what they still hold (the
+    # failures, corpus and reports queued for the database), within the same grace.
+    _await_group_exit(group, grace_seconds - (time.monotonic() - start))
+    # Nothing of the group may survive.
     _signal_group(group, signal.SIGKILL)
     process.wait()
     _await_group_exit(group, grace_seconds)

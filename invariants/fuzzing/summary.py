@@ -7,10 +7,23 @@ from typing import Any
 from invariants.fuzzing.failures import as_json as failure_json
 from invariants.fuzzing.goals import GOALS
 from invariants.fuzzing.run import FuzzReport
+from invariants.fuzzing.shortfall import ran
+
+# How a session ended, said as a sentence (`SessionRun.ended_by` is the JSON's value).
+ENDINGS = {
+    "time box": "stopped at the end of the time box",
+    "failure found": "stopped at the first saved failure (--stop-on-failure)",
+    "hypofuzz exited": "HypoFuzz exited by itself",
+    "interrupted": "interrupted by the user (Ctrl-C)",
+}
 
 
 def _rate(count: int, seconds: float) -> float:
     return count / seconds if seconds > 0 else 0.0
+
+
+def ending(ended_by: str) -> str:
+    return ENDINGS.get(ended_by, ended_by)
 
 
 def render_text(report: FuzzReport) -> str:
@@ -18,25 +31,30 @@ def render_text(report: FuzzReport) -> str:
     lines = [
         f"fuzz session: {plan.config.subject}, invariants {', '.join(plan.config.invariants)}",
         f"  database {plan.config.database}, {plan.processes} worker(s), "
-        f"time box {plan.seconds:.0f} s, ran {run.elapsed:.1f} s, ended by {run.ended_by}",
+        f"time box {plan.seconds:.0f} s, ran {run.elapsed:.1f} s, {ending(run.ended_by)}",
     ]
+    if report.startup_seconds is not None:
+        lines.append(f"  first example ran {report.startup_seconds:.1f} s after the start")
     if run.first_failure_seconds is not None:
         saved = run.first_failure_seconds
         lines.append(f"  first new failure saved after {saved:.1f} s")
     lines += ["", "per test:"]
-    header = f"  {'test':<6} {'examples':>9} {'ex/s':>7} {'shrink':>7} {'invalid':>8} "
+    header = f"  {'test':<6} {'examples':>9} {'seconds':>8} {'shrink':>7} {'invalid':>8} "
     lines.append(header + f"{'goals':>6} {'behaviours':>11} {'fingerprints':>13}")
+    short = {s.check_id for s in report.shortfalls}
     for check, seen in report.tests.items():
         coverage = report.coverage.get(check)
         lines.append(
-            f"  {check:<6} {seen.examples:>9} {_rate(seen.examples, run.elapsed):>7.1f} "
+            f"  {check:<6} {seen.examples:>9} {seen.seconds:>8.1f} "
             f"{seen.shrink_runs:>7} {seen.invalid:>8} {len(seen.goals):>6} "
             f"{coverage.behaviours if coverage else 0:>11} "
             f"{coverage.fingerprints if coverage else 0:>13}"
+            + ("" if check not in short else "   TOO FEW" if ran(seen) else "   NEVER RAN")
         )
     lines.append(
         "  (goals: distinct behaviours reached; behaviours/fingerprints: HypoFuzz's "
-        "coverage-guided corpus, which keeps only behaviours stable on re-execution)"
+        "coverage-guided corpus, which keeps only behaviours stable on re-execution; "
+        "seconds: spent running the test's examples)"
     )
     lines += ["", "per worker (examples, examples/s):"]
     for index, (_pid, count) in enumerate(sorted(report.examples_per_worker.items()), 1):
@@ -64,6 +82,11 @@ def render_text(report: FuzzReport) -> str:
         lines.append(f"- {failure.check_id}: {failure.entries} saved example(s) no longer fail")
     if not found:
         lines.append("  none found")
+    lines += ["", "coverage of the selected tests:"]
+    lines += [f"  {s.reason}" for s in report.shortfalls]
+    if not report.shortfalls:
+        floor = max(1, plan.min_examples)
+        lines.append(f"  every selected test ran at least {floor} example(s)")
     if run.ended_by == "hypofuzz exited" and not found:
         lines += ["", f"HypoFuzz exited with code {run.exit_code}; its log ends with:"]
         lines += ["    " + line for line in run.log_tail().splitlines()]
@@ -81,9 +104,15 @@ def report_json(report: FuzzReport) -> dict[str, Any]:
         "elapsed_seconds": run.elapsed,
         "ended_by": run.ended_by,
         "first_failure_seconds": run.first_failure_seconds,
+        "startup_seconds": report.startup_seconds,
+        "min_examples": plan.min_examples,
+        "slice_seconds": plan.slice_seconds,
         "tests": {
             check: {
+                "ran": ran(seen),
                 "examples": seen.examples,
+                "seconds": round(seen.seconds, 3),
+                "goals_reached": sorted(seen.goals),
                 "shrink_runs": seen.shrink_runs,
                 "invalid": seen.invalid,
                 "failed_runs": seen.failed,
@@ -98,5 +127,10 @@ def report_json(report: FuzzReport) -> dict[str, Any]:
         "never_reached": report.never_reached,
         "failures": [failure_json(f) for f in report.failures],
         "failed": report.failed,
+        "shortfalls": [
+            {"check": s.check_id, "examples": s.examples, "floor": s.floor, "reason": s.reason}
+            for s in report.shortfalls
+        ],
+        "exit_code": report.exit_code,
     }
 

@@ -59,3 +59,10 @@ def test_an_adapter_that_raises_on_import_is_one_line(
     assert code == 2
     assert err == ("mesh-harness fuzz: error: --adapter: "
                    "importing 'exploding_adapter' raised RuntimeError: boom")
+
+
+def test_min_examples_must_be_at_least_one(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        main(["fuzz", "--min-examples", "0"])
+    assert exit_info.value.code == 2
+    assert "--min-examples" in capsys.readouterr().err

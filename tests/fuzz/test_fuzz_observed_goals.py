@@ -76,3 +76,17 @@ def test_every_label_the_machines_emit_is_a_goal_or_a_teardown_label() -> None:
     source = Path(machines.__file__).read_text(encoding="utf-8")
     for label in [*GOALS, *TEARDOWN_LABELS]:
         assert f'"{label}"' in source, f"{label!r} is no longer emitted by the driver"
+
+
+def test_seconds_and_the_first_start_come_from_timing_and_run_start(tmp_path: Path) -> None:
+    timed = [
+        _case("passed", "generate", 11) | {"timing": {"execute:test": 0.25}, "run_start": 50.0},
+        _case("passed", "generate", 12) | {"timing": {"execute:test": 0.5}, "run_start": 40.0},
+        # Hypothesis subtracts to get it: a case that gave up at once may be a hair below 0.
+        _case("gave_up", "generate", 12) | {"timing": {"execute:test": -1e-6}, "run_start": 60.0},
+        _case("failed", "shrink", 11) | {"timing": {"execute:test": 9.0}, "run_start": 10.0},
+    ]
+    _write(tmp_path, [json.dumps(c) for c in timed])
+    observed = read_observed(tmp_path)
+    assert observed.tests[NODE].seconds == pytest.approx(0.75)  # shrinking not counted
+    assert observed.first_example_at == 40.0

@@ -37,7 +37,7 @@ def test_goals_never_reached_are_listed(tmp_path: Path) -> None:
     text = render_text(report)
     assert "never reached: stop hold expired" in text
     assert text.count("NEVER REACHED") == 1
-    assert "2 worker(s)" in text  # 4 asked, capped at the 2 tests
+    assert "4 worker(s)" in text  # all used: two per test
     assert "worker 1: 80 (1.3/s)" in text and "worker 2: 40 (0.7/s)" in text
     assert "none found" in text and not report.failed
     data = report_json(report)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import subprocess
 import sys
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -83,6 +84,41 @@ def test_what_ignores_sigterm_is_killed() -> None:
     process.stdout.readline()  # SIGTERM is ignored from here on
     stop_group(process, 0.5)
     assert process.returncode is not None and process.returncode < 0
+    assert not group_alive(process.pid)
+    process.stdout.close()
+    process.stdin.close()
+
+
+# A leader that dies at SIGTERM, with a child that, at SIGTERM, takes a moment to write
+# out what it holds (as a HypoFuzz worker does) before it exits.
+WRITES_AT_STOP = """
+import signal, subprocess, sys
+child = subprocess.Popen([sys.executable, "-c", '''
+import os, signal, sys, time
+def stop(signum, frame):
+    time.sleep(0.3)
+    open(sys.argv[1], "w").write("written")
+    os._exit(0)
+signal.signal(signal.SIGTERM, stop)
+print("ready", flush=True)
+sys.stdin.read()
+''', sys.argv[1]], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+child.stdout.readline()
+print(child.pid, flush=True)
+sys.stdin.read()
+"""
+
+
+def test_the_stop_lets_workers_write_out_within_the_grace(tmp_path: Path) -> None:
+    written = tmp_path / "written"
+    process = subprocess.Popen(
+        [sys.executable, "-c", WRITES_AT_STOP, str(written)], stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE, start_new_session=True,
+    )
+    assert process.stdout is not None and process.stdin is not None
+    process.stdout.readline()  # the child has its handler
+    stop_group(process, 10.0)
+    assert written.read_text() == "written"  # not killed with the leader
     assert not group_alive(process.pid)
     process.stdout.close()
     process.stdin.close()

@@ -5,8 +5,10 @@ processes for at most N minutes, sharing one Hypothesis example database (a dire
 or a Redis URL for workers on many machines), then prints what was run, which behaviours
 were reached and every saved failure with its shrunk step program and diagram.
 
-Exit codes: 0 nothing found; 1 a failure was found (saved in the database, so the `ci`
-profile replays it); 2 usage or configuration error, or HypoFuzz could not run.
+Exit codes: 0 nothing found and every selected test ran; 1 a failure was found (saved in
+the database, so the `ci` profile replays it); 2 usage or configuration error, or HypoFuzz
+could not run; 3 nothing found, but a selected test got no example (or fewer than
+`--min-examples`): the summary says which and why.
 """
 
 from __future__ import annotations
@@ -48,7 +50,8 @@ def add_parser(subparsers: Any) -> None:
         help="time-boxed HypoFuzz session over the invariant state machines",
         description="Fuzz the invariant state machines with HypoFuzz workers sharing a "
         "Hypothesis example database. Exit 0 nothing found, 1 failure found, 2 usage, "
-        "configuration or HypoFuzz error.",
+        "configuration or HypoFuzz error, 3 a selected test got no example (or fewer "
+        "than --min-examples).",
     )
     parser.add_argument("--minutes", type=_positive_float, default=10.0, metavar="N",
                         help="time box in minutes, fractions allowed (default 10)")
@@ -63,6 +66,9 @@ def add_parser(subparsers: Any) -> None:
                         help="fuzz a pre-fix mutant of the reference mesh (M1..M13)")
     parser.add_argument("--invariant", action="extend", nargs="+", metavar="ID",
                         help="invariants to fuzz (default: all)")
+    parser.add_argument("--min-examples", type=_positive_int, default=1, metavar="N",
+                        help="examples each selected test must get, else exit 3 "
+                        "(default 1: every test must run)")
     parser.add_argument("--stop-on-failure", action="store_true",
                         help="end the session as soon as a new failure is saved "
                         "(the harness then shrinks it)")
@@ -113,6 +119,7 @@ def run(args: argparse.Namespace) -> int:
             workers=args.workers,
             seconds=args.minutes * 60.0,
             stop_on_failure=args.stop_on_failure,
+            min_examples=args.min_examples,
         )
         keep = args.session_dir is not None
         session_dir = Path(args.session_dir or tempfile.mkdtemp(prefix="mesh-fuzz-"))
@@ -128,6 +135,4 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         Path(args.json).write_text(json.dumps(report_json(report), indent=2) + "\n",
                                    encoding="utf-8")
-    if report.run.ended_by == "hypofuzz exited" and not report.failed:
-        return 2
-    return 1 if report.failed else 0
+    return report.exit_code

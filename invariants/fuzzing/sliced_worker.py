@@ -1,0 +1,170 @@
+"""HypoFuzz's hub and workers on the harness's schedule (`schedule`).
+
+- The hub assigns the tests with `schedule.assign` (each worker's list in order), and a
+  worker's list of still-valid tests starts as the tests it was given: the hub exits when
+  every worker reports none left, checked once a minute, and a worker first reports after
+  its first slice, so without that the hub could read the initial empty lists as "done".
+- `SlicedWorker` replaces HypoFuzz's worker loop (a test picked by its estimated rate of
+  new behaviours, 100 examples at a time) with a rotation through the worker's tests in
+  time slices of `HARNESS_FUZZ_SLICE_SECONDS`. HypoFuzz's own shrink of a failure is cut
+  at one slice of wall-clock time too (`cut_shrink_at_one_slice`; HypoFuzz's own limit
+  counts time its shrink runs never add to): the harness shrinks the saved failure itself
+  after the session.
+- On SIGTERM (the session's stop) a worker first writes out what HypoFuzz still holds
+  in its background write queues (a failure just found, corpus entries, progress
+  reports), then exits; the session waits for that within its grace period.
+
+`install` applies both; `hypofuzz_main` calls it in the launcher and in every worker.
+"""
+
+from __future__ import annotations
+
+import gc
+import os
+import signal
+import time
+from collections.abc import Callable, Mapping, Sequence
+from functools import partial
+from typing import Any, cast
+
+import hypofuzz.hypofuzz as hypofuzz_core
+from hypofuzz.collection import collect_tests
+from hypofuzz.database import HypofuzzDatabase, Phase
+from hypofuzz.hypofuzz import (
+    FailedFatally,
+    FuzzTarget,
+    FuzzWorker,
+    FuzzWorkerHub,
+    HitShrinkTimeoutError,
+)
+from hypofuzz.utils import process_uuid
+from hypothesis import settings
+from hypothesis.core import skip_exceptions_to_reraise as _skip_exceptions
+from hypothesis.database import BackgroundWriteDatabase
+
+from invariants.fuzzing.schedule import ENV_SLICE_SECONDS, MIN_SLICE_SECONDS, Rotation, assign
+
+# pytest's skip exceptions, which Hypothesis re-raises (untyped there).
+_SKIPS: tuple[type[BaseException], ...] = cast(
+    Callable[[], tuple[type[BaseException], ...]], _skip_exceptions
+)()
+IDLE_SECONDS = 1.0  # a worker whose tests all failed waits for the hub (or the stop)
+FLUSH_SECONDS = 2.0  # per queue: what a worker may spend writing out at the stop
+
+
+def slice_from_environ(environ: Mapping[str, str]) -> float:
+    try:
+        return max(MIN_SLICE_SECONDS, float(environ.get(ENV_SLICE_SECONDS, "")))
+    except ValueError:
+        return MIN_SLICE_SECONDS
+
+
+def rebalance(hub: Any) -> None:
+    """`FuzzWorkerHub._rebalance` on the harness's assignment."""
+    partitions = assign(list(hub.nodeids), hub.n_processes)
+    first = not getattr(hub, "_harness_rebalanced", False)
+    for state, nodeids in zip(hub.shared_states, partitions, strict=True):
+        state["hub_state"]["nodeids"] = list(nodeids)
+        if first:
+            state["worker_state"]["valid_nodeids"] = list(nodeids)
+    hub._harness_rebalanced = True
+
+
+class SlicedWorker(FuzzWorker):
+    """A HypoFuzz worker that rotates through its tests in time slices."""
+
+    def start(self) -> None:
+        signal.signal(signal.SIGTERM, _flush_and_exit)
+        self.worker_start = time.perf_counter()
+        rotation = Rotation(slice_from_environ(os.environ))
+        global _shrink_seconds
+        _shrink_seconds = rotation.slice_seconds
+        collected = collect_tests(self.pytest_args)
+        self.collected_targets = {t.nodeid: t for t in collected.fuzz_targets}
+        # After collection: the targets module has loaded the session's database.
+        settings().database.add_listener(self.on_event)
+        self.db = HypofuzzDatabase(settings().database)
+        self.db.worker_uuids.save(process_uuid.encode("ascii"))
+        self.rotate(rotation)
+
+    def rotate(self, rotation: Rotation, turns: int | None = None) -> None:
+        """Give the worker's tests their slices in turn (forever, or `turns` times), and
+        report the tests still valid to the hub after each."""
+        done = 0
+        while turns is None or done < turns:
+            done += 1
+            nodeids: Sequence[str] = list(self.shared_state["hub_state"]["nodeids"])
+            self._update_targets(nodeids)
+            valid = set(map(id, self.valid_targets))
+            target = rotation.pick([self.targets[n] for n in nodeids], partial(_in, valid))
+            if target is None:
+                time.sleep(IDLE_SECONDS)
+            else:
+                self._run_slice(rotation, target)
+            worker_state = self.shared_state["worker_state"]
+            worker_state["current_lifetime"] = time.perf_counter() - self.worker_start
+            worker_state["valid_nodeids"] = [t.nodeid for t in self.valid_targets]
+
+    def _run_slice(self, rotation: Rotation, target: Any) -> None:
+        try:
+            self._switch_to_target(target)
+            rotation.run_slice(target.run_one, lambda: bool(target.has_found_failure))
+        except FailedFatally:
+            pass  # HypoFuzz saved the fatal error; the target is no longer valid
+        except HitShrinkTimeoutError:
+            # The shrink used up its slice; HypoFuzz raises this past its own shrink loop
+            # (re-running the shrunk example afterwards). The failure is saved and the
+            # target has failed: the rotation goes on with the worker's other tests.
+            pass
+        except _SKIPS:
+            target.skipped_dynamically = True  # pytest.skip() inside the test
+        self.shared_state["worker_state"]["nodeids"][target.nodeid] = {"behavior_rates": None}
+
+
+def flush_pending_writes(timeout: float = FLUSH_SECONDS) -> int:
+    """Wait (bounded) until every background write queue of this process is written out;
+    returns how many queues there were. HypoFuzz wraps the database in several."""
+    queues = [o for o in gc.get_objects() if isinstance(o, BackgroundWriteDatabase)]
+    for queue in queues:
+        queue._join(timeout)
+    return len(queues)
+
+
+def _flush_and_exit(signum: int, frame: Any) -> None:
+    flush_pending_writes()
+    os._exit(128 + signum)  # as the default action would, skipping the workers' cleanup
+
+
+def _in(ids: set[int], target: Any) -> bool:
+    return id(target) in ids
+
+
+_shrink_seconds = MIN_SLICE_SECONDS  # set by the worker from its slice
+_UNCUT_EXECUTE_ONCE: Callable[..., None] = FuzzTarget._execute_once
+_SHRINK_STARTED = "_harness_shrink_started"
+_clock: Callable[[], float] = time.perf_counter
+
+
+def cut_shrink_at_one_slice(self: Any, data: Any, **kwargs: Any) -> None:
+    """`FuzzTarget._execute_once`, ending HypoFuzz's shrink once it has run a slice.
+
+    HypoFuzz's shrink stops at `SHRINK_TIMEOUT` of the provider's elapsed time, which
+    the shrink's own runs (run without the provider's observation) never add to, so it
+    runs to its end and the worker's other tests wait. The error raised is the one
+    HypoFuzz's shrink loop expects; the failure is saved by then."""
+    _UNCUT_EXECUTE_ONCE(self, data, **kwargs)
+    if self.provider.phase is not Phase.SHRINK:
+        return
+    started = self.__dict__.setdefault(_SHRINK_STARTED, _clock())
+    if _clock() - started > _shrink_seconds:
+        raise HitShrinkTimeoutError
+
+
+def install() -> None:
+    """Put HypoFuzz's hub and workers on the harness's schedule (once; idempotent)."""
+    if getattr(FuzzWorkerHub, "_harness_scheduled", False):
+        return
+    setattr(FuzzWorkerHub, "_rebalance", rebalance)  # noqa: B010 (a method, on purpose)
+    setattr(FuzzWorkerHub, "_harness_scheduled", True)  # noqa: B010
+    setattr(hypofuzz_core, "FuzzWorker", SlicedWorker)  # noqa: B010 (what `_start_worker` makes)
+    setattr(FuzzTarget, "_execute_once", cut_shrink_at_one_slice)  # noqa: B010
