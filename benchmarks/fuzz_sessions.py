@@ -8,12 +8,12 @@ does a short session on the reference mesh reach every invariant?
 1. Reference: one session of `--minutes` with `--workers` workers over every invariant on
    the reference mesh: examples per test (the goal: every test > 0), HypoFuzz's kept
    behaviours per test, the session's exit code.
-2. Mutants: for each registered mutant (M1–M13), `--sessions` sessions of `--minutes`
-   with `--workers` workers over every invariant (`--kills-only`: only the dynamic checks that must kill
-   it), each stopped at its first saved failure (`--stop-on-failure`): how many sessions
-   found the failure (the goal: all of them) and the median seconds from the start of a
-   session (start-up included) until the failure was in the database, polled once a
-   second.
+2. Mutants: for each registered mutant (M1–M13), `--sessions` sessions of `--minutes` with
+   `--workers` workers over every invariant (`--kills-only`: only the dynamic checks that
+   must kill it), each stopped at its first saved failure (`--stop-on-failure`): how many
+   sessions found the failure (the goal: all of them) and the median seconds from the
+   start of a session (start-up included) until the failure was in the database, polled
+   once a second.
 
 Each session uses its own fresh directory database, so no session replays another's
 failures. A script, not a test: HypoFuzz is randomized and the numbers depend on the

@@ -1,11 +1,11 @@
 """Kill-matrix items (`--harness-prove`): one per pre-fix mutant of the reference mesh.
 
 An item builds its mutant (a libcst codemod of a copy of the reference, imported in
-isolation), then runs every check SPEC §3.3 says must kill it: a static rule kills it when
-the mutant's tree has a finding the reference's lacks; an invariant kills it when its seed
-programs or its state machine find a violation. The item fails when one of them does not,
-showing the mutant's diff and what each check found. The reference itself is held to every
-check by the scan and invariant items.
+isolation), then runs every check the mutant lists as one that must kill it: a static rule
+kills it when the mutant's tree has a finding the reference's lacks; an invariant kills it
+when its seed programs or its state machine find a violation. The item fails when one of
+them does not, showing the mutant's diff and what each check found. The reference itself
+is held to every check by the scan and invariant items.
 """
 
 from __future__ import annotations

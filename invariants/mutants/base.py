@@ -33,7 +33,8 @@ class MutationCodemod(VisitorBasedCodemodCommand):
 
 @dataclass(frozen=True)
 class Mutant:
-    """One pre-fix mutant: a shape of SPEC §3.3, or the negative control of an obligation."""
+    """One pre-fix mutant: a shape the seed write-ups describe, or the negative control of
+    an obligation."""
 
     id: str  # "M1"
     slug: str  # "payload-type-guard"

@@ -150,9 +150,10 @@ def dynamic_cell(
     check: str, factory: AdapterFactory, profile: str, *, seed_scenarios: bool = True
 ) -> Cell:
     """The check's seed programs, then its state machine (`run_invariant`); killed on a
-    violation. `seed_scenarios=False`: the drawn rules alone, to see what search finds."""
+    failing verdict: a violation, or obligations the mesh never let the run exercise.
+    `seed_scenarios=False`: the drawn rules alone, to see what search finds."""
     outcome = run_invariant(check, factory, profile, seed_scenarios=seed_scenarios)
-    if outcome.verdict == "violation":
+    if outcome.verdict in ("violation", "not exercised"):
         return Cell(True, outcome.examples, outcome.shrunk_steps or 0, outcome.seconds,
                     _first(outcome))
     # A mesh that raised is not killed by an invariant, but the error must be seen.

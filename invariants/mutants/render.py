@@ -17,6 +17,37 @@ def _mark(cell: Cell | None, expected: bool) -> str:
     return f"{KILLED} {cell.examples}ex/{cell.steps}st" + ("*" if expected else "")
 
 
+def kill_list_text(matrix: Matrix) -> str:
+    """The kill matrix one line a mutant, for reports that fit 100 columns: what killed it
+    (the kills it lists first), and every listed kill that did not happen."""
+    lines = []
+    reference = "pass" if not matrix.reference_failures() else "FAILS " + ", ".join(
+        matrix.reference_failures())
+    lines.append(f"{'reference':<26}{reference}")
+    for mutant, cells in matrix.mutants.items():
+        expected = matrix.expected.get(mutant, ())
+        killers = sorted((c for c, cell in cells.items() if cell.killed),
+                         key=lambda c: (c not in expected, matrix.checks.index(c)))
+        shown = ", ".join(_kill(c, cells[c], c in expected) for c in killers) or "nothing"
+        missing = [c for c in expected if not (cells.get(c) and cells[c].killed)]
+        lines.append(f"{mutant} {matrix.slugs.get(mutant, '')}"[:25].ljust(26)
+                     + f"killed by {shown}"
+                     + (f"; MISSING {', '.join(missing)}" if missing else ""))
+    lines.append("")
+    lines.append(f"profile {matrix.profile}; * = a kill the mutant lists; (N ex, M st) = "
+                 "examples to the")
+    lines.append("first failure, steps of the shrunk counterexample; "
+                 "`python -m harness prove` prints the full matrix")
+    return "\n".join(lines) + "\n"
+
+
+def _kill(check: str, cell: Cell, expected: bool) -> str:
+    star = "*" if expected else ""
+    if cell.examples == 0:  # a static rule: no examples
+        return check + star
+    return f"{check}{star} ({cell.examples} ex, {cell.steps} st)"
+
+
 def matrix_text(matrix: Matrix) -> str:
     checks = matrix.checks
     rows: list[list[str]] = [["", *checks]]
@@ -30,7 +61,8 @@ def matrix_text(matrix: Matrix) -> str:
              for row in rows]
     lines.append("")
     lines.append(f"profile {matrix.profile}; * = a kill the mutant lists; "
-                 "Nex/Mst = examples to the first failure / steps of the shrunk counterexample")
+                 "Nex/Mst = examples to the first failure / steps of the shrunk counterexample;")
+    lines.append("- = a check that ran and (rightly) did not kill it; blank = not run against it")
     for check in matrix.reference_failures():
         lines.append(f"reference FAILS {check}: {matrix.reference[check].evidence}")
     for mutant, check in matrix.missing_kills():

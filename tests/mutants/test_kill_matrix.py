@@ -1,4 +1,4 @@
-"""THE KILL MATRIX AS A TEST (SPEC §3.3): in the `ci` profile every mutant is killed by every
+"""THE KILL MATRIX AS A TEST: in the `ci` profile every mutant is killed by every
 check listed for it, and the reference passes every check; deterministically. The seed
 scenarios are tried as fixed step programs, so the known shapes always run."""
 

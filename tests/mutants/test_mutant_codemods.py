@@ -14,7 +14,7 @@ from invariants.mutants.base import Mutant, MutantNotApplicable
 from invariants.mutants.build import reference_root
 from invariants.mutants.registry import MUTANTS, find_mutant, select_mutants
 
-# The pre-fix code each mutant must produce (SPEC §3.3), and the code it must remove ("" for
+# The pre-fix code each mutant must produce (the pre-fix shape), and the code it must remove ("" for
 # nothing: M4, M8, M11 and M12 only remove, M9 only adds).
 PRE_FIX: dict[str, tuple[str, str]] = {
     "M1": ("if isinstance(delivery.message, DeliveryFailure):", "if not delivery.may_answer():"),

@@ -11,7 +11,7 @@ import pytest
 from harness.cli import main
 from harness.jobs.prove import command as prove_command
 from invariants.mutants.matrix import Cell, Matrix
-from invariants.mutants.render import matrix_text
+from invariants.mutants.render import kill_list_text, matrix_text
 
 
 def test_prove_json_for_one_mutant_and_two_checks() -> None:
@@ -85,6 +85,17 @@ def test_text_table_marks_listed_kills_and_survivors() -> None:
     assert lines[2].split() == ["M3", "unbounded-resubscribe", "-", "KILLED", "4ex/3st*"]
     survived = matrix_text(_matrix(kill=False)).splitlines()[2].split()
     assert survived[-1] == "SURVIVED!"
+
+
+def test_the_kill_list_fits_100_columns_and_names_missing_kills() -> None:
+    lines = kill_list_text(_matrix()).splitlines()
+    assert lines[0].split() == ["reference", "pass"]
+    assert lines[1] == f"{'M3 unbounded-resubscribe':<26}killed by INV2* (4 ex, 3 st)"
+    missed = kill_list_text(_matrix(kill=False)).splitlines()[1]
+    assert missed.endswith("killed by nothing; MISSING INV2")
+    failing = kill_list_text(_matrix(reference_fails=True)).splitlines()[0]
+    assert failing.split() == ["reference", "FAILS", "MESH004"]
+    assert all(len(line) <= 100 for line in lines)
 
 
 def test_a_mutant_that_no_longer_applies_is_reported_and_the_rest_runs() -> None:

@@ -36,7 +36,7 @@ from invariants.conformance.programs import conformance
 from invariants.dynamic.profiles import replaying
 from invariants.dynamic.runner import Outcome, collecting, run_invariant
 from invariants.mutants.matrix import Matrix, prove
-from invariants.mutants.render import matrix_text
+from invariants.mutants.render import kill_list_text
 from invariants.scan.model import RULES
 from invariants.scan.report import finding_line, finding_to_json, problem_line
 
@@ -312,7 +312,10 @@ def render(result: CheckResult) -> str:
             f"3. Kill matrix: {_verdict(result.matrix.ok)} ({killed} of "
             f"{len(result.matrix.expected)} mutants killed by every check that must kill them)",
         ]
-        lines += ["   " + line if line else "" for line in matrix_text(result.matrix).splitlines()]
+        lines += ["   " + line if line else ""
+                  for line in kill_list_text(result.matrix).splitlines()]
+        lines += [f"   reference FAILS {check}: {result.matrix.reference[check].evidence}"
+                  for check in result.matrix.reference_failures()]
     elif result.kill_matrix_skipped:
         lines += ["", "3. Kill matrix: skipped"]
         lines += textwrap.wrap(result.kill_matrix_skipped, 96, initial_indent="   ",

@@ -1,7 +1,7 @@
 """`python -m harness prove`: the kill matrix of the reference mesh and its pre-fix mutants.
 
 Runs the reference and every mutant (or those named with --mutant) against every static
-rule and dynamic invariant, prints the matrix, and exits 1 when a kill SPEC §3.3 lists is
+rule and dynamic invariant, prints the matrix, and exits 1 when a kill a mutant lists is
 missing, the reference fails anything, or a run reported an error; 2 on a usage error.
 """
 
