@@ -35,7 +35,8 @@ class InvariantItem(HarnessItem):
     def runtest(self) -> None:
         factory = self.run.factories[self.adapter]
         outcome = run_invariant(self.check_id, factory, self.run.profile,
-                                params=self.run.settings.params)
+                                params=self.run.settings.params,
+                                seed_scenarios=not self.run.settings.search_only)
         self.record(kind="invariant", check=self.check_id, adapter=self.adapter,
                     verdict=outcome.verdict, examples=outcome.examples,
                     evidence=dict(outcome.evidence))

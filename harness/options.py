@@ -49,6 +49,10 @@ def add_options(parser: pytest.Parser) -> None:
                     metavar="KEY=VALUE", default=None,
                     help="a figure the checkers hold the mesh to, as in [tool.harness.params] "
                          "(repeatable; VALUE is a TOML value, e.g. response_timeout_ms=5000)")
+    group.addoption("--harness-search-only", action="store_true", dest="harness_search_only",
+                    default=False,
+                    help="leave the seed scenarios out of the invariant runs: what the state "
+                         "machines' drawn rules find alone")
     group.addoption("--harness-prove", action="store_const", const=True, dest="harness_prove",
                     default=None, help="also run one item per pre-fix mutant (the kill matrix)")
     group.addoption("--harness-shared-database", dest="harness_shared_database",
@@ -128,4 +132,5 @@ def overrides_from(config: pytest.Config) -> Overrides:
         prove=config.getoption("harness_prove"),
         shared_database=_shared_database(config, here, ini_dir),
         params=parse_assignments(config.getoption("harness_params") or [], "--harness-param"),
+        search_only=bool(config.getoption("harness_search_only")),
     )

@@ -70,6 +70,7 @@ class Overrides:
     shared_database: SharedDatabase | None = None  # checked, with where it was given
     params: Mapping[str, object] | None = None  # KEY=VALUE pairs, parsed (`--harness-param`)
     params_origin: str = "--harness-param"
+    search_only: bool = False  # leave the seed scenarios out: what search finds alone
 
 
 @dataclass(frozen=True)
@@ -89,6 +90,7 @@ class HarnessSettings:
     shared_database: SharedDatabase | None = None  # replayed read-only by every profile
     params: CheckParams = DEFAULT_PARAMS  # the figures the checkers hold the mesh to
     configured: bool = False  # the pyproject has a [tool.harness] table: a repo of its own
+    search_only: bool = False  # the dynamic runs leave the seed scenarios out
 
 
 @dataclass(frozen=True)
@@ -281,4 +283,5 @@ def resolve(
             if overrides.params else table.params
         ),
         configured=bool(raw),
+        search_only=overrides.search_only,
     )

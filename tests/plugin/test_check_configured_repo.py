@@ -110,3 +110,20 @@ def test_a_mesh_that_raises_shows_its_traceback(
     assert "othermesh:exploding: the adapter raised KeyError: 'h0'" in out
     assert "Traceback (most recent call last):" in out
     assert 'othermesh.py", line' in out and "in stop" in out
+
+
+@pytest.mark.parametrize(("options", "found_by"), [
+    ([], "Seed program 'rejection'"),
+    (["--search-only"], "Falsifying example"),
+])
+def test_search_only_leaves_the_seed_scenarios_out(
+    repo: Path, capsys: pytest.CaptureFixture[str], options: list[str], found_by: str
+) -> None:
+    # Mutant M9 answers rejections: a seed program finds it first; search alone finds it too.
+    _configure(repo, "invariants.fuzzing.mutant_adapters:M9", '["INV1"]')
+    assert main(["check", "--quiet", "--format", "json", *options]) == 1
+    document = json.loads(capsys.readouterr().out)
+    (row,) = document["invariants"]
+    assert row["verdict"] == "violation"
+    assert main(["check", "--quiet", *options]) == 1
+    assert found_by in capsys.readouterr().out

@@ -11,6 +11,7 @@ failure), 1 when a check failed, 2 on a usage or configuration error.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import sys
 from typing import Any
@@ -45,6 +46,9 @@ def add_parser(subparsers: Any) -> None:
     parser.add_argument("--invariants", metavar="IDS", default=None,
                         help="comma-separated invariants to run (default: the configured "
                         "ones; with the kill matrix, only with --no-prove)")
+    parser.add_argument("--search-only", action="store_true",
+                        help="leave the seed scenarios out of the dynamic runs: what the "
+                        "state machines' drawn rules find alone")
     parser.add_argument("--param", action="append", metavar="KEY=VALUE", default=[],
                         help="a check parameter, as in [tool.harness.params] (repeatable)")
     parser.add_argument("--format", choices=("text", "json"), default="text",
@@ -64,6 +68,8 @@ def run(args: argparse.Namespace) -> int:
         subject = subject_for(settings, args.profile)
     except AdapterSpecError as exc:
         raise ConfigError(str(exc)) from None
+    if args.search_only:
+        subject = dataclasses.replace(subject, seed_scenarios=False)
     known_profile(subject.profile, "--profile" if args.profile else "[tool.harness] profile")
     invariants = None
     if args.invariants is not None:

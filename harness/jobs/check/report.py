@@ -55,6 +55,7 @@ class InvariantRow:
     unexercised: Mapping[str, str] = field(default_factory=dict)  # obligation -> likely cause
     adapter: str = ""  # the adapter spec, where more than one is judged
     traceback: str = ""  # "error": the mesh's exception as Python prints it
+    counterexample: str = ""  # "violation": the program that shows it (the diagram left out)
 
 
 @dataclass
@@ -91,7 +92,8 @@ def _invariants_alone(subject: Subject, check_ids: Sequence[str], say: Progress
     rows = []
     for spec, factory in subject.factories.items():
         for check_id in check_ids:
-            outcome = run_invariant(check_id, factory, subject.profile, params=subject.params)
+            outcome = run_invariant(check_id, factory, subject.profile, params=subject.params,
+                                    seed_scenarios=subject.seed_scenarios)
             say(f"  {check_id} on {spec}: {outcome.verdict} ({outcome.seconds:.1f} s)")
             rows.append(_row(outcome, spec if len(subject.factories) > 1 else ""))
     return rows
@@ -116,7 +118,15 @@ def _row(outcome: Outcome, adapter: str = "") -> InvariantRow:
     trace = "".join(traceback.format_exception(error)) if error is not None else ""
     return InvariantRow(outcome.check_id, outcome.ok, outcome.examples, outcome.seconds,
                         _first_line(outcome), outcome.verdict, dict(outcome.evidence),
-                        dict(outcome.unexercised), adapter, trace)
+                        dict(outcome.unexercised), adapter, trace, _counterexample(outcome))
+
+
+def _counterexample(outcome: Outcome) -> str:
+    """The failure text of a violation up to its diagram: the violations, the shrunk step
+    program and the reproduce blob (the diagram is in the pytest item and the JSON)."""
+    if outcome.verdict != "violation" or not outcome.failure_text:
+        return ""
+    return outcome.failure_text.split("Trace of the failing run (Mermaid)", 1)[0].rstrip()
 
 
 def _invariants_of(
@@ -179,7 +189,8 @@ def _run_check(
         return result
     say("kill matrix (the reference first, then each mutant against the checks it must fail)")
     with collecting() as collected:
-        result.matrix = prove(subject.profile, expected_only=True, progress=say)
+        result.matrix = prove(subject.profile, expected_only=True, progress=say,
+                              seed_scenarios=subject.seed_scenarios)
     result.invariants = _invariants_of(result.matrix, collected)
     result.errors = list(result.matrix.errors)
     return result
@@ -297,6 +308,9 @@ def render(result: CheckResult) -> str:
             lines.append(f"        {row.evidence}")
         if row.traceback:
             lines += ["        " + line for line in row.traceback.rstrip().splitlines()]
+        if row.counterexample:  # its head repeats the violation line shown above
+            lines += ["        " + line for line in row.counterexample.splitlines()[1:]
+                      if line != row.evidence]
         for name, count in row.counts.items():
             lines.append(f"        {count:7d}  {name}")
             if name in row.unexercised:

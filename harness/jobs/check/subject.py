@@ -41,6 +41,7 @@ class Subject:
     profile: str
     params: CheckParams
     kill_matrix: bool  # the reference's mutants apply to what is judged
+    seed_scenarios: bool = True  # False (`--search-only`): the drawn rules alone
 
 
 def bundled_reference(profile: str = "ci") -> Subject:
