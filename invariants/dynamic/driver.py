@@ -61,9 +61,8 @@ MISSING = ("h0/gone", "ghost")  # under a live prefix, and nowhere at all
 SENDERS = ("client", "peer")
 WATERMARKS = (4, 25, None)  # None: the mesh's default
 LIVENESS_LIMIT_MS = 10 * 60 * 1000  # teardown runs to quiescence within this bound
-FANOUT_BASE = 2_001  # one past the breaker threshold: a 3-tuple key would trip
-MAX_BULK_STEPS = 1  # fan-outs and storms per run (seed scenarios count): thousands of posts each
-BULK_FAMILIES = frozenset({"fanout", "storm"})
+MAX_BULK_STEPS = 1  # bulk steps per run (seed scenarios count): thousands of posts each
+BULK_FAMILIES = frozenset({"fanout", "storm", "chatter"})
 
 HEARTBEAT = MessageSpec("Heartbeat", MessageClass.IGNORABLE)
 
@@ -330,20 +329,36 @@ class MeshMachine(RuleBasedStateMachine):
             spec = MessageSpec("Heartbeat", MessageClass.IGNORABLE, f"path/{self.flood_keys}")
             self.post("flooder", to, spec, route=route)
         self.post("prober", to, MessageSpec("Probe"), route=route)
+        # Lifecycle traffic is can-be-ignored too, and must never be shed: one behind the flood.
+        self.post("prober", to, MessageSpec("ShutdownRequest", MessageClass.LIFECYCLE),
+                  route=route)
 
-    def do_fanout(self, to: str, extra: int) -> None:
+    @property
+    def past_threshold(self) -> int:
+        """One post more than the breaker admits per key per window: a wrong key trips."""
+        return self.base_params.breaker_threshold + 1
+
+    def do_fanout(self, to: str, extra: int, route: Route = Route.DIRECT) -> None:
         """One sender, target and type about many payload identities, in one window."""
         self.bulk_steps += 1
-        for i in range(FANOUT_BASE + extra):
+        for i in range(self.past_threshold + extra):
             spec = MessageSpec("CreateOrUpdateNode", MessageClass.USER, f"node/{i}")
-            self.post("importer", to, spec, route=Route.DIRECT)
+            self.post("importer", to, spec, route=route)
 
-    def do_storm(self, to: str) -> None:
+    def do_storm(self, to: str, route: Route = Route.DIRECT) -> None:
         """One key past the threshold in one window: its drops are legitimate."""
         self.bulk_steps += 1
         spec = MessageSpec("UpdateStream", MessageClass.USER, "stream/1")
-        for _ in range(FANOUT_BASE):
-            self.post("owner", to, spec, route=Route.DIRECT)
+        for _ in range(self.past_threshold):
+            self.post("owner", to, spec, route=route)
+
+    def do_chatter(self, to: str, route: Route = Route.DIRECT) -> None:
+        """One key of can-be-ignored traffic past the threshold in one window: the breaker
+        must not count it (it may be shed past the watermark, never dropped as a storm)."""
+        self.bulk_steps += 1
+        spec = MessageSpec("Heartbeat", MessageClass.IGNORABLE, "path/chatter")
+        for _ in range(self.past_threshold):
+            self.post("chatterer", to, spec, route=route)
 
     def do_subscribe(self, subscriber: str, to: str) -> None:
         retries = self.base_params.subscribe_retries
