@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import textwrap
+
 from invariants.mutants.matrix import Cell, Matrix
 
 KILLED, SURVIVED = "KILLED", "-"
@@ -20,24 +22,24 @@ def _mark(cell: Cell | None, expected: bool) -> str:
 def kill_list_text(matrix: Matrix) -> str:
     """The kill matrix one line a mutant, for reports that fit 100 columns: what killed it
     (the kills it lists first), and every listed kill that did not happen."""
-    lines = []
-    reference = "pass" if not matrix.reference_failures() else "FAILS " + ", ".join(
-        matrix.reference_failures())
-    lines.append(f"{'reference':<26}{reference}")
+    labels = {m: f"{m} {matrix.slugs.get(m, '')}".strip() for m in matrix.mutants}
+    width = max((len(label) for label in labels.values()), default=9) + 2
+    failures = matrix.reference_failures()
+    verdict = "FAILS " + ", ".join(failures) if failures else "pass"
+    lines = [f"{'reference':<{width}}{verdict}"]
     for mutant, cells in matrix.mutants.items():
         expected = matrix.expected.get(mutant, ())
         killers = sorted((c for c, cell in cells.items() if cell.killed),
                          key=lambda c: (c not in expected, matrix.checks.index(c)))
         shown = ", ".join(_kill(c, cells[c], c in expected) for c in killers) or "nothing"
         missing = [c for c in expected if not (cells.get(c) and cells[c].killed)]
-        lines.append(f"{mutant} {matrix.slugs.get(mutant, '')}"[:25].ljust(26)
-                     + f"killed by {shown}"
+        lines.append(f"{labels[mutant]:<{width}}killed by {shown}"
                      + (f"; MISSING {', '.join(missing)}" if missing else ""))
     lines.append("")
-    lines.append(f"profile {matrix.profile}; * = a kill the mutant lists; (N ex, M st) = "
-                 "examples to the")
-    lines.append("first failure, steps of the shrunk counterexample; "
-                 "`python -m harness prove` prints the full matrix")
+    lines += textwrap.wrap(
+        f"profile {matrix.profile}; * = a kill the mutant lists; (N ex, M st) = examples to "
+        "the first failure, steps of the shrunk counterexample; `python -m harness prove` "
+        "prints the full matrix", 96)
     return "\n".join(lines) + "\n"
 
 
