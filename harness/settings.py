@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import sys
 import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -195,19 +196,46 @@ def _plugin_table(table: Mapping[str, object], source: Path) -> _PluginTable:
     return _PluginTable(**values)  # type: ignore[arg-type]  # validated per key above
 
 
-def read_table(pyproject: Path) -> Mapping[str, object]:
-    """`[tool.harness]` of `pyproject` (empty when it has none); one-line errors."""
+def _read_toml(pyproject: Path) -> Mapping[str, object]:
     try:
-        data = tomllib.loads(pyproject.read_text(encoding="utf-8"))
+        return tomllib.loads(pyproject.read_text(encoding="utf-8"))
     except OSError as exc:
         raise ConfigError(f"{pyproject}: cannot read: {exc.strerror or exc}") from exc
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{pyproject}: invalid TOML: {exc}") from exc
-    tool = data.get("tool", {})
+
+
+def read_table(pyproject: Path) -> Mapping[str, object]:
+    """`[tool.harness]` of `pyproject` (empty when it has none); one-line errors."""
+    tool = _read_toml(pyproject).get("tool", {})
     table = tool.get("harness", {}) if isinstance(tool, dict) else {}
     if not isinstance(table, dict):
         raise ConfigError(f"{pyproject}: [tool.harness] must be a table")
     return table
+
+
+def pytest_pythonpath(pyproject: Path | None) -> tuple[Path, ...]:
+    """The directories `[tool.pytest.ini_options] pythonpath` names, absolute: where the
+    repository's own tests import its mesh from. The jobs outside pytest (`check`,
+    `adapter-check`) import the adapter from there too, as the plugin does."""
+    if pyproject is None:
+        return ()
+    tool = _read_toml(pyproject).get("tool", {})
+    pytest_table = tool.get("pytest", {}) if isinstance(tool, dict) else {}
+    options = pytest_table.get("ini_options", {}) if isinstance(pytest_table, dict) else {}
+    entries = options.get("pythonpath", []) if isinstance(options, dict) else []
+    if isinstance(entries, str):
+        entries = entries.split()
+    if not isinstance(entries, list):
+        return ()
+    return tuple(pyproject.parent / entry for entry in entries if isinstance(entry, str))
+
+
+def importing_from(settings: HarnessSettings) -> None:
+    """Put the repository's pytest `pythonpath` on `sys.path` (first, as pytest does)."""
+    for directory in reversed(pytest_pythonpath(settings.pyproject)):
+        if str(directory) not in sys.path:
+            sys.path.insert(0, str(directory))
 
 
 def for_command(

@@ -3,6 +3,9 @@ any one convention is flagged on that convention, with the event and the doc sec
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+
 import pytest
 from lying_adapters import (
     edit_first,
@@ -108,3 +111,22 @@ def test_a_bad_adapter_spec_is_one_line(capsys: pytest.CaptureFixture[str]) -> N
     err = capsys.readouterr().err.strip()
     assert err == ("mesh-harness adapter-check: error: --adapter: expected 'module:factory' "
                    "(for example 'reference_impl.adapter:make_adapter'), got 'no_colon'")
+
+
+def test_the_adapter_is_imported_from_the_repositorys_pytest_pythonpath(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "srcmesh.py").write_text(
+        "from reference_impl.adapter import make_adapter as make\n", encoding="utf-8")
+    table = '[tool.harness]\nadapter = "srcmesh:make"\n'
+    (tmp_path / "pyproject.toml").write_text(table, encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    # The control: without the pythonpath pytest would use, the module is not found.
+    assert main(["adapter-check"]) == 2
+    assert "cannot import module 'srcmesh'" in capsys.readouterr().err
+    (tmp_path / "pyproject.toml").write_text(
+        table + '[tool.pytest.ini_options]\npythonpath = ["src"]\n', encoding="utf-8")
+    assert main(["adapter-check"]) == 0, capsys.readouterr()
+    sys.modules.pop("srcmesh", None)

@@ -15,7 +15,7 @@ import traceback
 from typing import Any
 
 from harness.params import parse_assignments
-from harness.settings import Overrides, for_command
+from harness.settings import Overrides, for_command, importing_from
 from invariants.adapter import DEFAULT_CAPABILITIES, Capability
 from invariants.adapter_spec import AdapterSpecError, load_factory
 from invariants.conformance.programs import PROGRAMS, conformance
@@ -49,6 +49,7 @@ def run(args: argparse.Namespace) -> int:
             params_origin="--param",
         )
         settings = for_command(overrides=overrides)
+        importing_from(settings)
         specs = settings.adapters
         factories = {spec: load_factory(spec, settings.adapter_origin) for spec in specs}
     except (ConfigError, AdapterSpecError) as exc:

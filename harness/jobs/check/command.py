@@ -19,7 +19,13 @@ from typing import Any
 from harness.jobs.check.report import render, run_check, to_json
 from harness.jobs.check.subject import subject_for
 from harness.params import parse_assignments
-from harness.settings import Overrides, for_command, invariant_ids, known_profile
+from harness.settings import (
+    Overrides,
+    for_command,
+    importing_from,
+    invariant_ids,
+    known_profile,
+)
 from harness.shared_database import add_shared_database_option, command_database
 from invariants.adapter_spec import AdapterSpecError
 from invariants.dynamic.profiles import PROFILES
@@ -62,6 +68,7 @@ def run(args: argparse.Namespace) -> int:
     overrides = Overrides(params=parse_assignments(args.param, "--param"),
                           params_origin="--param")
     settings = for_command(overrides=overrides)
+    importing_from(settings)
     if args.profile is not None:
         known_profile(args.profile, "--profile")
     try:
