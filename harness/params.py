@@ -17,6 +17,7 @@ import types
 import typing
 from collections.abc import Mapping, Sequence
 from difflib import get_close_matches
+from typing import Any
 
 from invariants.checks import CheckParams
 from invariants.scan.config import ConfigError
@@ -126,6 +127,12 @@ def parse_assignments(assignments: Sequence[str], origin: str) -> dict[str, obje
         except tomllib.TOMLDecodeError:
             table[key] = text.strip()
     return table
+
+
+def add_param_option(parser: Any) -> None:
+    """The jobs' `--param KEY=VALUE` option (repeatable), read by `parse_assignments`."""
+    parser.add_argument("--param", action="append", metavar="KEY=VALUE", default=[],
+                        help="a check parameter, as in [tool.harness.params] (repeatable)")
 
 
 def documented_params() -> list[tuple[str, str, object]]:

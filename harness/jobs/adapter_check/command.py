@@ -14,7 +14,7 @@ import sys
 import traceback
 from typing import Any
 
-from harness.params import parse_assignments
+from harness.params import add_param_option, parse_assignments
 from harness.settings import Overrides, for_command, importing_from
 from invariants.adapter import DEFAULT_CAPABILITIES, Capability
 from invariants.adapter_spec import AdapterSpecError, load_factory
@@ -35,8 +35,7 @@ def add_parser(subparsers: Any) -> None:
     parser.add_argument("--adapter", metavar="MODULE:FACTORY",
                         help="the adapter (default: [tool.harness] adapter, else the "
                         "reference mesh's)")
-    parser.add_argument("--param", action="append", metavar="KEY=VALUE", default=[],
-                        help="a check parameter, as in [tool.harness.params] (repeatable)")
+    add_param_option(parser)
     parser.set_defaults(func=run)
 
 

@@ -18,7 +18,7 @@ from typing import Any
 
 from harness.jobs.check.report import render, run_check, to_json
 from harness.jobs.check.subject import subject_for
-from harness.params import parse_assignments
+from harness.params import add_param_option, parse_assignments
 from harness.settings import (
     Overrides,
     for_command,
@@ -55,8 +55,7 @@ def add_parser(subparsers: Any) -> None:
     parser.add_argument("--search-only", action="store_true",
                         help="leave the seed scenarios out of the dynamic runs: what the "
                         "state machines' drawn rules find alone")
-    parser.add_argument("--param", action="append", metavar="KEY=VALUE", default=[],
-                        help="a check parameter, as in [tool.harness.params] (repeatable)")
+    add_param_option(parser)
     parser.add_argument("--format", choices=("text", "json"), default="text",
                         help="the report as text (default) or JSON")
     parser.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
