@@ -147,7 +147,12 @@ def _run_invariant(
     seed_scenarios: bool,
 ) -> Outcome:
     started = time.perf_counter()  # reporting only: no decision depends on it
-    capabilities = capabilities_of(adapter_factory(FirstChooser()))
+    try:
+        capabilities = capabilities_of(adapter_factory(FirstChooser()))
+    except Exception as exc:  # the factory itself raised: reported, not a verdict
+        return Outcome(check_id=check_id, verdict="error", examples=0, shrunk_steps=None,
+                       failure_text=failure_text(exc), seconds=time.perf_counter() - started,
+                       error=exc)
     missing = CHECKS[check_id].needs - capabilities
     if missing:
         return _not_applicable(check_id, missing)
