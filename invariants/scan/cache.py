@@ -37,8 +37,9 @@ from invariants.scan.outcome import FileOutcome
 from invariants.scan.problems import Problem
 from invariants.scan.suppress import Suppression
 
-# Bumped whenever the cached per-file facts change shape (3: call targets, definitions).
-CACHE_FORMAT = "mesh-harness-scan-cache/3"
+# Bumped whenever the cached per-file facts or the key change shape (3: call targets,
+# definitions; 4: rule options keyed in the configuration's `options`).
+CACHE_FORMAT = "mesh-harness-scan-cache/4"
 DEFAULT_DIR = ".harness-cache"
 
 T = TypeVar("T")

@@ -1,8 +1,10 @@
-"""Per-file analysis and the tree-level MESH001 pass: the scanner's two entry points.
+"""Per-file analysis and the rules' whole-tree passes: the scanner's two entry points.
 
 `analyze_source` parses once and runs only the rules whose cheap text prefilter says they
-can find something; it never raises on bad input (that becomes a MESH000 finding).
-Nothing is imported or executed: the source is only parsed.
+can find something, then every enabled rule's per-file collector; it never raises on bad
+input (that becomes a MESH000 finding). `tree_passes` runs the passes rule records declare.
+The engine knows rules only through the registry. Nothing is imported or executed: the
+source is only parsed.
 """
 
 from __future__ import annotations
@@ -11,12 +13,11 @@ from collections.abc import Callable, Sequence
 
 import libcst as cst
 
-from invariants.scan.callgraph import resolve_emit_sites
-from invariants.scan.callsites import collect_call_sites
 from invariants.scan.context import FileContext
 from invariants.scan.model import FileReport, Finding, ScanConfig
 from invariants.scan.names import source_lines
-from invariants.scan.rules import ALL_RULES
+from invariants.scan.rules import registered
+from invariants.scan.rules.spec import TreeResult
 from invariants.scan.source import SourceProblem, cpython_syntax_problem, decode_source
 
 
@@ -53,11 +54,13 @@ def analyze_source(path: str, source: bytes, config: ScanConfig, *, is_test: boo
         report.findings.append(_problem(path, problem, source.decode("utf-8", "replace")))
         return report
     ctx = FileContext(path, text, module, config, is_test)
-    for rule in ALL_RULES:
-        if config.enabled(rule.id) and rule.applies(ctx):
+    rules = [rule for rule in registered() if config.enabled(rule.id)]
+    for rule in rules:
+        if rule.applies(ctx):
             _guarded_run(ctx, report, rule.id, rule.check)
-    if config.enabled("MESH001"):
-        _guarded_run(ctx, report, "MESH001", collect_call_sites)
+    for rule in rules:
+        if rule.collect is not None:
+            _guarded_run(ctx, report, rule.id, rule.collect)
     try:
         ctx.finish(report)
     except RecursionError:
@@ -83,6 +86,18 @@ def _guarded_run(
         )
 
 
+def tree_passes(reports: Sequence[FileReport], config: ScanConfig) -> TreeResult:
+    """Every registered rule's whole-tree pass, in id order. A disabled rule's pass runs too
+    (its findings are dropped later; its problems, such as the emit-site canary, stand)."""
+    result = TreeResult()
+    for rule in registered():
+        if rule.tree_pass is not None:
+            found = rule.tree_pass(reports, config)
+            result.findings.extend(found.findings)
+            result.problems.extend(found.problems)
+    return result
+
+
 def resolve_tree(reports: Sequence[FileReport], config: ScanConfig) -> list[Finding]:
-    """The tree-level MESH001 pass: unguarded emit sites not vouched for by every caller."""
-    return resolve_emit_sites(reports, config)
+    """The findings of every whole-tree pass."""
+    return tree_passes(reports, config).findings

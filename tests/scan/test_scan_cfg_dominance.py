@@ -11,7 +11,7 @@ import textwrap
 import libcst as cst
 import pytest
 
-from invariants.scan.cfg import ENTRY, EXIT, build_cfg
+from invariants.scan.rules.mesh001.cfg import ENTRY, EXIT, build_cfg
 
 GUARDS = ("may_answer",)
 

@@ -15,7 +15,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from invariants.scan.cfg import build_cfg
+from invariants.scan.rules.mesh001.cfg import build_cfg
 
 conditions = st.recursive(
     st.sampled_from(["d.may_answer()", "c()"]),

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from invariants.scan import engine
+from invariants.scan import rules as registry
 from invariants.scan.context import FileContext
 from invariants.scan.engine import analyze_source
 from invariants.scan.model import FileReport, ScanConfig
@@ -133,9 +133,9 @@ def test_a_rule_that_breaks_costs_only_itself(
 ) -> None:
     rules = tuple(
         dataclasses.replace(rule, check=_exploding(exc)) if rule.id == "MESH004" else rule
-        for rule in engine.ALL_RULES
+        for rule in registry.ALL_RULES
     )
-    monkeypatch.setattr(engine, "ALL_RULES", rules)
+    monkeypatch.setattr(registry, "ALL_RULES", rules)
     report = analyze(b"import asyncio\nasyncio.create_task(x())\nCACHE = {}\n")
     assert report.parsed
     assert [(f.rule, f.line) for f in report.findings] == [("MESH000", 1), ("MESH005", 3)]

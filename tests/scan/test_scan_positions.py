@@ -7,10 +7,10 @@ from pathlib import Path
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-import invariants.scan.cfg
+import invariants.scan.rules.mesh001.cfg
 from invariants.scan.positions import locate
 
-SAMPLE = Path(invariants.scan.cfg.__file__).read_text()
+SAMPLE = Path(invariants.scan.rules.mesh001.cfg.__file__).read_text()
 
 
 def _nodes(module: cst.Module) -> list[cst.CSTNode]:

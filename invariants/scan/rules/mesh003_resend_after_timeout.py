@@ -19,29 +19,47 @@ import libcst as cst
 
 from invariants.scan.context import CallRecord, FileContext, symbol_of
 from invariants.scan.names import child_blocks, last_part, matches_suffix, suite_body
+from invariants.scan.options import Names
 from invariants.scan.rules.spec import InvalidExample, Rule
 
 RULE_ID = "MESH003"
 
+NON_IDEMPOTENT_CALLS = Names(
+    "non_idempotent_calls",
+    ("deliver", "deliver_message", "route_message", "post", "send"),
+    "calls that must not run twice (matched on the last dotted component)",
+)
+TIMEOUT_PREDICATES = Names(
+    "timeout_predicates",
+    ("is_transient", "is_transient_failure"),
+    "predicates that admit a timeout",
+)
+TIMEOUT_EXCEPTIONS = Names(
+    "timeout_exceptions",
+    ("TimeoutError", "asyncio.TimeoutError"),
+    "exception types that mean a timeout",
+)
+
 
 def applies(ctx: FileContext) -> bool:
     config = ctx.config
-    names = "|".join(re.escape(last_part(name)) for name in config.non_idempotent_calls)
+    names = "|".join(re.escape(last_part(name)) for name in NON_IDEMPOTENT_CALLS.of(config))
     if not names or re.search(rf"\b(?:{names})\s*\(", ctx.text) is None:
         return False
-    triggers = (*config.timeout_predicates, *map(last_part, config.timeout_exceptions), "retry")
+    exceptions = map(last_part, TIMEOUT_EXCEPTIONS.of(config))
+    triggers = (*TIMEOUT_PREDICATES.of(config), *exceptions, "retry")
     return any(word in ctx.text for word in triggers)
 
 
 def _is_non_idempotent(ctx: FileContext, call: cst.Call) -> bool:
     func = call.func
     name = func.attr.value if isinstance(func, cst.Attribute) else ctx.name_of(func)
-    return name is not None and last_part(name) in ctx.config.non_idempotent_calls
+    return name is not None and last_part(name) in NON_IDEMPOTENT_CALLS.of(ctx.config)
 
 
 def _is_predicate(ctx: FileContext, expr: cst.BaseExpression) -> bool:
     name = ctx.name_of(expr)
-    return name is not None and last_part(name) in ctx.config.timeout_predicates
+    return name is not None and last_part(name) in TIMEOUT_PREDICATES.of(ctx.config)
 
 
 def _names_timeout(ctx: FileContext, expr: cst.BaseExpression | None) -> bool:
@@ -50,7 +68,7 @@ def _names_timeout(ctx: FileContext, expr: cst.BaseExpression | None) -> bool:
     if isinstance(expr, cst.Tuple):
         return any(_names_timeout(ctx, element.value) for element in expr.elements)
     name = ctx.name_of(expr)
-    return name is not None and matches_suffix(name, ctx.config.timeout_exceptions)
+    return name is not None and matches_suffix(name, TIMEOUT_EXCEPTIONS.of(ctx.config))
 
 
 def _inside(record: CallRecord, node: cst.CSTNode) -> bool:
@@ -188,7 +206,8 @@ def _helpers(ctx: FileContext) -> None:
                 and _is_non_idempotent(ctx, arg.body)
             )
             named = ctx.name_of(arg)
-            if sends or (named is not None and last_part(named) in ctx.config.non_idempotent_calls):
+            names = NON_IDEMPOTENT_CALLS.of(ctx.config)
+            if sends or (named is not None and last_part(named) in names):
                 ctx.report(
                     RULE_ID,
                     record.node,
@@ -205,7 +224,7 @@ def _sends(ctx: FileContext, call: cst.Call) -> bool:
         return True
     for arg in call.args:
         named = ctx.name_of(arg.value)
-        if named is not None and last_part(named) in ctx.config.non_idempotent_calls:
+        if named is not None and last_part(named) in NON_IDEMPOTENT_CALLS.of(ctx.config):
             return True
     return False
 
@@ -389,4 +408,13 @@ class Operation:
     ),
 )
 
-RULE = Rule(RULE_ID, applies, check, VALID, INVALID)
+RULE = Rule(
+    RULE_ID,
+    "resend-after-timeout",
+    "A non-idempotent call is retried on a predicate that admits timeouts.",
+    applies,
+    check,
+    VALID,
+    INVALID,
+    options=(NON_IDEMPOTENT_CALLS, TIMEOUT_PREDICATES, TIMEOUT_EXCEPTIONS,),
+)

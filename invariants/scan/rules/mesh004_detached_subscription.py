@@ -10,15 +10,25 @@ import libcst as cst
 
 from invariants.scan.context import FileContext
 from invariants.scan.names import last_part, matches_suffix
+from invariants.scan.options import Names
 from invariants.scan.rules.spec import InvalidExample, Rule
 from invariants.scan.rules.walk import all_statements
 
 RULE_ID = "MESH004"
 
+SUBSCRIPTION_CALLS = Names(
+    "subscription_calls",
+    (
+        "subscribe", "asyncio.create_task", "loop.create_task", "asyncio.ensure_future",
+        "create_task", "ensure_future",
+    ),
+    "calls that return a subscription or task handle",
+)
+
 
 def applies(ctx: FileContext) -> bool:
     return not ctx.is_test and any(
-        last_part(name) in ctx.text for name in ctx.config.subscription_calls
+        last_part(name) in ctx.text for name in SUBSCRIPTION_CALLS.of(ctx.config)
     )
 
 
@@ -30,7 +40,7 @@ def _target(ctx: FileContext, func: cst.BaseExpression) -> str | None:
 
 
 def check(ctx: FileContext) -> None:
-    patterns = ctx.config.subscription_calls
+    patterns = SUBSCRIPTION_CALLS.of(ctx.config)
     for statement, symbol in all_statements(ctx.module.body):
         if not isinstance(statement, cst.SimpleStatementLine):
             continue
@@ -92,4 +102,13 @@ def nack(router, failure):
     ),
 )
 
-RULE = Rule(RULE_ID, applies, check, VALID, INVALID)
+RULE = Rule(
+    RULE_ID,
+    "detached-subscription",
+    "A subscription or task handle is discarded.",
+    applies,
+    check,
+    VALID,
+    INVALID,
+    options=(SUBSCRIPTION_CALLS,),
+)

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 import networkx as nx
 
 from invariants.scan.model import FileReport
-from invariants.scan.targets import module_of
+from invariants.scan.rules.mesh001.targets import module_of
 
 
 def _last(name: str) -> str:

@@ -20,8 +20,8 @@ import networkx as nx
 
 from invariants.scan.model import CallSite, EmitSite, FileReport, Finding, ScanConfig
 from invariants.scan.names import last_part
-from invariants.scan.resolve import DefinitionIndex
-from invariants.scan.targets import function_id
+from invariants.scan.rules.mesh001.resolve import DefinitionIndex
+from invariants.scan.rules.mesh001.targets import function_id
 
 
 def _is_module_level(function: str) -> bool:

@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 import libcst as cst
 import networkx as nx
 
-from invariants.scan.guards import guarded_delivery
 from invariants.scan.names import suite_body
+from invariants.scan.rules.mesh001.guards import guarded_delivery
 
 ENTRY, EXIT = 0, 1
 
