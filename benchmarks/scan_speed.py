@@ -1,12 +1,18 @@
 """Measure the static scan against bare parsing, on the same files, and print the ratios.
 
     python benchmarks/scan_speed.py [DIR ...] [--limit N] [--repeat R] [--no-stdlib]
+    python benchmarks/scan_speed.py --verdict N [--seed S]
 
 Files: the running interpreter's standard library without its test folders, plus every
 directory given. Measured in one run: bare `libcst.parse_module`, bare `ast.parse`, a cold
 scan with all rules (one process), a cold scan with 2 jobs, and a warm (cached) rescan.
 Goals: cold <= 1.5x bare libcst; 2 jobs >= 1.7x faster than 1; warm <= 0.05x cold.
 A script, not a test: timings depend on the machine and its load.
+
+`--verdict N` is the long form of tests/scan/test_scan_verdict.py instead: N seeded byte
+mutations of standard-library modules (N >= 5000 for the documented run), each analysed
+and compared with CPython's compile() verdict (MESH000 exactly when compile rejects); it
+prints the number of disagreements, which should be 0.
 """
 
 from __future__ import annotations
@@ -15,6 +21,7 @@ import argparse
 import ast
 import dataclasses
 import os
+import random
 import sysconfig
 import tempfile
 import time
@@ -25,6 +32,7 @@ from pathlib import Path
 
 import libcst
 
+from invariants.scan.engine import analyze_source
 from invariants.scan.files import SourceFile, discover
 from invariants.scan.model import ScanConfig
 from invariants.scan.runner import ScanResult, scan
@@ -133,13 +141,74 @@ def measure(root: Path, config: ScanConfig, limit: int | None, repeat: int) -> N
     print(f"(ast.parse / libcst   {bare_ast / bare_cst:6.2f}x, for scale)")
 
 
+_MUTATION_BYTES = b"()[]{}:'\"\\\t \n\r#=*@\xff\xef\xbb\xbf\x00abc0"
+
+
+def mutate(source: bytes, rng: random.Random) -> bytes:
+    """One to three random byte edits (replace, insert, delete) from bytes that matter to
+    Python's grammar and to decoding."""
+    data = bytearray(source)
+    for _ in range(rng.randint(1, 3)):
+        at = rng.randrange(len(data) + 1)
+        action = rng.randrange(3)
+        if action == 0 and at < len(data):
+            data[at] = rng.choice(_MUTATION_BYTES)
+        elif action == 1:
+            data[at:at] = bytes([rng.choice(_MUTATION_BYTES)])
+        elif at < len(data):
+            del data[at]
+    return bytes(data)
+
+
+def cpython_rejects(source: bytes) -> bool:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            compile(source, "mutated.py", "exec", dont_inherit=True)  # compiled, never run
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            return True
+    return False
+
+
+def verdict_agreement(count: int, seed: int) -> int:
+    """Disagreements between MESH000 and compile() on `count` mutated stdlib modules."""
+    root = Path(sysconfig.get_paths()["stdlib"])
+    files = sorted(p for p in root.glob("**/*.py") if "test" not in p.parts)
+    files = [p for p in files if p.stat().st_size < 200_000]
+    rng = random.Random(seed)
+    config = ScanConfig()
+    rejected = not_analysed = disagreements = 0
+    started = time.perf_counter()
+    for index in range(count):
+        path = files[rng.randrange(len(files))]
+        source = mutate(path.read_bytes(), rng)
+        refused = cpython_rejects(source)
+        report = analyze_source("mutated.py", source, config, is_test=False)
+        reported = any(f.rule == "MESH000" for f in report.findings)
+        rejected += refused
+        not_analysed += bool(report.problems)
+        if reported != refused:
+            disagreements += 1
+            print(f"disagreement #{disagreements}: {path} (mutation {index}): "
+                  f"compile {'rejects' if refused else 'accepts'}, MESH000 {reported}")
+    print(f"== verdict: {count} mutated stdlib modules (seed {seed}) in "
+          f"{time.perf_counter() - started:.0f} s: {rejected} rejected by CPython, "
+          f"{not_analysed} not analysed, {disagreements} disagreements (goal 0)")
+    return disagreements
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("dirs", nargs="*", type=Path, help="more directories to measure")
     parser.add_argument("--limit", type=int, default=None, help="only the first N files of each")
     parser.add_argument("--no-stdlib", action="store_true", help="skip the standard library")
     parser.add_argument("--repeat", type=int, default=3, help="rounds; the best is reported")
+    parser.add_argument("--verdict", type=int, default=0, metavar="N",
+                        help="instead: compare MESH000 with compile() on N mutated modules")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the --verdict mutations")
     args = parser.parse_args(argv)
+    if args.verdict:
+        return 1 if verdict_agreement(args.verdict, args.seed) else 0
     default = ScanConfig()
     if not args.no_stdlib:
         stdlib = Path(sysconfig.get_paths()["stdlib"])

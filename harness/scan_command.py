@@ -2,7 +2,8 @@
 
 Exit codes: 0 clean; 1 findings or reported errors (malformed/unused suppressions, stale
 baseline entries, an emit-site count other than `expected_emit_sites`); 2 usage or
-configuration error, printed as one line naming the option, key or file.
+configuration error, printed as one line naming the option, key or file; 3 no finding and
+no other error, but files not analysed (`invariants.scan.problems.exit_status`).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from invariants.scan import baseline as baselines
 from invariants.scan.cache import DEFAULT_DIR
 from invariants.scan.config import ConfigError, ScanSettings, find_pyproject, load_settings
 from invariants.scan.model import RULES, Finding, ScanConfig
-from invariants.scan.problems import EMIT_SITE_COUNT, Problem
+from invariants.scan.problems import EMIT_SITE_COUNT, Problem, exit_status
 from invariants.scan.report import inventory_json, inventory_text, to_json, to_text
 from invariants.scan.runner import ScanResult, scan
 from invariants.scan.sarif import to_sarif
@@ -175,4 +176,4 @@ def _run(args: argparse.Namespace) -> int:
     else:
         rendered = to_text(findings, errors, result.stats, baselined=baselined)
     _emit(rendered, args.output)
-    return 1 if findings or errors else 0
+    return exit_status(bool(findings), errors)

@@ -16,9 +16,10 @@ import libcst as cst
 from invariants.scan.context import FileContext
 from invariants.scan.model import FileReport, Finding, ScanConfig
 from invariants.scan.names import source_lines
+from invariants.scan.problems import NOT_ANALYSED, Problem
 from invariants.scan.rules import registered
 from invariants.scan.rules.spec import TreeResult
-from invariants.scan.source import SourceProblem, cpython_syntax_problem, decode_source
+from invariants.scan.source import SourceProblem, cpython_verdict, screen, source_text
 
 
 def _problem(path: str, problem: SourceProblem, text: str | None = None) -> Finding:
@@ -29,29 +30,42 @@ def _problem(path: str, problem: SourceProblem, text: str | None = None) -> Find
     )
 
 
-def _parse(text: str) -> cst.Module | SourceProblem:
+def _not_analysed(path: str, why: str, line: int = 0) -> Problem:
+    return Problem(path, line, NOT_ANALYSED, f"not analysed: {why}")
+
+
+def _parse(text: str) -> cst.Module | tuple[str, int]:
+    """The tree, or why libcst refused a file CPython accepted (and the line)."""
     try:
         return cst.parse_module(text)
     except cst.ParserSyntaxError as exc:
-        # CPython places syntax errors better than libcst does.
-        better = cpython_syntax_problem(text)
-        return better or SourceProblem(
-            f"syntax error: {exc.message}", exc.raw_line, exc.raw_column + 1
-        )
-    except (RecursionError, MemoryError, ValueError) as exc:
-        return SourceProblem(f"cannot parse: {type(exc).__name__}: {exc}")
+        return f"libcst cannot parse it: {exc.message}", exc.raw_line
+    except (RecursionError, MemoryError, ValueError, SyntaxError) as exc:
+        return f"libcst cannot parse it: {type(exc).__name__}: {exc}", 0
 
 
 def analyze_source(path: str, source: bytes, config: ScanConfig, *, is_test: bool) -> FileReport:
-    """Parse `source` once and run every enabled rule that can apply. Never raises on bad input."""
+    """Parse `source` once and run every enabled rule that can apply. Never raises on bad input.
+
+    MESH000 is CPython's verdict (compile() rejects the file); a file CPython accepts that
+    libcst or its screens refuse is "not analysed", a scan error and not a finding."""
     report = FileReport(path=path)
-    text = decode_source(source, config.max_file_bytes)
-    module = text if isinstance(text, SourceProblem) else _parse(text)
-    if isinstance(module, SourceProblem) or isinstance(text, SourceProblem):
+    if len(source) > config.max_file_bytes:  # a read-level limit, as in `files.read_source`
         report.parsed = False
-        problem = module if isinstance(module, SourceProblem) else text
-        assert isinstance(problem, SourceProblem)
-        report.findings.append(_problem(path, problem, source.decode("utf-8", "replace")))
+        message = f"file is {len(source)} bytes, over max_file_bytes={config.max_file_bytes}"
+        report.findings.append(_problem(path, SourceProblem(message)))
+        return report
+    rejected = cpython_verdict(source, path)
+    if rejected is not None:
+        report.parsed = False
+        report.findings.append(_problem(path, rejected, source.decode("utf-8", "replace")))
+        return report
+    refused = screen(source)
+    text = source_text(source)
+    module = _parse(text) if refused is None else (refused.message, refused.line)
+    if not isinstance(module, cst.Module):
+        report.parsed = False
+        report.problems.append(_not_analysed(path, *module))
         return report
     ctx = FileContext(path, text, module, config, is_test)
     rules = [rule for rule in registered() if config.enabled(rule.id)]
@@ -64,9 +78,7 @@ def analyze_source(path: str, source: bytes, config: ScanConfig, *, is_test: boo
     try:
         ctx.finish(report)
     except RecursionError:
-        report.findings.append(
-            _problem(path, SourceProblem("file nests too deeply to place findings"))
-        )
+        report.problems.append(_not_analysed(path, "the file nests too deeply to place findings"))
     return report
 
 
@@ -77,13 +89,12 @@ def _guarded_run(
     try:
         work(ctx)
     except RecursionError:
-        report.findings.append(
-            _problem(ctx.path, SourceProblem(f"{rule} skipped: the file nests too deeply"))
+        report.problems.append(
+            _not_analysed(ctx.path, f"{rule} skipped: the file nests too deeply")
         )
     except Exception as exc:  # keep scanning the other rules and files
-        report.findings.append(
-            _problem(ctx.path, SourceProblem(f"{rule} failed: {type(exc).__name__}: {exc}"))
-        )
+        why = f"{rule} failed: {type(exc).__name__}: {exc}".splitlines()[0]
+        report.problems.append(_not_analysed(ctx.path, why))
 
 
 def tree_passes(reports: Sequence[FileReport], config: ScanConfig) -> TreeResult:

@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 
+from invariants.scan.problems import Problem
+
 # An option value as the configuration holds it: names, or a count (None when unset).
 OptionValue = tuple[str, ...] | int | None
 
@@ -154,3 +156,4 @@ class FileReport:
     calls: list[CallSite] = field(default_factory=list)
     parsed: bool = True
     definitions: list[Definition] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)  # "not analysed" scan errors

@@ -178,6 +178,7 @@ def scan(
         key=lambda site: (site.path, site.line, site.column),
     )
     errors = [problem for outcome in outcomes for problem in outcome.problems]
+    errors += [problem for report in reports for problem in report.problems]
     errors += applied.unused + tree.problems
     stats = ScanStats(
         files=len(discovery.files),

@@ -75,9 +75,11 @@ def test_a_worker_crash_costs_only_its_file(
     healthy = scan(["."], ScanConfig(), root=tree, jobs=jobs, cache_dir=None)
     monkeypatch.setattr(analysis, "analyze_source", crash_on("m07.py"))
     result = scan(["."], ScanConfig(), root=tree, jobs=jobs, cache_dir=tree / "cache")
-    crashed = [f for f in result.findings if f.path == "pkg1/m07.py"]
-    assert [(f.rule, f.message) for f in crashed] == [
-        ("MESH000", "cannot parse: the parser crashed on this file (its worker process died)")
+    assert [f for f in result.findings if f.path == "pkg1/m07.py"] == []
+    crashed = [e for e in result.errors if e.path == "pkg1/m07.py"]
+    assert [(e.kind, e.message) for e in crashed] == [
+        ("not-analysed",
+         "not analysed: the parser crashed on this file (its worker process died)")
     ]
     others = [f for f in result.findings if f.path != "pkg1/m07.py"]
     assert others == [f for f in healthy.findings if f.path != "pkg1/m07.py"]
@@ -119,9 +121,11 @@ def test_a_scanner_exception_costs_one_file(tree: Path, monkeypatch: pytest.Monk
     monkeypatch.setattr(analysis, "analyze_source", fragile)
     cache = tree / "cache"
     result = scan(["."], ScanConfig(), root=tree, cache_dir=cache)
-    failed = [f for f in result.findings if f.path == "pkg1/m01.py"]
-    assert [(f.rule, f.message) for f in failed] == [
-        ("MESH000", "scanner error: RecursionError: maximum recursion depth exceeded")
+    assert [f for f in result.findings if f.path == "pkg1/m01.py"] == []
+    failed = [e for e in result.errors if e.path == "pkg1/m01.py"]
+    assert [(e.kind, e.message) for e in failed] == [
+        ("not-analysed",
+         "not analysed: scanner error: RecursionError: maximum recursion depth exceeded")
     ]
     assert result.stats.parsed == 23
     # The failure is not cached: once the scanner is fixed the file is analysed again.
