@@ -1,8 +1,9 @@
 """Soundness of MESH001's dominance against execution: generated functions (if/elif,
 while/for with break/continue/else, try/except/finally, return, short-circuit and
-conditional conditions) are run under generated decisions. Whenever the analysis calls
-`target()` guarded, every run that reaches it must have seen `d.may_answer()` come out
-true first. (These are the property's own generated programs, not scanned code.)"""
+conditional conditions, guard flags `ok = d.may_answer()` and walrus tests) are run
+under generated decisions. Whenever the analysis calls `target()` guarded, every run that
+reaches it must have seen `d.may_answer()` come out true first. (These are the property's
+own generated programs, not scanned code.)"""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 from invariants.scan.rules.mesh001.cfg import build_cfg
 
 conditions = st.recursive(
-    st.sampled_from(["d.may_answer()", "c()"]),
+    st.sampled_from(["d.may_answer()", "c()", "ok", "(ok := d.may_answer())"]),
     lambda inner: st.one_of(
         inner.map(lambda x: f"not {x}"),
         st.tuples(inner, inner).map(lambda p: f"({p[0]} and {p[1]})"),
@@ -35,7 +36,8 @@ def _indent(lines: list[str]) -> list[str]:
 
 @st.composite
 def blocks(draw: st.DrawFn, depth: int = 0, in_loop: bool = False) -> list[str]:
-    simple = ["pass", "target()", "return", "boom()"] + (["break", "continue"] if in_loop else [])
+    simple = ["pass", "target()", "ok = d.may_answer()", "return", "boom()"]
+    simple += ["break", "continue"] if in_loop else []
     lines: list[str] = []
     for _ in range(draw(st.integers(1, 3))):
         kinds = ["simple", "guard"] + (["if", "while", "for", "try"] if depth < 3 else [])
@@ -43,7 +45,7 @@ def blocks(draw: st.DrawFn, depth: int = 0, in_loop: bool = False) -> list[str]:
         if kind == "simple":
             lines.append(draw(st.sampled_from(simple)))
         elif kind == "guard":  # the idiom itself, often enough to meet every construct
-            lines += ["if not d.may_answer():", "    " + draw(st.sampled_from(simple[2:]))]
+            lines += ["if not d.may_answer():", "    " + draw(st.sampled_from(simple[3:]))]
         elif kind == "if":
             lines += [f"if {draw(conditions)}:", *_indent(draw(blocks(depth + 1, in_loop)))]
             if draw(st.booleans()):
@@ -85,7 +87,7 @@ def static_guarded_targets(source: str) -> set[int]:
         if isinstance(node, cst.Expr) and id(node) in cfg.node_of:
             line = positions[node].start.line
             if lines[line - 1].strip() == "target()":
-                facts = cfg.dominating_facts(cfg.node_of[id(node)])
+                facts = cfg.facts_at(id(node))
                 if facts is not None and "d" in facts:
                     guarded.add(line)
     return guarded
@@ -120,7 +122,8 @@ def reached_unproved(source: str, decisions: list[bool]) -> set[int]:
 
     namespace = {"c": decide, "target": target, "boom": boom, "Boom": Boom}
     exec(compile(source, "<generated>", "exec"), namespace)
-    with contextlib.suppress(Exhausted, Boom):  # an early end: what ran still counts
+    # An early end (also reading `ok` before it is bound): what ran still counts.
+    with contextlib.suppress(Exhausted, Boom, NameError):
         namespace["f"](Delivery())
     return bad
 
@@ -138,6 +141,13 @@ def reached_unproved(source: str, decisions: list[bool]) -> set[int]:
         "    pass",
         "target()",
     ],
+    [True],
+)
+# An early return in a try with a finally guards what follows the try; an exception
+# before the check goes through the finally and on out, never past it.
+@example(
+    ["try:", "    boom()", "    if not d.may_answer():", "        return", "finally:",
+     "    pass", "target()"],
     [True],
 )
 def test_guarded_means_every_run_checked_first(body: list[str], decisions: list[bool]) -> None:

@@ -155,6 +155,46 @@ class Router(Base):
             return
         self.nack(d, error)
 """,
+    # a walrus test, alone, inside an `and`, and negated with an early return
+    """
+def report(d, error, enabled):
+    if (ok := d.may_answer()):
+        d.reply(DeliveryFailure(d, error))
+    if enabled and (ok2 := d.may_answer()):
+        d.reply(DeliveryFailure(d, error))
+    if not (x := d.may_answer()):
+        return
+    d.reply(DeliveryFailure(d, error))
+""",
+    # an early return inside a try with a finally: the finally does not fall through
+    """
+def report(d, error):
+    try:
+        if not d.may_answer():
+            return
+    finally:
+        log("checked")
+    d.reply(DeliveryFailure(d, error))
+""",
+    # a check kept in a variable bound once
+    """
+def report(d, error):
+    ok = d.may_answer()
+    if ok:
+        d.reply(DeliveryFailure(d, error))
+""",
+    # a check in a comprehension filter
+    """
+def report_all(deliveries, error):
+    return [DeliveryFailure(d, error) for d in deliveries if d.may_answer()]
+""",
+    # an awaited check
+    """
+async def report(d, error):
+    if not await d.may_answer():
+        return
+    await d.reply(DeliveryFailure(d, error))
+""",
 )
 
 INVALID: tuple[InvalidExample, ...] = (
@@ -344,6 +384,55 @@ def sweep(d):
     log(f"late: {nack(d, 0)}")
 """,
         (3,),
+    ),
+    (  # a walrus test does not guard through `or`, nor with the wrong polarity
+        """
+def report(d, error, force):
+    if (ok := d.may_answer()) or force:
+        d.reply(DeliveryFailure(d, error))
+    if (x := d.may_answer()):
+        return
+    d.reply(DeliveryFailure(d, error))
+""",
+        (4, 7),
+    ),
+    (  # the finally runs on the early return too: a check in the try does not guard it
+        """
+def report(d, error):
+    try:
+        if not d.may_answer():
+            return
+    finally:
+        d.reply(DeliveryFailure(d, error))
+""",
+        (7,),
+    ),
+    (  # a check kept in a variable that is bound again
+        """
+def report(d, error, force):
+    ok = d.may_answer()
+    ok = ok or force
+    if ok:
+        d.reply(DeliveryFailure(d, error))
+""",
+        (6,),
+    ),
+    (  # a comprehension filter on another delivery, or negated
+        """
+def report_all(deliveries, other, error):
+    first = [DeliveryFailure(d, error) for d in deliveries if other.may_answer()]
+    return first + [DeliveryFailure(d, error) for d in deliveries if not d.may_answer()]
+""",
+        (3, 4),
+    ),
+    (  # an awaited check with the wrong polarity
+        """
+async def report(d, error):
+    if await d.may_answer():
+        return
+    await d.reply(DeliveryFailure(d, error))
+""",
+        (5,),
     ),
 )
 

@@ -58,17 +58,16 @@ def guards_at(ctx: FileContext, record: CallRecord) -> dict[str, cst.Call]:
     if function is None or statement is None:
         return known
     cfg = cfg_of(ctx, function)
-    node = cfg.node_of.get(id(statement))
-    if node is None:  # a decorator or default argument: runs outside the function body
+    if id(statement) not in cfg.node_of:  # a decorator or default argument: runs outside
         return known
-    known = {**(cfg.dominating_facts(node) or {}), **known}
+    known = {**(cfg.facts_at(id(statement)) or {}), **known}
     # A closure runs only after its `def` has: what guards the def guards its body.
     nested = [n for n in record.ancestors if isinstance(n, cst.FunctionDef)]
     for inner, outer in itertools.pairwise(reversed(nested)):
-        definition = cfg_of(ctx, outer).node_of.get(id(inner))
-        if definition is None:
+        outer_cfg = cfg_of(ctx, outer)
+        if id(inner) not in outer_cfg.node_of:
             break
-        known = {**(cfg_of(ctx, outer).dominating_facts(definition) or {}), **known}
+        known = {**(outer_cfg.facts_at(id(inner)) or {}), **known}
     return known
 
 
