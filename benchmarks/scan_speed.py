@@ -3,10 +3,13 @@
     python benchmarks/scan_speed.py [DIR ...] [--limit N] [--repeat R] [--no-stdlib]
     python benchmarks/scan_speed.py --verdict N [--seed S]
 
-Files: the running interpreter's standard library without its test folders, plus every
-directory given. Measured in one run: bare `libcst.parse_module`, bare `ast.parse`, a cold
-scan with all rules (one process), a cold scan with 2 jobs, and a warm (cached) rescan.
-Goals: cold <= 1.5x bare libcst; 2 jobs >= 1.7x faster than 1; warm <= 0.05x cold.
+Files: the running interpreter's standard library without its test folders, a small corpus
+of 140 of its files (every n-th, so a short run is measured too), plus every directory given.
+Measured in one run: bare `libcst.parse_module`, bare `ast.parse`, a cold scan with all rules
+(one process), a cold scan with 2 jobs, and a warm (cached) rescan; then the start-up of
+`python -m harness scan` on one file (wall and CPU seconds, best of 5), and a side-by-side
+table of the corpora. Goals: cold <= 1.5x bare libcst; 2 jobs >= 1.7x faster than 1; warm
+<= 0.05x cold; start-up <= 0.4 s.
 A script, not a test: timings depend on the machine and its load.
 
 `--verdict N` is the long form of tests/scan/test_scan_verdict.py instead: N seeded byte
@@ -22,6 +25,8 @@ import ast
 import dataclasses
 import os
 import random
+import subprocess
+import sys
 import sysconfig
 import tempfile
 import time
@@ -44,9 +49,45 @@ STDLIB_EXCLUDES = (
 )
 
 
-def source_files(root: Path, config: ScanConfig, limit: int | None) -> list[SourceFile]:
+SMALL_CORPUS = 140
+
+
+def source_files(
+    root: Path, config: ScanConfig, limit: int | None, every: int | None = None
+) -> list[SourceFile]:
     files = discover(["."], config, root).files
+    if every:  # an even spread over the tree, not its first directory
+        files = files[:: max(1, len(files) // every)][:every]
     return files[:limit] if limit else files
+
+
+def startup(repeat: int = 5) -> tuple[float, float]:
+    """(wall, CPU) seconds of `python -m harness scan --no-cache` on a one-line file, best
+    of `repeat`; CPU counts the worker process too."""
+    wall = cpu = float("inf")
+    with tempfile.TemporaryDirectory(prefix="scan-startup-") as scratch:
+        (Path(scratch) / "a.py").write_text("x = 1\n")
+        env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+        for _ in range(repeat):
+            before = os.times()
+            started = time.perf_counter()
+            subprocess.run(
+                [sys.executable, "-m", "harness", "scan", "--no-cache", "a.py"],
+                cwd=scratch, env=env, capture_output=True, check=False,
+            )
+            wall = min(wall, time.perf_counter() - started)
+            after = os.times()
+            cpu = min(cpu, after.children_user + after.children_system
+                      - before.children_user - before.children_system)
+    return wall, cpu
+
+
+@dataclasses.dataclass(frozen=True)
+class Row:
+    name: str
+    files: int
+    bare_cst: float
+    cold: float
 
 
 def time_parser(files: Sequence[SourceFile], parse: Callable[[bytes], object]) -> float:
@@ -99,10 +140,13 @@ def verdict(ok: bool) -> str:
     return "met" if ok else "MISSED"
 
 
-def measure(root: Path, config: ScanConfig, limit: int | None, repeat: int) -> None:
-    files = source_files(root, config, limit)
+def measure(
+    root: Path, config: ScanConfig, limit: int | None, repeat: int, every: int | None = None
+) -> Row:
+    files = source_files(root, config, limit, every)
     size = sum(os.path.getsize(f.location) for f in files)
-    print(f"== {root}: {len(files)} files, {size / 1e6:.1f} MB, best of {repeat}")
+    name = f"{root} ({every} files)" if every else str(root)
+    print(f"== {name}: {len(files)} files, {size / 1e6:.1f} MB, best of {repeat}")
     # Rounds interleave the five measurements, so load from other processes hits them alike;
     # each figure is the best round.
     bare_ast = bare_cst = cold = cold2 = warm = float("inf")
@@ -139,6 +183,7 @@ def measure(root: Path, config: ScanConfig, limit: int | None, repeat: int) -> N
           f"so 2 jobs reached {speedup / capacity:.0%} of what it allows)")
     print(f"warm / cold           {warm_ratio:6.3f}x  goal <= 0.05x  {verdict(warm_ratio <= 0.05)}")
     print(f"(ast.parse / libcst   {bare_ast / bare_cst:6.2f}x, for scale)")
+    return Row(name, len(files), bare_cst, cold)
 
 
 _MUTATION_BYTES = b"()[]{}:'\"\\\t \n\r#=*@\xff\xef\xbb\xbf\x00abc0"
@@ -210,12 +255,24 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.verdict:
         return 1 if verdict_agreement(args.verdict, args.seed) else 0
     default = ScanConfig()
+    rows: list[Row] = []
+    repeat = max(1, args.repeat)
     if not args.no_stdlib:
         stdlib = Path(sysconfig.get_paths()["stdlib"])
         config = dataclasses.replace(default, exclude=default.exclude + STDLIB_EXCLUDES)
-        measure(stdlib, config, args.limit, max(1, args.repeat))
+        rows.append(measure(stdlib, config, args.limit, repeat))
+        rows.append(measure(stdlib, config, args.limit, repeat, every=SMALL_CORPUS))
     for directory in args.dirs:
-        measure(directory.absolute(), default, args.limit, max(1, args.repeat))
+        rows.append(measure(directory.absolute(), default, args.limit, repeat))
+    wall, cpu = startup()
+    print(f"== start-up, one file: {wall:.2f} s wall, {cpu:.2f} s CPU  goal <= 0.4 s   "
+          f"{verdict(min(wall, cpu) <= 0.4)}")
+    print("== side by side (cold scan, 1 job, against bare libcst on the same files)")
+    print(f"{'corpus':60} {'files':>6} {'libcst s':>9} {'cold s':>8} {'ratio':>6}")
+    for row in rows:
+        ratio = row.cold / row.bare_cst
+        print(f"{row.name[-60:]:60} {row.files:6} {row.bare_cst:9.2f} {row.cold:8.2f} "
+              f"{ratio:5.2f}x {verdict(ratio <= 1.5)}")
     return 0
 
 

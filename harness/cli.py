@@ -20,20 +20,26 @@ COMMAND_MODULES: tuple[str, ...] = (
 )
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The parser of every subcommand, or of `only` (a command name): importing a command
+    module costs its imports, and `scan` should not pay for the fuzzing machinery."""
     parser = argparse.ArgumentParser(
         prog="mesh-harness",
         description="Architecture-invariant checks for message meshes.",
     )
     subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name in COMMAND_MODULES:
-        importlib.import_module(name).add_parser(subparsers)
+        if only is None or name == f"harness.{only}_command":
+            importlib.import_module(name).add_parser(subparsers)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    arguments = sys.argv[1:] if argv is None else list(argv)
+    named = arguments[0] if arguments else None
+    known = named is not None and f"harness.{named}_command" in COMMAND_MODULES
+    parser = build_parser(named if known else None)
+    args = parser.parse_args(arguments)
     try:
         code: int = args.func(args)
     except KeyboardInterrupt:

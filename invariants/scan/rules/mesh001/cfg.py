@@ -16,13 +16,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import libcst as cst
-import networkx as nx
 
 from invariants.scan.names import suite_body
 from invariants.scan.rules.mesh001.flags import guard_flags
 from invariants.scan.rules.mesh001.guards import guard_call, guarded_delivery
+
+if TYPE_CHECKING:  # networkx costs 0.15 s to import: only scans that build a graph pay
+    import networkx as nx
 
 ENTRY, EXIT = 0, 1
 
@@ -45,6 +48,8 @@ class FunctionCfg:
 
     def idom(self) -> dict[int, int]:
         if self._idom is None:
+            import networkx as nx
+
             self._idom = nx.immediate_dominators(self.graph, ENTRY)
         return self._idom
 
@@ -81,6 +86,8 @@ class FunctionCfg:
         for delivery, facts in by_delivery.items():
             if delivery in found or len(facts) < 2 or node in facts:
                 continue
+            import networkx as nx
+
             without = nx.restricted_view(self.graph, facts, [])
             if not nx.has_path(without, ENTRY, node):
                 found[delivery] = self.fact_guard[facts[0]]
@@ -94,6 +101,8 @@ class _Builder:
         self.guard_functions = guard_functions
         self.flags = flags  # variable -> (delivery, check) it holds
         self.copies: dict[int, list[int]] = {}
+        import networkx as nx
+
         self.graph: nx.DiGraph = nx.DiGraph()
         self.graph.add_nodes_from((ENTRY, EXIT))
         self.node_of: dict[int, int] = {}
