@@ -214,6 +214,10 @@ class FileContext:
     def report(self, rule: str, node: cst.CSTNode, message: str, symbol: str) -> None:
         self._findings.append(_Pending(rule, node, message, symbol))
 
+    def reported(self, rule: str, node: cst.CSTNode) -> bool:
+        """Has `rule` already reported `node` (two of its shapes may meet one call)?"""
+        return any(p.rule == rule and p.node is node for p in self._findings)
+
     def emit_site(self, node: cst.CSTNode, symbol: str, guard: cst.CSTNode | None) -> None:
         self._emits.append(_PendingEmit(node, symbol, guard))
 
