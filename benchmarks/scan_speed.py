@@ -16,6 +16,10 @@ A script, not a test: timings depend on the machine and its load.
 mutations of standard-library modules (N >= 5000 for the documented run), each analysed
 and compared with CPython's compile() verdict (MESH000 exactly when compile rejects); it
 prints the number of disagreements, which should be 0.
+
+`--memory BYTES` instead builds a file of about BYTES from standard-library modules and
+prints the peak RSS of analysing it in a fresh process (goal <= 300 MB at the default
+`max_file_bytes`).
 """
 
 from __future__ import annotations
@@ -242,6 +246,39 @@ def verdict_agreement(count: int, seed: int) -> int:
     return disagreements
 
 
+_RSS_PROBE = """
+import resource, sys
+from invariants.scan.engine import analyze_source
+from invariants.scan.model import ScanConfig
+source = open(sys.argv[1], "rb").read()
+config = ScanConfig(max_file_bytes=max(len(source), 1))
+report = analyze_source("big.py", source, config, is_test=False)
+print(report.parsed, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+"""
+
+
+def peak_rss(size: int) -> None:
+    """Peak RSS of analysing one file of about `size` bytes of real code."""
+    root = Path(sysconfig.get_paths()["stdlib"])
+    data = bytearray()
+    for path in sorted(root.glob("*.py")):
+        chunk = path.read_bytes()
+        if b"__future__" in chunk or cpython_rejects(chunk) or len(data) + len(chunk) > size:
+            continue  # a __future__ import must come first: leave those out
+        data += chunk + b"\n"
+    with tempfile.TemporaryDirectory(prefix="scan-rss-") as scratch:
+        big = Path(scratch) / "big.py"
+        big.write_bytes(bytes(data))
+        env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+        done = subprocess.run([sys.executable, "-c", _RSS_PROBE, str(big)], env=env,
+                              capture_output=True, text=True, check=True)
+    parsed, kilobytes = done.stdout.split()
+    megabytes = int(kilobytes) / 1024
+    print(f"== memory: one file of {len(data) / 1e6:.2f} MB (parsed: {parsed}): peak RSS "
+          f"{megabytes:.0f} MB, {megabytes * 2**20 / len(data):.0f} bytes per source byte; "
+          f"goal <= 300 MB at the default max_file_bytes={ScanConfig().max_file_bytes}")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("dirs", nargs="*", type=Path, help="more directories to measure")
@@ -251,7 +288,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--verdict", type=int, default=0, metavar="N",
                         help="instead: compare MESH000 with compile() on N mutated modules")
     parser.add_argument("--seed", type=int, default=0, help="seed of the --verdict mutations")
+    parser.add_argument("--memory", type=int, default=0, metavar="BYTES",
+                        help="instead: peak RSS of analysing one file of about BYTES")
     args = parser.parse_args(argv)
+    if args.memory:
+        peak_rss(args.memory)
+        return 0
     if args.verdict:
         return 1 if verdict_agreement(args.verdict, args.seed) else 0
     default = ScanConfig()

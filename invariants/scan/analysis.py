@@ -39,6 +39,8 @@ def prepare(
 ) -> FileOutcome | Pending:
     """The finished outcome when the file is unusable or cached, else the work left to do."""
     read = read_source(file, config)
+    if read.skipped is not None:
+        return FileOutcome(FileReport(file.path, parsed=False, problems=[read.skipped]))
     if read.source is None:
         problem = read.problem or Finding("MESH000", file.path, 1, 1, 1, "cannot read", "", "")
         return _unusable(file, problem)

@@ -50,10 +50,10 @@ def analyze_source(path: str, source: bytes, config: ScanConfig, *, is_test: boo
     MESH000 is CPython's verdict (compile() rejects the file); a file CPython accepts that
     libcst or its screens refuse is "not analysed", a scan error and not a finding."""
     report = FileReport(path=path)
-    if len(source) > config.max_file_bytes:  # a read-level limit, as in `files.read_source`
+    if len(source) > config.max_file_bytes:  # the scan's own limit, as in `files.read_source`
         report.parsed = False
-        message = f"file is {len(source)} bytes, over max_file_bytes={config.max_file_bytes}"
-        report.findings.append(_problem(path, SourceProblem(message)))
+        why = f"file is {len(source)} bytes, over max_file_bytes={config.max_file_bytes}"
+        report.problems.append(_not_analysed(path, why))
         return report
     rejected = cpython_verdict(source, path)
     if rejected is not None:

@@ -71,8 +71,9 @@ def test_declared_latin1_file_is_scanned() -> None:
 
 def test_too_large_file() -> None:
     config = ScanConfig(max_file_bytes=100)
-    _, _, message = only_error(analyze(b"x = 1\n" * 100, config=config))
+    _, message = only_not_analysed(analyze(b"x = 1\n" * 100, config=config))
     assert "max_file_bytes=100" in message
+    assert analyze(b"x = 1\n" * 16, config=config).parsed  # negative control: 96 bytes
 
 
 @pytest.mark.parametrize("opener", ["(", "[", "{", "f("])
