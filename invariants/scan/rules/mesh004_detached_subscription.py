@@ -6,9 +6,11 @@ code that started it (a NACK that runs after a stop). Production code only.
 `subscribe(...)` returns a handle only by the observer convention (Rx and its kin): it is
 given something to call back (a lambda, a function or method of the file, a builtin such
 as `print`, an `on_*`/`*_handler`/`*_callback` name, an `on_next=`/`observer=`-style
-keyword, or an `Observer(...)`/`Subscriber(...)` object). A `subscribe` that takes data
-(`consumer.subscribe(topics)`, `SubscriptionState.subscribe(topics=...)`) registers
-interest and returns nothing worth keeping, so it is not flagged. A task started in an
+keyword, or an `Observer(...)`/`Subscriber(...)` object), or the scheduler to run on
+(`operation.subscribe(self.mesh.scheduler)`, the reference mesh's legs; Rx's
+`scheduler=`). A `subscribe` that takes data (`consumer.subscribe(topics)`,
+`SubscriptionState.subscribe(topics=...)`) registers interest and returns nothing worth
+keeping, so it is not flagged. A task started in an
 `async with asyncio.TaskGroup() as tg:` block (`tg.create_task(...)`) is owned by the group,
 which awaits it, so it is not detached either.
 """
@@ -26,10 +28,15 @@ from invariants.scan.rules.spec import InvalidExample, Rule
 from invariants.scan.rules.walk import all_statements
 
 _CALLBACK_KEYWORDS = frozenset(
-    {"on_next", "on_error", "on_completed", "observer", "callback", "handler", "listener"}
+    {"on_next", "on_error", "on_completed", "observer", "callback", "handler", "listener",
+     "scheduler"}
 )
-_CALLBACK_SUFFIXES = ("_handler", "_callback", "_listener", "Observer", "Subscriber")
-_CALLBACK_NAMES = frozenset({"handler", "callback", "listener", "observer", "subscriber"})
+_CALLBACK_SUFFIXES = (
+    "_handler", "_callback", "_listener", "_scheduler", "Observer", "Subscriber", "Scheduler",
+)
+_CALLBACK_NAMES = frozenset(
+    {"handler", "callback", "listener", "observer", "subscriber", "scheduler"}
+)
 
 RULE_ID = "MESH004"
 
@@ -236,8 +243,10 @@ class Node:
         stream.subscribe(ItemObserver(self))
         stream.subscribe(partial(self.on_item, d))
         stream.subscribe(self.item_handler)
+        operation.subscribe(self.mesh.scheduler)
+        stream.subscribe(scheduler=self.loop_scheduler)
 """,
-        (9, 10, 11, 12, 13),
+        (9, 10, 11, 12, 13, 14, 15),
     ),
     (  # a task outside the group's block, or started on another loop, is detached
         """
