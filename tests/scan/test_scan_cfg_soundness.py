@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import sys
 import textwrap
+from types import FrameType
 
 import libcst as cst
 from hypothesis import example, given, settings
@@ -120,11 +121,25 @@ def reached_unproved(source: str, decisions: list[bool]) -> set[int]:
         if decide():
             raise Boom
 
+    def bounded(frame: FrameType, event: str, arg: object) -> object:
+        # `while ok:` decides nothing per round: count executed lines too, so every
+        # generated program ends
+        if frame.f_code.co_filename == "<generated>" and event == "line":
+            steps[0] += 1
+            if steps[0] > 2000:
+                raise Exhausted
+        return bounded
+
     namespace = {"c": decide, "target": target, "boom": boom, "Boom": Boom}
     exec(compile(source, "<generated>", "exec"), namespace)
     # An early end (also reading `ok` before it is bound): what ran still counts.
-    with contextlib.suppress(Exhausted, Boom, NameError):
-        namespace["f"](Delivery())
+    previous = sys.gettrace()
+    sys.settrace(bounded)
+    try:
+        with contextlib.suppress(Exhausted, Boom, NameError):
+            namespace["f"](Delivery())
+    finally:
+        sys.settrace(previous)
     return bad
 
 
@@ -158,6 +173,13 @@ def test_guarded_means_every_run_checked_first(body: list[str], decisions: list[
         return  # e.g. `continue` in a finally block on old grammars
     guarded = static_guarded_targets(source)
     assert not (guarded & reached_unproved(source, decisions)), textwrap.indent(source, "  ")
+
+
+def test_a_loop_on_a_flag_ends() -> None:
+    # `while ok:` with nothing decided inside: the line budget ends the run
+    source = "def f(d):\n    ok = d.may_answer()\n    while ok:\n        target()\n"
+    assert reached_unproved(source, [True]) == set()
+    assert static_guarded_targets(source) == {4}
 
 
 def test_the_oracle_catches_an_unguarded_target() -> None:
