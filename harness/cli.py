@@ -14,29 +14,36 @@ from collections.abc import Sequence
 
 from invariants.scan.config import ConfigError
 
-COMMAND_MODULES: tuple[str, ...] = (
-    "harness.jobs.scan.command",
-    "harness.jobs.fuzz.command",
-    "harness.jobs.prove.command",
-    "harness.jobs.check.command",
-    "harness.jobs.adapter_check.command",
-)
+# Command name -> the module that registers it, in the order `--help` lists them.
+COMMANDS: dict[str, str] = {
+    "scan": "harness.jobs.scan.command",
+    "fuzz": "harness.jobs.fuzz.command",
+    "prove": "harness.jobs.prove.command",
+    "check": "harness.jobs.check.command",
+    "adapter-check": "harness.jobs.adapter_check.command",
+}
+COMMAND_MODULES: tuple[str, ...] = tuple(COMMANDS.values())
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The parser of every subcommand, or of `only` (a command name): importing a command
+    module costs its imports, and `scan` should not pay for the fuzzing machinery."""
     parser = argparse.ArgumentParser(
         prog="mesh-harness",
         description="Architecture-invariant checks for message meshes.",
     )
     subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for name in COMMAND_MODULES:
-        importlib.import_module(name).add_parser(subparsers)
+    for command, module in COMMANDS.items():
+        if only is None or command == only:
+            importlib.import_module(module).add_parser(subparsers)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    arguments = sys.argv[1:] if argv is None else list(argv)
+    named = arguments[0] if arguments else None
+    parser = build_parser(named if named in COMMANDS else None)
+    args = parser.parse_args(arguments)
     try:
         code: int = args.func(args)
     except ConfigError as exc:  # a bad setting, from any job: the same one line everywhere

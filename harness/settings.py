@@ -36,7 +36,8 @@ from invariants.scan.config import (
     find_pyproject,
     settings_from_table,
 )
-from invariants.scan.model import RULES, ScanConfig
+from invariants.scan.model import ScanConfig
+from invariants.scan.rules import RULES
 
 DEFAULT_PROFILE = "ci"
 

@@ -10,7 +10,7 @@ from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from invariants.scan.model import RULES
+from invariants.scan.rules import RULES
 
 
 @dataclass

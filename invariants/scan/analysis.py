@@ -13,6 +13,7 @@ from invariants.scan.engine import analyze_source
 from invariants.scan.files import SourceFile, read_source
 from invariants.scan.model import FileReport, Finding, ScanConfig
 from invariants.scan.outcome import FileOutcome
+from invariants.scan.problems import NOT_ANALYSED, Problem
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,11 +29,18 @@ def _unusable(file: SourceFile, finding: Finding) -> FileOutcome:
     return FileOutcome(FileReport(file.path, findings=[finding], parsed=False))
 
 
+def _not_analysed(file: SourceFile, message: str) -> FileOutcome:
+    problem = Problem(file.path, 0, NOT_ANALYSED, message)
+    return FileOutcome(FileReport(file.path, parsed=False, problems=[problem]))
+
+
 def prepare(
     file: SourceFile, config: ScanConfig, cache: ResultCache | None
 ) -> FileOutcome | Pending:
     """The finished outcome when the file is unusable or cached, else the work left to do."""
     read = read_source(file, config)
+    if read.skipped is not None:
+        return FileOutcome(FileReport(file.path, parsed=False, problems=[read.skipped]))
     if read.source is None:
         problem = read.problem or Finding("MESH000", file.path, 1, 1, 1, "cannot read", "", "")
         return _unusable(file, problem)
@@ -47,8 +55,8 @@ def analyze(work: Pending, config: ScanConfig, cache: ResultCache | None) -> Fil
     try:
         report = analyze_source(path, work.source, config, is_test=work.file.is_test)
     except Exception as exc:  # a scanner bug must cost one file, not the run; never cached
-        reason = f"scanner error: {type(exc).__name__}: {exc}".splitlines()[0]
-        return _unusable(work.file, Finding("MESH000", path, 1, 1, 1, reason, "", ""))
+        reason = f"not analysed: scanner error: {type(exc).__name__}: {exc}".splitlines()[0]
+        return _not_analysed(work.file, reason)
     suppressions, problems = suppress.extract(path, work.source)
     outcome = FileOutcome(report, suppressions, problems)
     if cache is not None and work.key:
@@ -59,5 +67,6 @@ def analyze(work: Pending, config: ScanConfig, cache: ResultCache | None) -> Fil
 def crashed(work: Pending) -> FileOutcome:
     """The outcome of a file whose analysis killed its worker process (a native parser crash,
     e.g. a stack overflow on pathologically deep nesting)."""
-    message = "cannot parse: the parser crashed on this file (its worker process died)"
-    return _unusable(work.file, Finding("MESH000", work.file.path, 1, 1, 1, message, "", ""))
+    # Only files CPython accepted reach the parser, so this is never a MESH000 finding.
+    message = "not analysed: the parser crashed on this file (its worker process died)"
+    return _not_analysed(work.file, message)

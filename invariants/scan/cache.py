@@ -37,8 +37,10 @@ from invariants.scan.outcome import FileOutcome
 from invariants.scan.problems import Problem
 from invariants.scan.suppress import Suppression
 
-# Bumped whenever the cached per-file facts change shape (3: call targets, definitions).
-CACHE_FORMAT = "mesh-harness-scan-cache/3"
+# Bumped whenever the cached per-file facts or the key change shape (3: call targets,
+# definitions; 4: rule options keyed in the configuration's `options`; 5: the report's
+# "not analysed" problems).
+CACHE_FORMAT = "mesh-harness-scan-cache/5"
 DEFAULT_DIR = ".harness-cache"
 
 T = TypeVar("T")
@@ -151,6 +153,7 @@ def outcome_to_json(outcome: FileOutcome) -> dict[str, Any]:
         "emit_sites": _rows(report.emit_sites),
         "calls": _rows(report.calls),
         "definitions": _rows(report.definitions),
+        "report_problems": _rows(report.problems),
         "suppressions": _rows(outcome.suppressions),
         "problems": _rows(outcome.problems),
     }
@@ -169,6 +172,7 @@ def outcome_from_json(data: object) -> FileOutcome:
         calls=_from_rows(CallSite, data["calls"]),
         parsed=data["parsed"],
         definitions=_from_rows(Definition, data["definitions"]),
+        problems=_from_rows(Problem, data["report_problems"]),
     )
     return FileOutcome(
         report=report,
@@ -178,8 +182,8 @@ def outcome_from_json(data: object) -> FileOutcome:
 
 
 _OUTCOME_KEYS = frozenset(
-    {"path", "parsed", "findings", "emit_sites", "calls", "definitions", "suppressions",
-     "problems"}
+    {"path", "parsed", "findings", "emit_sites", "calls", "definitions", "report_problems",
+     "suppressions", "problems"}
 )
 
 

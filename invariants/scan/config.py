@@ -1,7 +1,8 @@
 """Load the scanner's configuration from `[tool.harness]` in the scanned repo's pyproject.toml.
 
-Keys are the `ScanConfig` field names in snake_case (`expected_emit_sites`, `test_globs`, …).
-A kebab-case spelling is rejected with a hint, so a typo can never silently fall back to a
+Keys are the `ScanConfig` field names (`paths`, `test_globs`, …) and the options each rule
+record declares (`expected_emit_sites`, `guard_functions`, …), in snake_case. A kebab-case
+spelling is rejected with a hint, so a typo can never silently fall back to a
 default. Keys owned by other parts of the harness (the pytest plugin, the dynamic checks) are
 listed in `OTHER_KEYS` and skipped here; the scan command's own settings (`baseline`,
 `cache_dir`) are returned beside the `ScanConfig`.
@@ -15,7 +16,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from invariants.scan.model import RULES, ScanConfig
+from invariants.scan.model import OptionValue, RuleOptions, ScanConfig
+from invariants.scan.options import OptionError, parse_count, parse_names
+from invariants.scan.rules import RULES, option_table
 
 # Keys of `[tool.harness]` that belong to other parts of the harness, not to the scanner.
 OTHER_KEYS: frozenset[str] = frozenset(
@@ -44,31 +47,29 @@ class ScanSettings:
 
 
 def _field_types() -> dict[str, str]:
-    return {f.name: str(f.type) for f in dataclasses.fields(ScanConfig)}
+    return {f.name: str(f.type) for f in dataclasses.fields(ScanConfig) if f.name != "options"}
 
 
 def _fail(source: Path, key: str, problem: str) -> ConfigError:
     return ConfigError(f"{source}: [tool.harness] {key}: {problem}")
 
 
-def _string_tuple(source: Path, key: str, value: object) -> tuple[str, ...]:
-    if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
-        raise _fail(source, key, f"expected an array of strings, got {value!r}")
-    if key in _RULE_LIST_KEYS:
-        unknown = [item for item in value if item.upper() not in RULES]
-        if unknown:
-            raise _fail(source, key, f"unknown rule id {unknown[0]!r} (known: {', '.join(RULES)})")
-        return tuple(item.upper() for item in value)
-    return tuple(value)
+def _rule_ids(value: tuple[str, ...]) -> tuple[str, ...]:
+    unknown = [item for item in value if item.upper() not in RULES]
+    if unknown:
+        raise OptionError(f"unknown rule id {unknown[0]!r} (known: {', '.join(RULES)})")
+    return tuple(item.upper() for item in value)
 
 
-def _integer(source: Path, key: str, value: object, *, minimum: int) -> int:
-    # bool is an int subclass; `true` is never a count.
-    if not isinstance(value, int) or isinstance(value, bool):
-        raise _fail(source, key, f"expected an integer, got {value!r}")
-    if value < minimum:
-        raise _fail(source, key, f"must be at least {minimum}, got {value}")
-    return value
+def _field_value(key: str, kind: str, value: object) -> object:
+    """A `ScanConfig` field's value; raises OptionError."""
+    if kind.startswith("tuple[str, ...]"):
+        names = parse_names(value)
+        return _rule_ids(names) if key in _RULE_LIST_KEYS else names
+    if kind == "int":
+        return parse_count(value, minimum=int(key in _POSITIVE_KEYS))
+    # a field type without a loader rule: refuse rather than guess
+    raise OptionError("not configurable from pyproject.toml")
 
 
 def _command_setting(source: Path, key: str, value: object) -> str:
@@ -82,29 +83,29 @@ def settings_from_table(
 ) -> ScanSettings:
     """Validate a `[tool.harness]` table; every problem names `source` and the key."""
     types = _field_types()
+    rule_options = option_table()
     skipped = OTHER_KEYS | frozenset(other_keys)
     values: dict[str, object] = {}
+    options: dict[str, OptionValue] = {}
     command: dict[str, str] = {}
     for key, value in table.items():
         if key in skipped:
             continue
-        if key in COMMAND_KEYS:
-            command[key] = _command_setting(source, key, value)
-        elif key not in types:
-            snake = key.replace("-", "_")
-            hint = f" (did you mean {snake!r}?)" if snake in types or snake in COMMAND_KEYS else ""
-            raise _fail(source, key, f"unknown key{hint}")
-        elif types[key] == "tuple[str, ...]":
-            values[key] = _string_tuple(source, key, value)
-        elif types[key] in ("int", "int | None"):
-            values[key] = _integer(source, key, value, minimum=int(key in _POSITIVE_KEYS))
-        elif types[key] == "bool":
-            if not isinstance(value, bool):
-                raise _fail(source, key, f"expected true or false, got {value!r}")
-            values[key] = value
-        else:  # a field type without a loader rule: refuse rather than guess
-            raise _fail(source, key, "not configurable from pyproject.toml")
-    config = ScanConfig(**values)  # type: ignore[arg-type]  # validated per key above
+        try:
+            if key in COMMAND_KEYS:
+                command[key] = _command_setting(source, key, value)
+            elif key in types:
+                values[key] = _field_value(key, types[key], value)
+            elif key in rule_options:
+                options[key] = rule_options[key][1].parse(value)
+            else:
+                snake = key.replace("-", "_")
+                known = snake in types or snake in COMMAND_KEYS or snake in rule_options
+                raise OptionError(f"unknown key (did you mean {snake!r}?)" if known else
+                                  "unknown key")
+        except OptionError as exc:
+            raise _fail(source, key, str(exc)) from None
+    config = ScanConfig(**values, options=RuleOptions(options))  # type: ignore[arg-type]
     return ScanSettings(
         config=config,
         source=source,

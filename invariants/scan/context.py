@@ -4,16 +4,19 @@ findings they report (positions are computed once, at the end, for reported node
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import TypeVar, cast
 
 import libcst as cst
 
-from invariants.scan.cfg import FunctionCfg, build_cfg
 from invariants.scan.deep import run_deep
 from invariants.scan.model import CallSite, Definition, EmitSite, FileReport, Finding, ScanConfig
 from invariants.scan.names import canonical, dotted_name, import_aliases, source_lines
 from invariants.scan.positions import Span, locate
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True, slots=True)
@@ -172,7 +175,7 @@ class FileContext:
     _calls: list[_PendingCall] = field(default_factory=list)
     _line_calls: list[CallSite] = field(default_factory=list)
     definitions: list[Definition] = field(default_factory=list)
-    _cfgs: dict[int, FunctionCfg] = field(default_factory=dict)
+    _memo: dict[Hashable, object] = field(default_factory=dict)
 
     @cached_property
     def aliases(self) -> dict[str, str]:
@@ -200,16 +203,20 @@ class FileContext:
         dotted = dotted_name(expr)
         return None if dotted is None else canonical(dotted, self.aliases)
 
-    def cfg(self, function: cst.FunctionDef) -> FunctionCfg:
-        key = id(function)
-        if key not in self._cfgs:
-            guards = self.config.guard_functions
-            self._cfgs[key] = run_deep(lambda: build_cfg(function, guards))
-        return self._cfgs[key]
+    def memo(self, key: Hashable, build: Callable[[], T]) -> T:
+        """What `build` returns, built once per file: a rule's per-file index (MESH001 keeps
+        its control-flow graphs here). Keys start with the rule id, so rules never collide."""
+        if key not in self._memo:
+            self._memo[key] = build()
+        return cast(T, self._memo[key])
 
     # -- recording -------------------------------------------------------------------
     def report(self, rule: str, node: cst.CSTNode, message: str, symbol: str) -> None:
         self._findings.append(_Pending(rule, node, message, symbol))
+
+    def reported(self, rule: str, node: cst.CSTNode) -> bool:
+        """Has `rule` already reported `node` (two of its shapes may meet one call)?"""
+        return any(p.rule == rule and p.node is node for p in self._findings)
 
     def emit_site(self, node: cst.CSTNode, symbol: str, guard: cst.CSTNode | None) -> None:
         self._emits.append(_PendingEmit(node, symbol, guard))

@@ -1,8 +1,10 @@
-"""Per-file analysis and the tree-level MESH001 pass: the scanner's two entry points.
+"""Per-file analysis and the rules' whole-tree passes: the scanner's two entry points.
 
 `analyze_source` parses once and runs only the rules whose cheap text prefilter says they
-can find something; it never raises on bad input (that becomes a MESH000 finding).
-Nothing is imported or executed: the source is only parsed.
+can find something, then every enabled rule's per-file collector; it never raises on bad
+input (that becomes a MESH000 finding). `tree_passes` runs the passes rule records declare.
+The engine knows rules only through the registry. Nothing is imported or executed: the
+source is only parsed.
 """
 
 from __future__ import annotations
@@ -11,13 +13,13 @@ from collections.abc import Callable, Sequence
 
 import libcst as cst
 
-from invariants.scan.callgraph import resolve_emit_sites
-from invariants.scan.callsites import collect_call_sites
 from invariants.scan.context import FileContext
 from invariants.scan.model import FileReport, Finding, ScanConfig
 from invariants.scan.names import source_lines
-from invariants.scan.rules import ALL_RULES
-from invariants.scan.source import SourceProblem, cpython_syntax_problem, decode_source
+from invariants.scan.problems import NOT_ANALYSED, Problem
+from invariants.scan.rules import registered
+from invariants.scan.rules.spec import TreeResult
+from invariants.scan.source import SourceProblem, cpython_verdict, screen, source_text
 
 
 def _problem(path: str, problem: SourceProblem, text: str | None = None) -> Finding:
@@ -28,42 +30,55 @@ def _problem(path: str, problem: SourceProblem, text: str | None = None) -> Find
     )
 
 
-def _parse(text: str) -> cst.Module | SourceProblem:
+def _not_analysed(path: str, why: str, line: int = 0) -> Problem:
+    return Problem(path, line, NOT_ANALYSED, f"not analysed: {why}")
+
+
+def _parse(text: str) -> cst.Module | tuple[str, int]:
+    """The tree, or why libcst refused a file CPython accepted (and the line)."""
     try:
         return cst.parse_module(text)
     except cst.ParserSyntaxError as exc:
-        # CPython places syntax errors better than libcst does.
-        better = cpython_syntax_problem(text)
-        return better or SourceProblem(
-            f"syntax error: {exc.message}", exc.raw_line, exc.raw_column + 1
-        )
-    except (RecursionError, MemoryError, ValueError) as exc:
-        return SourceProblem(f"cannot parse: {type(exc).__name__}: {exc}")
+        return f"libcst cannot parse it: {exc.message}", exc.raw_line
+    except (RecursionError, MemoryError, ValueError, SyntaxError) as exc:
+        return f"libcst cannot parse it: {type(exc).__name__}: {exc}", 0
 
 
 def analyze_source(path: str, source: bytes, config: ScanConfig, *, is_test: bool) -> FileReport:
-    """Parse `source` once and run every enabled rule that can apply. Never raises on bad input."""
+    """Parse `source` once and run every enabled rule that can apply. Never raises on bad input.
+
+    MESH000 is CPython's verdict (compile() rejects the file); a file CPython accepts that
+    libcst or its screens refuse is "not analysed", a scan error and not a finding."""
     report = FileReport(path=path)
-    text = decode_source(source, config.max_file_bytes)
-    module = text if isinstance(text, SourceProblem) else _parse(text)
-    if isinstance(module, SourceProblem) or isinstance(text, SourceProblem):
+    if len(source) > config.max_file_bytes:  # the scan's own limit, as in `files.read_source`
         report.parsed = False
-        problem = module if isinstance(module, SourceProblem) else text
-        assert isinstance(problem, SourceProblem)
-        report.findings.append(_problem(path, problem, source.decode("utf-8", "replace")))
+        why = f"file is {len(source)} bytes, over max_file_bytes={config.max_file_bytes}"
+        report.problems.append(_not_analysed(path, why))
+        return report
+    rejected = cpython_verdict(source, path)
+    if rejected is not None:
+        report.parsed = False
+        report.findings.append(_problem(path, rejected, source.decode("utf-8", "replace")))
+        return report
+    refused = screen(source)
+    text = source_text(source)
+    module = _parse(text) if refused is None else (refused.message, refused.line)
+    if not isinstance(module, cst.Module):
+        report.parsed = False
+        report.problems.append(_not_analysed(path, *module))
         return report
     ctx = FileContext(path, text, module, config, is_test)
-    for rule in ALL_RULES:
-        if config.enabled(rule.id) and rule.applies(ctx):
+    rules = [rule for rule in registered() if config.enabled(rule.id)]
+    for rule in rules:
+        if rule.applies(ctx):
             _guarded_run(ctx, report, rule.id, rule.check)
-    if config.enabled("MESH001"):
-        _guarded_run(ctx, report, "MESH001", collect_call_sites)
+    for rule in rules:
+        if rule.collect is not None:
+            _guarded_run(ctx, report, rule.id, rule.collect)
     try:
         ctx.finish(report)
     except RecursionError:
-        report.findings.append(
-            _problem(path, SourceProblem("file nests too deeply to place findings"))
-        )
+        report.problems.append(_not_analysed(path, "the file nests too deeply to place findings"))
     return report
 
 
@@ -74,15 +89,26 @@ def _guarded_run(
     try:
         work(ctx)
     except RecursionError:
-        report.findings.append(
-            _problem(ctx.path, SourceProblem(f"{rule} skipped: the file nests too deeply"))
+        report.problems.append(
+            _not_analysed(ctx.path, f"{rule} skipped: the file nests too deeply")
         )
     except Exception as exc:  # keep scanning the other rules and files
-        report.findings.append(
-            _problem(ctx.path, SourceProblem(f"{rule} failed: {type(exc).__name__}: {exc}"))
-        )
+        why = f"{rule} failed: {type(exc).__name__}: {exc}".splitlines()[0]
+        report.problems.append(_not_analysed(ctx.path, why))
+
+
+def tree_passes(reports: Sequence[FileReport], config: ScanConfig) -> TreeResult:
+    """Every registered rule's whole-tree pass, in id order. A disabled rule's pass runs too
+    (its findings are dropped later; its problems, such as the emit-site canary, stand)."""
+    result = TreeResult()
+    for rule in registered():
+        if rule.tree_pass is not None:
+            found = rule.tree_pass(reports, config)
+            result.findings.extend(found.findings)
+            result.problems.extend(found.problems)
+    return result
 
 
 def resolve_tree(reports: Sequence[FileReport], config: ScanConfig) -> list[Finding]:
-    """The tree-level MESH001 pass: unguarded emit sites not vouched for by every caller."""
-    return resolve_emit_sites(reports, config)
+    """The findings of every whole-tree pass."""
+    return tree_passes(reports, config).findings

@@ -17,6 +17,7 @@ from fnmatch import fnmatchcase
 from pathlib import Path, PurePosixPath
 
 from invariants.scan.model import Finding, ScanConfig
+from invariants.scan.problems import NOT_ANALYSED, Problem
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,6 +115,8 @@ def _walk(
 class ReadResult:
     source: bytes | None  # None when the file could not be used
     problem: Finding | None = None
+    # A file CPython may well accept, not read because of the scan's own limit.
+    skipped: Problem | None = None
 
 
 def read_source(file: SourceFile, config: ScanConfig) -> ReadResult:
@@ -128,13 +131,9 @@ def read_source(file: SourceFile, config: ScanConfig) -> ReadResult:
     except OSError as exc:
         reason = exc.strerror or type(exc).__name__
         return ReadResult(None, _parse_error(file.path, f"cannot read: {reason}"))
-    if len(data) > config.max_file_bytes:
-        return ReadResult(
-            None,
-            _parse_error(
-                file.path, f"file larger than max_file_bytes ({config.max_file_bytes}): not parsed"
-            ),
-        )
+    if len(data) > config.max_file_bytes:  # libcst's tree costs ~300 bytes per source byte
+        message = f"not analysed: file larger than max_file_bytes ({config.max_file_bytes})"
+        return ReadResult(None, skipped=Problem(file.path, 0, NOT_ANALYSED, message))
     nul = data.find(b"\x00")
     if nul >= 0:
         line = data.count(b"\n", 0, nul) + 1

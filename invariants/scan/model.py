@@ -1,32 +1,58 @@
 """Plain data shared by the scanner's parts: configuration, findings, emit sites.
 
 The per-file analysis (`engine`) produces a `FileReport` from source bytes alone, so it
-can be cached by content hash and run in worker processes; the tree-level pass (the
-MESH001 call graph) and the product layer (suppressions, baseline, output) consume it.
+can be cached by content hash and run in worker processes; the rules' tree-level passes
+(the MESH001 call graph) and the product layer (suppressions, baseline, output) consume it.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-RULES: dict[str, str] = {
-    "MESH000": "parse-error",
-    "MESH001": "unguarded-failure-emit",
-    "MESH002": "payload-type-exemption",
-    "MESH003": "resend-after-timeout",
-    "MESH004": "detached-subscription",
-    "MESH005": "module-mutable-state",
-    "MESH006": "fixed-sleep-in-test",
-}
+from invariants.scan.problems import Problem
 
-MUTABLE_STATE_TAGS = ("CONST", "MEMO", "PROC", "TESTPERF")
+# An option value as the configuration holds it: names, or a count (None when unset).
+OptionValue = tuple[str, ...] | int | None
+
+
+class RuleOptions:
+    """The rule options a configuration sets (see `options`); an unset key takes its rule's
+    default. Immutable and hashable, so a `ScanConfig` can key a cache."""
+
+    __slots__ = ("_items", "_values")
+
+    def __init__(self, values: Mapping[str, OptionValue] | None = None) -> None:
+        self._values: dict[str, OptionValue] = dict(values or {})
+        self._items = tuple(sorted(self._values.items()))
+
+    def get(self, key: str, default: OptionValue) -> OptionValue:
+        return self._values.get(key, default)
+
+    def items(self) -> tuple[tuple[str, OptionValue], ...]:
+        return self._items
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, RuleOptions) and self._items == other._items
+
+    def __hash__(self) -> int:
+        return hash(self._items)
+
+    def __repr__(self) -> str:  # stable: part of the cache key (see `cache`)
+        return f"RuleOptions({dict(self._items)!r})"
+
+    def __reduce__(self) -> tuple[type[RuleOptions], tuple[dict[str, OptionValue]]]:
+        return (RuleOptions, (dict(self._items),))
 
 
 @dataclass(frozen=True, slots=True)
 class ScanConfig:
-    """Every name a rule matches on. Defaults need no configuration for the reference mesh.
+    """What to scan and every name a rule matches on. Defaults need no configuration for the
+    reference mesh.
 
-    Loaded from `[tool.harness]` of the scanned repo's pyproject.toml (see `config`).
+    Loaded from `[tool.harness]` of the scanned repo's pyproject.toml (see `config`). The
+    fields are the scan's own settings; each rule's keys live in `options`, declared by the
+    rule's record (`rules/`), so a rule brings its configuration with it.
     """
 
     paths: tuple[str, ...] = (".",)
@@ -35,34 +61,15 @@ class ScanConfig:
         "*/node_modules/*", "*/__pycache__/*",
     )
     test_globs: tuple[str, ...] = ("test_*.py", "*_test.py", "conftest.py")
-    select: tuple[str, ...] = tuple(RULES)
+    select: tuple[str, ...] | None = None  # None: every registered rule
     ignore: tuple[str, ...] = ()
-    # MESH001
-    emit_constructors: tuple[str, ...] = ("DeliveryFailure",)
-    guard_functions: tuple[str, ...] = ("may_answer",)
-    expected_emit_sites: int | None = None
-    # MESH002
-    payload_attributes: tuple[str, ...] = ("message",)
-    exemption_types: tuple[str, ...] = ("DeliveryFailure",)
-    exemption_attributes: tuple[str, ...] = ("can_be_ignored", "system_message")
-    # MESH003
-    non_idempotent_calls: tuple[str, ...] = (
-        "deliver", "deliver_message", "route_message", "post", "send",
-    )
-    timeout_predicates: tuple[str, ...] = ("is_transient", "is_transient_failure")
-    timeout_exceptions: tuple[str, ...] = ("TimeoutError", "asyncio.TimeoutError")
-    # MESH004
-    subscription_calls: tuple[str, ...] = (
-        "subscribe", "asyncio.create_task", "loop.create_task", "asyncio.ensure_future",
-        "create_task", "ensure_future",
-    )
-    # MESH006
-    sleep_calls: tuple[str, ...] = ("time.sleep", "sleep", "asyncio.sleep")
-    # Files larger than this are reported as MESH000 instead of parsed.
-    max_file_bytes: int = 2_000_000
+    # Larger files are not analysed (a scan error): libcst's tree of a file costs about 300
+    # bytes per source byte, so 1 MB keeps a worker's peak near 300 MB (docs/scanning.md).
+    max_file_bytes: int = 1_000_000
+    options: RuleOptions = field(default_factory=RuleOptions)
 
     def enabled(self, rule: str) -> bool:
-        return rule in self.select and rule not in self.ignore
+        return (self.select is None or rule in self.select) and rule not in self.ignore
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,3 +131,4 @@ class FileReport:
     calls: list[CallSite] = field(default_factory=list)
     parsed: bool = True
     definitions: list[Definition] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)  # "not analysed" scan errors

@@ -8,6 +8,7 @@ are derived in one sweep over the tokens. Files that report nothing pay nothing.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from contextlib import AbstractContextManager, nullcontext, suppress
 from dataclasses import dataclass
@@ -69,6 +70,7 @@ class _MarkingState(CodegenState):
 
 
 _NOTHING = nullcontext()
+_LINE_BREAK = re.compile(r"\r\n?|\n")
 
 
 class _Mark:
@@ -116,9 +118,13 @@ def locate(module: cst.Module, nodes: Iterable[cst.CSTNode]) -> dict[int, Span]:
         while cursor < boundary:
             token = tokens[cursor]
             newlines = token.count("\n")
+            last = token.rfind("\n")
+            if "\r" in token:  # a lone CR ends a line too, as CPython counts lines
+                newlines = len(_LINE_BREAK.findall(token))
+                last = max(last, token.rfind("\r"))
             if newlines:
                 line += newlines
-                column = len(token) - token.rfind("\n")
+                column = len(token) - last
             else:
                 column += len(token)
             cursor += 1

@@ -1,5 +1,5 @@
 """Scan a tree: discover files, analyse each (cached, optionally in worker processes), then the
-tree-level pass, suppressions and the emit-site canary. The library entry point is `scan`."""
+rules' whole-tree passes and the suppressions. The library entry point is `scan`."""
 
 from __future__ import annotations
 
@@ -15,11 +15,11 @@ from pathlib import Path
 from invariants.scan import suppress
 from invariants.scan.analysis import Pending, analyze, crashed, prepare
 from invariants.scan.cache import ResultCache
-from invariants.scan.engine import resolve_tree
+from invariants.scan.engine import tree_passes
 from invariants.scan.files import SourceFile, discover
 from invariants.scan.model import EmitSite, Finding, ScanConfig
 from invariants.scan.outcome import FileOutcome
-from invariants.scan.problems import EMIT_SITE_COUNT, Problem
+from invariants.scan.problems import Problem
 
 # Tasks per worker: enough to even out uneven files, few enough to keep pickling overhead low.
 CHUNKS_PER_JOB = 4
@@ -143,17 +143,6 @@ def with_snippets(findings: Sequence[Finding], locations: dict[str, str]) -> lis
     return filled
 
 
-def _canary(config: ScanConfig, sites: Sequence[EmitSite]) -> list[Problem]:
-    expected = config.expected_emit_sites
-    if expected is None or expected == len(sites):
-        return []
-    return [
-        Problem("", 0, EMIT_SITE_COUNT,
-                f"found {len(sites)} emit sites, expected_emit_sites = {expected}: "
-                "the emit matcher or the code changed; check the inventory (--inventory)")
-    ]
-
-
 def scan(
     paths: Sequence[str],
     config: ScanConfig,
@@ -177,7 +166,8 @@ def scan(
     reports = [outcome.report for outcome in outcomes]
     raw = [finding for report in reports for finding in report.findings]
     raw += discovery.problems
-    raw += resolve_tree(reports, config)
+    tree = tree_passes(reports, config)
+    raw += tree.findings
     locations = {file.path: file.location for file in discovery.files}
     enabled = with_snippets([f for f in raw if config.enabled(f.rule)], locations)
     applied = suppress.apply(
@@ -188,7 +178,8 @@ def scan(
         key=lambda site: (site.path, site.line, site.column),
     )
     errors = [problem for outcome in outcomes for problem in outcome.problems]
-    errors += applied.unused + _canary(config, sites)
+    errors += [problem for report in reports for problem in report.problems]
+    errors += applied.unused + tree.problems
     stats = ScanStats(
         files=len(discovery.files),
         parsed=sum(1 for report in reports if report.parsed),

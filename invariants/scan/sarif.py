@@ -16,24 +16,13 @@ from pathlib import Path
 from urllib.parse import quote
 
 from invariants.scan.baseline import key_of
-from invariants.scan.model import RULES, Finding
+from invariants.scan.model import Finding
 from invariants.scan.problems import Problem
+from invariants.scan.rules import registered
 from invariants.scan.runner import finding_order
 
 SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
 FINGERPRINT_NAME = "meshHarness/v1"
-
-# (rule, one-line summary): a tuple, since module-level state stays immutable (MESH005).
-RULE_SUMMARIES: tuple[tuple[str, str], ...] = (
-    ("MESH000", "A file that cannot be read or parsed."),
-    ("MESH001", "A DeliveryFailure is constructed without a dominating may_answer() guard."),
-    ("MESH002", "An answer-policy exemption reads the payload's type, which packaging erases."),
-    ("MESH003", "A non-idempotent call is retried on a predicate that admits timeouts."),
-    ("MESH004", "A subscription or task handle is discarded."),
-    ("MESH005", "Module- or class-level mutable state in production code."),
-    ("MESH006", "A fixed sleep in test code: wait on the condition instead."),
-)
-
 
 def _tool_version() -> str:
     try:
@@ -57,16 +46,15 @@ def fingerprints(findings: Sequence[Finding]) -> list[str]:
 
 
 def _rules() -> list[dict[str, object]]:
-    summaries = dict(RULE_SUMMARIES)
     return [
         {
-            "id": rule,
-            "name": slug,
-            "shortDescription": {"text": summaries.get(rule, slug)},
+            "id": rule.id,
+            "name": rule.slug,
+            "shortDescription": {"text": rule.summary},
             "defaultConfiguration": {"level": "error"},
             "properties": {"tags": ["architecture"]},
         }
-        for rule, slug in RULES.items()
+        for rule in registered()
     ]
 
 
@@ -89,7 +77,7 @@ def _location(
 
 
 def to_sarif(findings: Sequence[Finding], errors: Sequence[Problem], root: Path) -> str:
-    rule_index = {rule: index for index, rule in enumerate(RULES)}
+    rule_index = {rule.id: index for index, rule in enumerate(registered())}
     results = [
         {
             "ruleId": finding.rule,

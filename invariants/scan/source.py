@@ -1,22 +1,25 @@
-"""Turn raw bytes into source text, or a reason (with position) why they cannot be scanned.
+"""From raw bytes to the text libcst parses: CPython's verdict first, then libcst's screens.
 
-libcst's native parser crashes the process on very deep bracket nesting and slows down
+MESH000 is the running interpreter's verdict: a file is a parse error exactly when
+`compile()` rejects it (`cpython_verdict`), with CPython's message and position. compile()
+only translates the source to bytecode; nothing here imports or executes the scanned code.
+
+A file CPython accepts may still be beyond libcst: its native parser slows down
 super-linearly on very long operator chains and on long chains of calls, subscripts and
 attribute lookups (`y()()…`, `.a().b()…` over many lines), so these are screened here,
-cheaply, before it is called. Nothing here imports or executes the scanned code.
+cheaply, before it is called (`screen`). Such a file is "not analysed", a scan error, and
+never a finding.
 """
 
 from __future__ import annotations
 
 import ast
 import io
-import itertools
 import re
 import tokenize
+import warnings
 from dataclasses import dataclass
 
-# CPython itself refuses more than 200 nested brackets; libcst segfaults near 2000.
-MAX_BRACKET_DEPTH = 200
 # libcst's parse time grows super-linearly with the operators of one expression.
 MAX_OPERATORS_PER_LINE = 1500
 _LONG_LINE = re.compile(rb"[^\n]{3000,}")
@@ -30,8 +33,6 @@ _TRAILERS = (ast.Call, ast.Subscript, ast.Attribute)
 # Two plain patterns: one alternation with anchors and word operators is ten times slower.
 _OPERATOR_ENDS_LINE = re.compile(rb"[-+*/%&|^@][ \t]*\n")
 _OPERATOR_STARTS_LINE = re.compile(rb"\n[ \t]*[-+*/%&|^@]")
-_NOT_BRACKETS = bytes(b for b in range(256) if b not in b"()[]{}")
-_DEPTH_STEP = {ord("("): 1, ord("["): 1, ord("{"): 1, ord(")"): -1, ord("]"): -1, ord("}"): -1}
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,38 +49,50 @@ def _line_of(data: bytes, offset: int) -> tuple[int, int]:
     return data.count(b"\n", 0, offset) + 1, offset - line_start + 1
 
 
-def decode_source(source: bytes, max_bytes: int) -> str | SourceProblem:
-    """The decoded text of `source`, or the first problem that keeps it from being parsed."""
-    if len(source) > max_bytes:
-        return SourceProblem(f"file is {len(source)} bytes, over max_file_bytes={max_bytes}")
+def cpython_verdict(source: bytes, path: str) -> SourceProblem | None:
+    """Why the running interpreter refuses `source`, or None when it compiles. Warnings
+    (an invalid escape is a SyntaxWarning or DeprecationWarning) are never errors here."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            compile(source, path, "exec", dont_inherit=True)
+        except SyntaxError as exc:
+            return _nul_problem(source) or SourceProblem(
+                f"syntax error: {exc.msg}", max(exc.lineno or 1, 1), max(exc.offset or 1, 1)
+            )
+        except ValueError as exc:  # NUL bytes, on some versions
+            return _nul_problem(source) or SourceProblem(f"cannot compile: {exc}")
+        except (RecursionError, MemoryError) as exc:  # an import would fail the same way
+            long_line = _LONG_LINE.search(source)  # the likeliest place of the culprit
+            line = _line_of(source, long_line.start())[0] if long_line else 1
+            return SourceProblem(f"cannot compile: {type(exc).__name__}: {exc}", line)
+    return None
+
+
+def _nul_problem(source: bytes) -> SourceProblem | None:
+    """CPython's NUL-byte error has no position; this one does."""
     nul = source.find(b"\x00")
-    if nul >= 0:
-        line, column = _line_of(source, nul)
-        return SourceProblem("source contains a NUL byte (binary file?)", line, column)
+    if nul < 0:
+        return None
+    line, column = _line_of(source, nul)
+    return SourceProblem("source contains a NUL byte (binary file?)", line, column)
+
+
+def source_text(source: bytes) -> str:
+    """The text of a file CPython accepted, decoded the way CPython read it. Where the
+    tokenize module disagrees (a coding comment after a lone CR, which CPython reads as a
+    line break; invalid UTF-8 in a comment, which CPython never decodes) CPython's reading
+    wins: UTF-8, and undecodable bytes (only ever in comments) replaced."""
     try:
         encoding, _ = tokenize.detect_encoding(io.BytesIO(source).readline)
-    except SyntaxError as exc:
-        return SourceProblem(f"bad encoding declaration: {exc}")
-    try:
-        text = source.decode(encoding)
-    except UnicodeDecodeError as exc:
-        line, column = _line_of(source, exc.start)
-        return SourceProblem(f"cannot decode as {encoding}: {exc.reason}", line, column)
-    except LookupError:
-        return SourceProblem(f"unknown encoding {encoding!r}")
-    return _screen_nesting(source, text) or text
+        return source.decode(encoding)
+    except (SyntaxError, UnicodeDecodeError, LookupError):
+        return source.decode("utf-8-sig", "replace")
 
 
-def _screen_nesting(source: bytes, text: str) -> SourceProblem | None:
-    brackets = source.translate(None, _NOT_BRACKETS)
-    if brackets:
-        depth = max(itertools.accumulate(map(_DEPTH_STEP.__getitem__, brackets)))
-        # Brackets inside strings can inflate the count; CPython's parser settles it.
-        if depth > MAX_BRACKET_DEPTH:
-            problem = cpython_syntax_problem(text)
-            if problem is not None:
-                return problem
-    problem = _long_chain(source) or _long_trailer_chain(source, text)
+def screen(source: bytes) -> SourceProblem | None:
+    """Why libcst should not be handed a file CPython accepted, or None."""
+    problem = _long_chain(source) or _long_trailer_chain(source)
     if problem is not None:
         return problem
     for match in _LONG_LINE.finditer(source):
@@ -115,7 +128,7 @@ def _long_chain(source: bytes) -> SourceProblem | None:
     return None
 
 
-def _long_trailer_chain(source: bytes, text: str) -> SourceProblem | None:
+def _long_trailer_chain(source: bytes) -> SourceProblem | None:
     """A chain of more than MAX_TRAILER_CHAIN calls, subscripts or attribute lookups, found
     on CPython's own tree (its parser is linear) when the file has that many links at all."""
     # Every two links of a call/subscript chain, or of one spread over lines, leave at least
@@ -123,9 +136,9 @@ def _long_trailer_chain(source: bytes, text: str) -> SourceProblem | None:
     if len(_TRAILER_LINK.findall(source)) <= MAX_TRAILER_CHAIN // 2:
         return None  # the common case: too few markers in the whole file to form one chain
     try:
-        tree = ast.parse(text)
+        tree = ast.parse(source)
     except (SyntaxError, ValueError):
-        return None  # libcst reports the syntax error itself
+        return None  # not reached: CPython accepted the file
     except (RecursionError, MemoryError):
         long_line = _LONG_LINE.search(source)  # the likeliest place of the chain
         line = _line_of(source, long_line.start())[0] if long_line else 1
@@ -149,16 +162,4 @@ def _long_trailer_chain(source: bytes, text: str) -> SourceProblem | None:
                 "attribute lookups)",
                 node.lineno,
             )
-    return None
-
-
-def cpython_syntax_problem(text: str) -> SourceProblem | None:
-    """CPython's verdict on `text` (parse only, never compiled or run): its error places
-    the position better than libcst's does."""
-    try:
-        ast.parse(text)
-    except SyntaxError as exc:
-        return SourceProblem(f"syntax error: {exc.msg}", exc.lineno or 1, exc.offset or 1)
-    except (RecursionError, MemoryError, ValueError) as exc:
-        return SourceProblem(f"cannot parse: {type(exc).__name__}: {exc}")
     return None

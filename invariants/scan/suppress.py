@@ -1,9 +1,10 @@
 """Inline suppressions: `# harness: allow[MESH005] MEMO: reason`.
 
 Grammar (inside a comment): `harness: allow[RULE, …] [TAG:] reason`. A reason is required;
-for MESH005 the tag must be one of MUTABLE_STATE_TAGS. A suppression silences the listed rules'
-findings whose first or last line carries the comment. A malformed directive, and a listed
-(enabled) rule that silences nothing, are reported as problems, so stale comments cannot pile up.
+for a rule whose record lists `suppression_tags` (MESH005) the tag must be one of them. A
+suppression silences the listed rules' findings whose first or last line carries the
+comment. A malformed directive, and a listed (enabled) rule that silences nothing, are
+reported as problems, so stale comments cannot pile up.
 """
 
 from __future__ import annotations
@@ -14,13 +15,13 @@ import tokenize
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from invariants.scan.model import MUTABLE_STATE_TAGS, RULES, Finding, ScanConfig
+from invariants.scan.model import Finding, ScanConfig
 from invariants.scan.problems import MALFORMED_SUPPRESSION, UNUSED_SUPPRESSION, Problem
+from invariants.scan.rules import RULES, registered
 
 _MARKER = re.compile(r"#\s*harness\s*:\s*(?P<body>.*)$")
 _ALLOW = re.compile(r"allow\[(?P<rules>[^\]]*)\]\s*(?P<rest>.*)$")
 _TAG = re.compile(r"(?P<tag>[A-Z][A-Z0-9_]*)\s*:\s*(?P<reason>.*)$")
-_TAGGED_RULE = "MESH005"
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,9 +68,10 @@ def parse_directive(path: str, line: int, comment: str) -> Suppression | Problem
     rest = allow.group("rest").strip()
     tagged = _TAG.match(rest)
     tag, reason = (tagged.group("tag"), tagged.group("reason").strip()) if tagged else (None, rest)
-    if _TAGGED_RULE in rules and tag not in MUTABLE_STATE_TAGS:
-        tags = ", ".join(MUTABLE_STATE_TAGS)
-        return bad(f"{_TAGGED_RULE} needs a tag, one of {tags}: 'TAG: reason'")
+    for record in registered():
+        if record.suppression_tags and record.id in rules and tag not in record.suppression_tags:
+            tags = ", ".join(record.suppression_tags)
+            return bad(f"{record.id} needs a tag, one of {tags}: 'TAG: reason'")
     if not reason:
         return bad("a reason is required after the rule id (and tag)")
     return Suppression(path, line, rules, tag, reason)

@@ -12,8 +12,9 @@ from collections.abc import Sequence
 
 import pytest
 
-from invariants.scan import analysis, runner
+from invariants.scan import analysis, engine, runner
 from invariants.scan.model import EmitSite, FileReport, Finding, ScanConfig
+from invariants.scan.rules.spec import TreeResult
 
 FLAG = re.compile(r"#\s*flag:(MESH\d{3})")
 DEF = re.compile(r"\s*def (\w+)")
@@ -48,11 +49,12 @@ def analyze_source(path: str, source: bytes, config: ScanConfig, *, is_test: boo
     return report
 
 
-def resolve_tree(reports: Sequence[FileReport], config: ScanConfig) -> list[Finding]:
-    return []
+def tree_passes(reports: Sequence[FileReport], config: ScanConfig) -> TreeResult:
+    """No whole-tree findings; the rules' problems (the emit-site canary) still stand."""
+    return TreeResult([], engine.tree_passes(reports, config).problems)
 
 
 def install(monkeypatch: pytest.MonkeyPatch) -> None:
     """Route the runner through the stand-in (worker processes fork and inherit it)."""
     monkeypatch.setattr(analysis, "analyze_source", analyze_source)
-    monkeypatch.setattr(runner, "resolve_tree", resolve_tree)
+    monkeypatch.setattr(runner, "tree_passes", tree_passes)

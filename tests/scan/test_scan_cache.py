@@ -18,6 +18,7 @@ from invariants.scan.model import (
     EmitSite,
     FileReport,
     Finding,
+    RuleOptions,
     ScanConfig,
 )
 from invariants.scan.outcome import FileOutcome
@@ -85,7 +86,8 @@ def test_key_depends_on_content_config_path_and_testness() -> None:
     assert base != entry_key("a.py", False, b"x = 2\n", ScanConfig())
     assert base != entry_key("b.py", False, b"x = 1\n", ScanConfig())
     assert base != entry_key("a.py", True, b"x = 1\n", ScanConfig())
-    assert base != entry_key("a.py", False, b"x = 1\n", ScanConfig(guard_functions=("g",)))
+    other_guard = ScanConfig(options=RuleOptions({"guard_functions": ("g",)}))
+    assert base != entry_key("a.py", False, b"x = 1\n", other_guard)
 
 
 @pytest.fixture

@@ -6,9 +6,9 @@ import textwrap
 
 import networkx as nx
 
-from invariants.scan.callgraph import covered_functions
 from invariants.scan.engine import analyze_source, resolve_tree
 from invariants.scan.model import Finding, ScanConfig
+from invariants.scan.rules.mesh001.callgraph import covered_functions
 
 CONFIG = ScanConfig()
 

@@ -12,9 +12,9 @@ import textwrap
 
 import pytest
 
-from invariants.scan import callgraph
 from invariants.scan.engine import analyze_source, resolve_tree
 from invariants.scan.model import Finding, ScanConfig
+from invariants.scan.rules.mesh001 import callgraph
 
 CONFIG = ScanConfig()
 

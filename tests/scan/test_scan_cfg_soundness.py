@@ -1,24 +1,26 @@
 """Soundness of MESH001's dominance against execution: generated functions (if/elif,
 while/for with break/continue/else, try/except/finally, return, short-circuit and
-conditional conditions) are run under generated decisions. Whenever the analysis calls
-`target()` guarded, every run that reaches it must have seen `d.may_answer()` come out
-true first. (These are the property's own generated programs, not scanned code.)"""
+conditional conditions, guard flags `ok = d.may_answer()` and walrus tests) are run
+under generated decisions. Whenever the analysis calls `target()` guarded, every run that
+reaches it must have seen `d.may_answer()` come out true first. (These are the property's
+own generated programs, not scanned code.)"""
 
 from __future__ import annotations
 
 import contextlib
 import sys
 import textwrap
+from types import FrameType
 
 import libcst as cst
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from invariants.scan.cfg import build_cfg
+from invariants.scan.rules.mesh001.cfg import build_cfg
 
 conditions = st.recursive(
-    st.sampled_from(["d.may_answer()", "c()"]),
+    st.sampled_from(["d.may_answer()", "c()", "ok", "(ok := d.may_answer())"]),
     lambda inner: st.one_of(
         inner.map(lambda x: f"not {x}"),
         st.tuples(inner, inner).map(lambda p: f"({p[0]} and {p[1]})"),
@@ -35,7 +37,8 @@ def _indent(lines: list[str]) -> list[str]:
 
 @st.composite
 def blocks(draw: st.DrawFn, depth: int = 0, in_loop: bool = False) -> list[str]:
-    simple = ["pass", "target()", "return", "boom()"] + (["break", "continue"] if in_loop else [])
+    simple = ["pass", "target()", "ok = d.may_answer()", "return", "boom()"]
+    simple += ["break", "continue"] if in_loop else []
     lines: list[str] = []
     for _ in range(draw(st.integers(1, 3))):
         kinds = ["simple", "guard"] + (["if", "while", "for", "try"] if depth < 3 else [])
@@ -43,7 +46,7 @@ def blocks(draw: st.DrawFn, depth: int = 0, in_loop: bool = False) -> list[str]:
         if kind == "simple":
             lines.append(draw(st.sampled_from(simple)))
         elif kind == "guard":  # the idiom itself, often enough to meet every construct
-            lines += ["if not d.may_answer():", "    " + draw(st.sampled_from(simple[2:]))]
+            lines += ["if not d.may_answer():", "    " + draw(st.sampled_from(simple[3:]))]
         elif kind == "if":
             lines += [f"if {draw(conditions)}:", *_indent(draw(blocks(depth + 1, in_loop)))]
             if draw(st.booleans()):
@@ -85,7 +88,7 @@ def static_guarded_targets(source: str) -> set[int]:
         if isinstance(node, cst.Expr) and id(node) in cfg.node_of:
             line = positions[node].start.line
             if lines[line - 1].strip() == "target()":
-                facts = cfg.dominating_facts(cfg.node_of[id(node)])
+                facts = cfg.facts_at(id(node))
                 if facts is not None and "d" in facts:
                     guarded.add(line)
     return guarded
@@ -118,10 +121,25 @@ def reached_unproved(source: str, decisions: list[bool]) -> set[int]:
         if decide():
             raise Boom
 
+    def bounded(frame: FrameType, event: str, arg: object) -> object:
+        # `while ok:` decides nothing per round: count executed lines too, so every
+        # generated program ends
+        if frame.f_code.co_filename == "<generated>" and event == "line":
+            steps[0] += 1
+            if steps[0] > 2000:
+                raise Exhausted
+        return bounded
+
     namespace = {"c": decide, "target": target, "boom": boom, "Boom": Boom}
     exec(compile(source, "<generated>", "exec"), namespace)
-    with contextlib.suppress(Exhausted, Boom):  # an early end: what ran still counts
-        namespace["f"](Delivery())
+    # An early end (also reading `ok` before it is bound): what ran still counts.
+    previous = sys.gettrace()
+    sys.settrace(bounded)
+    try:
+        with contextlib.suppress(Exhausted, Boom, NameError):
+            namespace["f"](Delivery())
+    finally:
+        sys.settrace(previous)
     return bad
 
 
@@ -140,6 +158,13 @@ def reached_unproved(source: str, decisions: list[bool]) -> set[int]:
     ],
     [True],
 )
+# An early return in a try with a finally guards what follows the try; an exception
+# before the check goes through the finally and on out, never past it.
+@example(
+    ["try:", "    boom()", "    if not d.may_answer():", "        return", "finally:",
+     "    pass", "target()"],
+    [True],
+)
 def test_guarded_means_every_run_checked_first(body: list[str], decisions: list[bool]) -> None:
     source = "def f(d):\n" + "\n".join(_indent(body)) + "\n"
     try:
@@ -148,6 +173,13 @@ def test_guarded_means_every_run_checked_first(body: list[str], decisions: list[
         return  # e.g. `continue` in a finally block on old grammars
     guarded = static_guarded_targets(source)
     assert not (guarded & reached_unproved(source, decisions)), textwrap.indent(source, "  ")
+
+
+def test_a_loop_on_a_flag_ends() -> None:
+    # `while ok:` with nothing decided inside: the line budget ends the run
+    source = "def f(d):\n    ok = d.may_answer()\n    while ok:\n        target()\n"
+    assert reached_unproved(source, [True]) == set()
+    assert static_guarded_targets(source) == {4}
 
 
 def test_the_oracle_catches_an_unguarded_target() -> None:

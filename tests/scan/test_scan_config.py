@@ -9,7 +9,9 @@ import pytest
 
 from harness.cli import main
 from invariants.scan.config import ConfigError, find_pyproject, load_config, load_settings
-from invariants.scan.model import ScanConfig
+from invariants.scan.model import OptionValue, RuleOptions, ScanConfig
+from invariants.scan.options import Names
+from invariants.scan.rules import option_table
 
 
 def write(tmp_path: Path, body: str) -> Path:
@@ -37,8 +39,8 @@ def test_keys_map_onto_fields(tmp_path: Path) -> None:
     )
     settings = load_settings(pyproject)
     assert settings.config == ScanConfig(
-        paths=("src",), guard_functions=("may_reply",), select=("MESH001", "MESH004"),
-        expected_emit_sites=7, max_file_bytes=1000,
+        paths=("src",), select=("MESH001", "MESH004"), max_file_bytes=1000,
+        options=RuleOptions({"guard_functions": ("may_reply",), "expected_emit_sites": 7}),
     )
     assert settings.baseline == "scan-baseline.json"
     assert settings.source == pyproject
@@ -122,19 +124,32 @@ def toml_value(value: object) -> str:
     return str(value)
 
 
-def test_every_scan_config_field_is_configurable(tmp_path: Path) -> None:
-    # Each field written out with a non-default value reads back as exactly that value.
+def test_every_field_and_rule_option_is_configurable(tmp_path: Path) -> None:
+    # Each field, and each option a rule record declares, written out with a non-default
+    # value reads back as exactly that value.
     changed: dict[str, object] = {}
     for field in dataclasses.fields(ScanConfig):
         default = getattr(ScanConfig(), field.name)
+        if field.name == "options":
+            continue
         if field.name in ("select", "ignore"):
             changed[field.name] = ("MESH004",)
         elif isinstance(default, tuple):
             changed[field.name] = (*default, "extra_name")
-        elif isinstance(default, bool):
-            changed[field.name] = not default
-        else:  # an integer, or None for an optional count
-            changed[field.name] = (default or 0) + 5
-    lines = [f"{name} = {toml_value(value)}" for name, value in changed.items()]
+        else:  # an integer
+            changed[field.name] = default + 5
+    options: dict[str, OptionValue] = {}
+    for key, (_, option) in option_table().items():
+        if isinstance(option, Names):
+            options[key] = (*option.default, "extra_name")
+        else:  # a count, None when unset
+            options[key] = (option.default or 0) + 5
+    assert "guard_functions" in options and "expected_emit_sites" in options
+    lines = [f"{name} = {toml_value(value)}" for name, value in {**changed, **options}.items()]
     pyproject = write(tmp_path, "[tool.harness]\n" + "\n".join(lines) + "\n")
-    assert load_config(pyproject) == ScanConfig(**changed)  # type: ignore[arg-type]
+    expected = ScanConfig(**changed, options=RuleOptions(options))  # type: ignore[arg-type]
+    assert load_config(pyproject) == expected
+    # negative control: the same table without one option reads back different
+    lines.pop()
+    pyproject = write(tmp_path, "[tool.harness]\n" + "\n".join(lines) + "\n")
+    assert load_config(pyproject) != expected

@@ -8,13 +8,13 @@ from hypothesis import strategies as st
 
 from invariants.scan.engine import analyze_source, resolve_tree
 from invariants.scan.model import Finding, ScanConfig
-from invariants.scan.rules import ALL_RULES
+from invariants.scan.rules import registered
 
 CONFIG = ScanConfig()
 # (source, analyse as a test file) for every invalid example that parses
 EXAMPLES = [
     (source, rule.examples_are_tests)
-    for rule in ALL_RULES
+    for rule in registered()
     for source, _ in rule.invalid
     if rule.id != "MESH000"
 ]

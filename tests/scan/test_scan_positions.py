@@ -1,16 +1,27 @@
-"""Positions of reported nodes agree with libcst's own PositionProvider (the oracle)."""
+"""Positions of reported nodes agree with libcst's own PositionProvider (the oracle).
+
+`invariants.scan.positions` subclasses libcst's private `CodegenState` (PositionProvider
+costs several times the parse); pyproject.toml pins libcst to the minor versions this file
+has passed on, and the checks run on standard-library modules as well as on shapes chosen
+for their line endings."""
 
 from __future__ import annotations
 
+import random
+import sysconfig
+import tomllib
+from importlib.metadata import version
 from pathlib import Path
 
 import libcst as cst
+import pytest
 from libcst.metadata import MetadataWrapper, PositionProvider
+from packaging.requirements import Requirement
 
-import invariants.scan.cfg
+import invariants.scan.rules.mesh001.cfg
 from invariants.scan.positions import locate
 
-SAMPLE = Path(invariants.scan.cfg.__file__).read_text()
+SAMPLE = Path(invariants.scan.rules.mesh001.cfg.__file__).read_text()
 
 
 def _nodes(module: cst.Module) -> list[cst.CSTNode]:
@@ -53,3 +64,49 @@ def test_a_subset_stops_early_and_still_agrees() -> None:
 def test_nothing_wanted_costs_nothing() -> None:
     assert locate(cst.parse_module(SAMPLE), []) == {}
 
+
+
+def _agree(source: str) -> int:
+    """Assert every collected node's span equals PositionProvider's; return their count."""
+    module = cst.parse_module(source)
+    oracle = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    nodes = _nodes(module)
+    spans = locate(module, nodes)
+    for node in nodes:
+        expected, span = oracle[node], spans[id(node)]
+        assert (span.line, span.column - 1) == (expected.start.line, expected.start.column)
+        assert (span.end_line, span.end_column - 1) == (expected.end.line, expected.end.column)
+    return len(nodes)
+
+
+def _stdlib_sample(count: int) -> list[Path]:
+    root = Path(sysconfig.get_paths()["stdlib"])
+    files = sorted(p for p in root.glob("*.py") if 2_000 < p.stat().st_size < 40_000)
+    return random.Random(7).sample(files, count)
+
+
+@pytest.mark.parametrize("path", _stdlib_sample(8), ids=lambda p: p.name)
+def test_positions_agree_on_stdlib_modules(path: Path) -> None:
+    assert _agree(path.read_text(encoding="utf-8", errors="replace")) > 20
+
+
+LINE_ENDINGS = {
+    "crlf": "x = 1\r\nCACHE = f(\r\n    2)\r\n",
+    "lone-cr-after-comment": "#\rCACHE = dict()\n",
+    "lone-cr": "a = 1\rb = f(\r  2)\r",
+    "triple-quoted": 's = """\n\n"""; t = g()\n',
+    "continuation": "x = (\n  1,\n)  # c\n\ny = h(x)\n",
+}
+
+
+@pytest.mark.parametrize("source", LINE_ENDINGS.values(), ids=list(LINE_ENDINGS))
+def test_positions_agree_across_line_endings(source: str) -> None:
+    assert _agree(source) >= 2
+
+
+def test_installed_libcst_is_in_the_pinned_range() -> None:
+    pyproject = Path(__file__).resolve().parents[2] / "pyproject.toml"
+    dependencies = tomllib.loads(pyproject.read_text())["project"]["dependencies"]
+    [pin] = [Requirement(d) for d in dependencies if Requirement(d).name == "libcst"]
+    assert pin.specifier.contains(version("libcst")), (pin, version("libcst"))
+    assert not pin.specifier.contains("99.0")  # negative control: the range has an upper end

@@ -10,9 +10,10 @@ from hypothesis import strategies as st
 
 from invariants.scan import baseline, suppress
 from invariants.scan.cache import outcome_from_json, outcome_to_json
-from invariants.scan.model import RULES, CallSite, EmitSite, FileReport, Finding, ScanConfig
+from invariants.scan.model import CallSite, EmitSite, FileReport, Finding, ScanConfig
 from invariants.scan.outcome import FileOutcome
 from invariants.scan.problems import Problem
+from invariants.scan.rules import RULES
 from invariants.scan.sarif import fingerprints
 from invariants.scan.suppress import Suppression
 

@@ -13,8 +13,9 @@ import scan_stand_in
 from invariants.scan import analysis, runner
 from invariants.scan.analysis import Pending
 from invariants.scan.files import SourceFile
-from invariants.scan.model import FileReport, Finding, ScanConfig
+from invariants.scan.model import FileReport, Finding, RuleOptions, ScanConfig
 from invariants.scan.problems import EMIT_SITE_COUNT
+from invariants.scan.rules.spec import TreeResult
 from invariants.scan.runner import _chunks, scan
 
 
@@ -74,9 +75,11 @@ def test_a_worker_crash_costs_only_its_file(
     healthy = scan(["."], ScanConfig(), root=tree, jobs=jobs, cache_dir=None)
     monkeypatch.setattr(analysis, "analyze_source", crash_on("m07.py"))
     result = scan(["."], ScanConfig(), root=tree, jobs=jobs, cache_dir=tree / "cache")
-    crashed = [f for f in result.findings if f.path == "pkg1/m07.py"]
-    assert [(f.rule, f.message) for f in crashed] == [
-        ("MESH000", "cannot parse: the parser crashed on this file (its worker process died)")
+    assert [f for f in result.findings if f.path == "pkg1/m07.py"] == []
+    crashed = [e for e in result.errors if e.path == "pkg1/m07.py"]
+    assert [(e.kind, e.message) for e in crashed] == [
+        ("not-analysed",
+         "not analysed: the parser crashed on this file (its worker process died)")
     ]
     others = [f for f in result.findings if f.path != "pkg1/m07.py"]
     assert others == [f for f in healthy.findings if f.path != "pkg1/m07.py"]
@@ -88,9 +91,9 @@ def test_emit_site_canary(tree: Path) -> None:
     count = len(sites)
     assert count == 12 + 5  # 12 guarded (odd files), 5 unguarded (every fifth)
     assert sum(site.guarded for site in sites) == 12
-    matching = dataclasses.replace(ScanConfig(), expected_emit_sites=count)
+    matching = ScanConfig(options=RuleOptions({"expected_emit_sites": count}))
     assert scan(["."], matching, root=tree, cache_dir=None).errors == []
-    drifted = dataclasses.replace(ScanConfig(), expected_emit_sites=count + 1)
+    drifted = ScanConfig(options=RuleOptions({"expected_emit_sites": count + 1}))
     errors = scan(["."], drifted, root=tree, cache_dir=None).errors
     assert [e.kind for e in errors] == [EMIT_SITE_COUNT]
     assert f"found {count} emit sites, expected_emit_sites = {count + 1}" in errors[0].message
@@ -118,9 +121,11 @@ def test_a_scanner_exception_costs_one_file(tree: Path, monkeypatch: pytest.Monk
     monkeypatch.setattr(analysis, "analyze_source", fragile)
     cache = tree / "cache"
     result = scan(["."], ScanConfig(), root=tree, cache_dir=cache)
-    failed = [f for f in result.findings if f.path == "pkg1/m01.py"]
-    assert [(f.rule, f.message) for f in failed] == [
-        ("MESH000", "scanner error: RecursionError: maximum recursion depth exceeded")
+    assert [f for f in result.findings if f.path == "pkg1/m01.py"] == []
+    failed = [e for e in result.errors if e.path == "pkg1/m01.py"]
+    assert [(e.kind, e.message) for e in failed] == [
+        ("not-analysed",
+         "not analysed: scanner error: RecursionError: maximum recursion depth exceeded")
     ]
     assert result.stats.parsed == 23
     # The failure is not cached: once the scanner is fixed the file is analysed again.
@@ -135,13 +140,13 @@ def test_tree_level_findings_get_their_source_line(
 ) -> None:
     # The tree-level pass may report without a snippet; the runner reads the line, since the
     # snippet is part of the baseline key and the text output.
-    def tree_pass(reports: Sequence[FileReport], config: ScanConfig) -> list[Finding]:
-        return [
+    def tree_pass(reports: Sequence[FileReport], config: ScanConfig) -> TreeResult:
+        return TreeResult([
             Finding("MESH001", "pkg0/m00.py", 2, 12, 2, "unguarded", "handle", ""),
             Finding("MESH001", "pkg0/m00.py", 99, 1, 99, "past the end", "handle", ""),
-        ]
+        ])
 
-    monkeypatch.setattr(runner, "resolve_tree", tree_pass)
+    monkeypatch.setattr(runner, "tree_passes", tree_pass)
     result = scan(["pkg0/m00.py"], ScanConfig(), root=tree, cache_dir=None)
     assert [(f.line, f.snippet) for f in result.findings] == [
         (2, "return DeliveryFailure(d)"), (99, ""),

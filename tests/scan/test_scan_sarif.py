@@ -11,8 +11,9 @@ import pytest
 import scan_stand_in
 
 from harness.cli import main
-from invariants.scan.model import RULES, Finding
+from invariants.scan.model import Finding
 from invariants.scan.problems import Problem
+from invariants.scan.rules import RULES
 from invariants.scan.sarif import FINGERPRINT_NAME, fingerprints, to_sarif
 
 SCHEMA = json.loads((Path(__file__).parent / "data" / "sarif-schema-2.1.0.json").read_text())

@@ -8,9 +8,14 @@ from pathlib import Path
 import pytest
 
 from invariants.scan.engine import analyze_source
-from invariants.scan.model import ScanConfig
-from invariants.scan.targets import module_of, target_name
-from invariants.scan.textscan import blank_strings, imports, replacement_fields, scopes
+from invariants.scan.model import RuleOptions, ScanConfig
+from invariants.scan.rules.mesh001.targets import module_of, target_name
+from invariants.scan.rules.mesh001.textscan import (
+    blank_strings,
+    imports,
+    replacement_fields,
+    scopes,
+)
 
 CONFIG = ScanConfig()
 
@@ -196,7 +201,8 @@ REPOSITORY = Path(__file__).resolve().parents[2]
 def test_the_text_scan_agrees_with_the_tree_on_real_code(package: str) -> None:
     # guard_functions decide the path: a name every file mentions forces the tree, one no
     # file mentions forces the text scan (no call of either name: nothing is guarded)
-    tree, text = ScanConfig(guard_functions=("e",)), ScanConfig(guard_functions=("\x00",))
+    tree = ScanConfig(options=RuleOptions({"guard_functions": ("e",)}))
+    text = ScanConfig(options=RuleOptions({"guard_functions": ("\x00",)}))
     files = sorted((REPOSITORY / package).glob("*.py"))
     assert len(files) > 5
     for file in files:

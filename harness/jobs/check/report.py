@@ -37,8 +37,8 @@ from invariants.dynamic.profiles import replaying
 from invariants.dynamic.runner import Outcome, collecting, run_invariant
 from invariants.mutants.matrix import Matrix, prove
 from invariants.mutants.render import kill_list_text
-from invariants.scan.model import RULES
 from invariants.scan.report import finding_line, finding_to_json, problem_line
+from invariants.scan.rules import RULES
 
 Progress = Callable[[str], None]
 

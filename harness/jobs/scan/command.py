@@ -2,7 +2,8 @@
 
 Exit codes: 0 clean; 1 findings or reported errors (malformed/unused suppressions, stale
 baseline entries, an emit-site count other than `expected_emit_sites`); 2 usage or
-configuration error, printed as one line naming the option, key or file.
+configuration error, printed as one line naming the option, key or file; 3 no finding and
+no other error, but files not analysed (`invariants.scan.problems.exit_status`).
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from harness.scan_verdict import ScanVerdict, run_scan
 from harness.settings import HarnessSettings, Overrides, for_command, rule_ids
 from invariants.scan import baseline as baselines
 from invariants.scan.config import ConfigError, find_pyproject
-from invariants.scan.problems import EMIT_SITE_COUNT
+from invariants.scan.problems import EMIT_SITE_COUNT, exit_status
 from invariants.scan.report import inventory_json, inventory_text, to_json, to_text
 from invariants.scan.sarif import to_sarif
 
@@ -153,4 +154,4 @@ def _run(args: argparse.Namespace) -> int:
     else:
         rendered = to_text(findings, errors, result.stats, baselined=baselined)
     _emit(rendered, args.output)
-    return 1 if findings or errors else 0
+    return exit_status(bool(findings), errors)

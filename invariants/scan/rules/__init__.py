@@ -1,24 +1,72 @@
-"""Every rule, in id order. Each module carries its VALID and INVALID examples."""
+"""The rule registry: one line per rule module, in id order. Each module defines `RULE`,
+its record (`spec.Rule`) with its examples; adding a rule is its file plus its line here.
+
+Consumers call `registered()` (or the tables below) when they need the rules, not at
+import time, so a test can swap `ALL_RULES` for a registry with a rule of its own.
+"""
 
 from __future__ import annotations
 
-from invariants.scan.rules import (
-    mesh000_parse_error,
-    mesh001_unguarded_emit,
-    mesh002_payload_type_exemption,
-    mesh003_resend_after_timeout,
-    mesh004_detached_subscription,
-    mesh005_module_mutable_state,
-    mesh006_fixed_sleep_in_test,
-)
+import importlib
+from collections.abc import Iterable, Iterator, Mapping
+
+from invariants.scan.options import Option
 from invariants.scan.rules.spec import Rule
 
-ALL_RULES: tuple[Rule, ...] = (
-    mesh000_parse_error.RULE,
-    mesh001_unguarded_emit.RULE,
-    mesh002_payload_type_exemption.RULE,
-    mesh003_resend_after_timeout.RULE,
-    mesh004_detached_subscription.RULE,
-    mesh005_module_mutable_state.RULE,
-    mesh006_fixed_sleep_in_test.RULE,
+RULE_MODULES: tuple[str, ...] = (
+    "invariants.scan.rules.mesh000_parse_error",
+    "invariants.scan.rules.mesh001",
+    "invariants.scan.rules.mesh002_payload_type_exemption",
+    "invariants.scan.rules.mesh003_resend_after_timeout",
+    "invariants.scan.rules.mesh004_detached_subscription",
+    "invariants.scan.rules.mesh005_module_mutable_state",
+    "invariants.scan.rules.mesh006_fixed_sleep_in_test",
 )
+
+
+def load(modules: Iterable[str]) -> tuple[Rule, ...]:
+    """The `RULE` record of each module, in the order given."""
+    records: list[Rule] = []
+    for name in modules:
+        record = getattr(importlib.import_module(name), "RULE", None)
+        if not isinstance(record, Rule):
+            raise TypeError(f"{name}: RULE must be a spec.Rule record")
+        records.append(record)
+    return tuple(records)
+
+
+ALL_RULES: tuple[Rule, ...] = load(RULE_MODULES)
+
+
+def registered() -> tuple[Rule, ...]:
+    return ALL_RULES
+
+
+def rule_table() -> Mapping[str, str]:
+    """id -> slug, in id order."""
+    return {rule.id: rule.slug for rule in ALL_RULES}
+
+
+class _RuleTable(Mapping[str, str]):
+    """Rule id -> slug of every registered rule, read from the registry each time it is
+    used, so a registry a test swaps in shows everywhere at once."""
+
+    def __getitem__(self, rule: str) -> str:
+        return rule_table()[rule]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(rule_table())
+
+    def __len__(self) -> int:
+        return len(rule_table())
+
+    def __repr__(self) -> str:
+        return repr(dict(rule_table()))
+
+
+RULES: Mapping[str, str] = _RuleTable()
+
+
+def option_table() -> Mapping[str, tuple[Rule, Option]]:
+    """Every rule option by its `[tool.harness]` key, with the rule declaring it."""
+    return {option.key: (rule, option) for rule in ALL_RULES for option in rule.options}

@@ -26,4 +26,12 @@ INVALID: tuple[InvalidExample, ...] = (
     ("x = " + "(" * 300 + ")" * 300 + "\n", (1,)),
 )
 
-RULE = Rule(RULE_ID, applies, check, VALID, INVALID)
+RULE = Rule(
+    RULE_ID,
+    "parse-error",
+    "A file that cannot be read or parsed.",
+    applies,
+    check,
+    VALID,
+    INVALID,
+)

@@ -11,9 +11,26 @@ import libcst as cst
 
 from invariants.scan.context import FileContext
 from invariants.scan.names import dotted_name, last_part
+from invariants.scan.options import Names
 from invariants.scan.rules.spec import InvalidExample, Rule
 
 RULE_ID = "MESH002"
+
+PAYLOAD_ATTRIBUTES = Names(
+    "payload_attributes",
+    ("message",),
+    "attributes that hold a delivery's payload",
+)
+EXEMPTION_TYPES = Names(
+    "exemption_types",
+    ("DeliveryFailure",),
+    "message types an answer policy exempts",
+)
+EXEMPTION_ATTRIBUTES = Names(
+    "exemption_attributes",
+    ("can_be_ignored", "system_message"),
+    "flags that mark a message as exempt, read off the envelope",
+)
 MESSAGE = (
     "answer exemption read off the payload's type: after packaging the payload is RawJson, "
     "so this check never matches; call may_answer() on the delivery"
@@ -23,16 +40,16 @@ _TYPE_WORDS = ("isinstance", "issubclass", "type(", "__class__")
 
 def applies(ctx: FileContext) -> bool:
     config = ctx.config
-    exemptions = (*map(last_part, config.exemption_types), *config.exemption_attributes)
+    exemptions = (*map(last_part, EXEMPTION_TYPES.of(config)), *EXEMPTION_ATTRIBUTES.of(config))
     return (
         any(word in ctx.text for word in exemptions)
-        and any(a in ctx.text for a in config.payload_attributes)
+        and any(a in ctx.text for a in PAYLOAD_ATTRIBUTES.of(config))
         and any(word in ctx.text for word in _TYPE_WORDS)
     )
 
 
 def _is_payload(ctx: FileContext, expr: cst.BaseExpression) -> bool:
-    return isinstance(expr, cst.Attribute) and expr.attr.value in ctx.config.payload_attributes
+    return isinstance(expr, cst.Attribute) and expr.attr.value in PAYLOAD_ATTRIBUTES.of(ctx.config)
 
 
 def _is_payload_type(ctx: FileContext, expr: cst.BaseExpression) -> bool:
@@ -52,14 +69,14 @@ def _names_exemption_type(ctx: FileContext, expr: cst.BaseExpression) -> bool:
         return any(_names_exemption_type(ctx, element.value) for element in expr.elements)
     name = ctx.name_of(expr)
     return name is not None and last_part(name) in {
-        last_part(t) for t in ctx.config.exemption_types
+        last_part(t) for t in EXEMPTION_TYPES.of(ctx.config)
     }
 
 
 def _exemption_use(ctx: FileContext, expr: cst.BaseExpression, parent: cst.CSTNode) -> bool:
     """Is the payload type `expr` used, in `parent`, to decide an answer exemption?"""
     if isinstance(parent, cst.Attribute) and parent.value is expr:
-        return parent.attr.value in ctx.config.exemption_attributes
+        return parent.attr.value in EXEMPTION_ATTRIBUTES.of(ctx.config)
     if isinstance(parent, cst.Comparison):
         operands = [parent.left, *(target.comparator for target in parent.comparisons)]
         return any(_names_exemption_type(ctx, o) for o in operands if o is not expr)
@@ -76,7 +93,7 @@ def _check_call(ctx: FileContext, call: cst.Call) -> bool:
     if func in ("getattr", "hasattr") and len(args) >= 2 and _is_payload_type(ctx, args[0]):
         attribute = args[1]
         return isinstance(attribute, cst.SimpleString) and (
-            attribute.evaluated_value in ctx.config.exemption_attributes
+            attribute.evaluated_value in EXEMPTION_ATTRIBUTES.of(ctx.config)
         )
     return False
 
@@ -157,4 +174,13 @@ def route(delivery):
     ),
 )
 
-RULE = Rule(RULE_ID, applies, check, VALID, INVALID)
+RULE = Rule(
+    RULE_ID,
+    "payload-type-exemption",
+    "An answer-policy exemption reads the payload's type, which packaging erases.",
+    applies,
+    check,
+    VALID,
+    INVALID,
+    options=(PAYLOAD_ATTRIBUTES, EXEMPTION_TYPES, EXEMPTION_ATTRIBUTES,),
+)

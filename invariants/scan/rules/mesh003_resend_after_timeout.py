@@ -2,12 +2,16 @@
 
 A timeout means the callee accepted the request and has not answered: re-sending it runs
 the handler twice. Retries of non-idempotent calls must be gated on a predicate that
-excludes timeouts (`is_resendable`). Four shapes are recognised: a loop around a `try`
+excludes timeouts (`is_resendable`). Five shapes are recognised: a loop around a `try`
 whose handler catches a timeout or consults a timeout-admitting predicate; a tenacity
-`@retry` that admits timeouts (explicitly, or by retrying every exception); a retry
-helper handed both the call and a timeout-admitting predicate; and an event-driven retry,
-an `if` on a timeout-admitting predicate whose true branch calls the non-idempotent call
-again or hands it to a scheduler as a callback.
+`@retry` that admits timeouts (explicitly, by retrying every exception, or through a
+combinator: `retry_if_not_exception_type(RejectedError)`, `retry_any`, `|`) on a function
+that makes a non-idempotent call or is one by its own name; a retry helper handed both the
+call and a timeout-admitting predicate; an event-driven retry, an `if` on a
+timeout-admitting predicate whose true branch calls the non-idempotent call again or hands
+it to a scheduler as a callback; and an event-loop retry, a handler catching a timeout that
+schedules the call again (`loop.call_later(delay, self.deliver, d)`, `call_at`,
+`loop.create_task(self.deliver(d))`). A call listed in `idempotent_calls` never counts.
 """
 
 from __future__ import annotations
@@ -17,40 +21,93 @@ from collections.abc import Iterator, Sequence
 
 import libcst as cst
 
-from invariants.scan.context import CallRecord, FileContext, symbol_of
+from invariants.scan.context import CallRecord, FileContext
 from invariants.scan.names import child_blocks, last_part, matches_suffix, suite_body
+from invariants.scan.options import Names
 from invariants.scan.rules.spec import InvalidExample, Rule
+from invariants.scan.rules.walk import all_statements
 
 RULE_ID = "MESH003"
+
+NON_IDEMPOTENT_CALLS = Names(
+    "non_idempotent_calls",
+    ("deliver", "deliver_message", "route_message", "post", "send"),
+    "calls that must not run twice (matched on the last dotted component)",
+)
+TIMEOUT_PREDICATES = Names(
+    "timeout_predicates",
+    ("is_transient", "is_transient_failure"),
+    "predicates that admit a timeout",
+)
+TIMEOUT_EXCEPTIONS = Names(
+    "timeout_exceptions",
+    ("TimeoutError", "asyncio.TimeoutError"),
+    "exception types that mean a timeout",
+)
+IDEMPOTENT_CALLS = Names(
+    "idempotent_calls",
+    (),
+    "calls that are safe to repeat although their last name is in non_idempotent_calls "
+    "(matched on the whole dotted name or its tail: `cache.post`)",
+)
+# What the messages tell a reader who knows the call is safe to repeat.
+_IF_IDEMPOTENT = "(or list it in idempotent_calls if repeating it is safe)"
+# Exception types a timeout also is (TimeoutError < OSError < Exception < BaseException).
+_TIMEOUT_BASES = ("OSError", "Exception", "BaseException")
+# Event-loop calls that run a callback (or a coroutine) later.
+_SCHEDULERS = frozenset(
+    {"call_later", "call_at", "call_soon", "call_soon_threadsafe", "create_task",
+     "ensure_future", "run_coroutine_threadsafe"}
+)
 
 
 def applies(ctx: FileContext) -> bool:
     config = ctx.config
-    names = "|".join(re.escape(last_part(name)) for name in config.non_idempotent_calls)
+    names = "|".join(re.escape(last_part(name)) for name in NON_IDEMPOTENT_CALLS.of(config))
     if not names or re.search(rf"\b(?:{names})\s*\(", ctx.text) is None:
         return False
-    triggers = (*config.timeout_predicates, *map(last_part, config.timeout_exceptions), "retry")
+    exceptions = map(last_part, TIMEOUT_EXCEPTIONS.of(config))
+    triggers = (*TIMEOUT_PREDICATES.of(config), *exceptions, "retry")
     return any(word in ctx.text for word in triggers)
 
 
+def _non_idempotent_name(ctx: FileContext, expr: cst.BaseExpression) -> bool:
+    """`expr` names a non-idempotent call (`deliver`, `self.router.deliver`)."""
+    name = ctx.name_of(expr)
+    if name is None and isinstance(expr, cst.Attribute):
+        name = "?." + expr.attr.value  # `make().deliver`
+    return name is not None and _non_idempotent(ctx, name)
+
+
+def _non_idempotent(ctx: FileContext, name: str) -> bool:
+    if last_part(name) not in NON_IDEMPOTENT_CALLS.of(ctx.config):
+        return False
+    return not matches_suffix(name, IDEMPOTENT_CALLS.of(ctx.config))
+
+
 def _is_non_idempotent(ctx: FileContext, call: cst.Call) -> bool:
-    func = call.func
-    name = func.attr.value if isinstance(func, cst.Attribute) else ctx.name_of(func)
-    return name is not None and last_part(name) in ctx.config.non_idempotent_calls
+    return _non_idempotent_name(ctx, call.func)
 
 
 def _is_predicate(ctx: FileContext, expr: cst.BaseExpression) -> bool:
     name = ctx.name_of(expr)
-    return name is not None and last_part(name) in ctx.config.timeout_predicates
+    return name is not None and last_part(name) in TIMEOUT_PREDICATES.of(ctx.config)
 
 
-def _names_timeout(ctx: FileContext, expr: cst.BaseExpression | None) -> bool:
+def _names_timeout(
+    ctx: FileContext, expr: cst.BaseExpression | None, *, bases: bool = False
+) -> bool:
+    """`expr` names a timeout exception type (or, with `bases`, a base class of one)."""
     if expr is None:
         return False
     if isinstance(expr, cst.Tuple):
-        return any(_names_timeout(ctx, element.value) for element in expr.elements)
+        return any(_names_timeout(ctx, e.value, bases=bases) for e in expr.elements)
     name = ctx.name_of(expr)
-    return name is not None and matches_suffix(name, ctx.config.timeout_exceptions)
+    if name is None:
+        return False
+    return matches_suffix(name, TIMEOUT_EXCEPTIONS.of(ctx.config)) or (
+        bases and name in _TIMEOUT_BASES
+    )
 
 
 def _inside(record: CallRecord, node: cst.CSTNode) -> bool:
@@ -106,7 +163,8 @@ def _retry_loops(ctx: FileContext) -> None:
                             RULE_ID,
                             record.node,
                             f"{_call_name(record.node)}() is re-sent after {why}: a timed-out "
-                            "callee still holds the request; gate the retry on is_resendable",
+                            "callee still holds the request; gate the retry on is_resendable "
+                            + _IF_IDEMPOTENT,
                             record.symbol,
                         )
                     break
@@ -124,7 +182,7 @@ _TENACITY_RETRIERS = frozenset({"retry", "Retrying", "AsyncRetrying"})
 
 
 def _retry_admits_timeouts(ctx: FileContext, decorator: cst.BaseExpression) -> bool:
-    """A tenacity `@retry` whose retry condition lets a timeout through."""
+    """A tenacity `@retry` (or `Retrying(...)`) whose retry condition lets a timeout through."""
     target = decorator.func if isinstance(decorator, cst.Call) else decorator
     name = ctx.name_of(target)
     if name is None or last_part(name) not in _TENACITY_RETRIERS:
@@ -135,20 +193,41 @@ def _retry_admits_timeouts(ctx: FileContext, decorator: cst.BaseExpression) -> b
         (arg.value for arg in decorator.args if arg.keyword and arg.keyword.value == "retry"),
         None,
     )
-    if condition is None:
-        return True
-    for record in ctx.calls:
-        if record.node is not condition and not _inside(record, condition):
-            continue
-        called = ctx.name_of(record.node.func) or ""
-        args = [arg.value for arg in record.node.args]
-        if last_part(called) == "retry_if_exception_type" and (
-            not args or any(_names_timeout(ctx, a) for a in args)
-        ):
-            return True
-        if last_part(called) == "retry_if_exception" and any(_is_predicate(ctx, a) for a in args):
-            return True
+    return condition is None or _admits(ctx, condition)
+
+
+def _admits(ctx: FileContext, condition: cst.BaseExpression) -> bool:
+    """Does a tenacity retry condition retry after a timeout? Unknown shapes do not count
+    (the rule reports only what it can show)."""
+    if isinstance(condition, cst.BinaryOperation):  # `a | b` is retry_any, `a & b` retry_all
+        left, right = _admits(ctx, condition.left), _admits(ctx, condition.right)
+        if isinstance(condition.operator, cst.BitOr):
+            return left or right
+        return isinstance(condition.operator, cst.BitAnd) and left and right
+    if not isinstance(condition, cst.Call):
+        named = ctx.name_of(condition)
+        return named is not None and last_part(named) == "retry_always"
+    called = last_part(ctx.name_of(condition.func) or "")
+    args = [arg.value for arg in condition.args if not arg.keyword or arg.keyword.value in
+            ("exception_types", "predicate", "retries")]
+    if called in ("retry_if_exception_type", "retry_if_exception_cause_type"):
+        return not args or any(_names_timeout(ctx, a, bases=True) for a in args)
+    if called in ("retry_if_not_exception_type", "retry_unless_exception_type"):
+        # retries every exception but these: a timeout too, unless it is among them
+        return bool(args) and not any(_names_timeout(ctx, a, bases=True) for a in args)
+    if called == "retry_if_exception":
+        return any(_is_predicate(ctx, a) for a in args)
+    if called == "retry_any":
+        return any(_admits(ctx, a) for a in args)
+    if called == "retry_all":
+        return bool(args) and all(_admits(ctx, a) for a in args)
     return False
+
+
+def _functions(ctx: FileContext) -> Iterator[tuple[cst.FunctionDef, str]]:
+    for statement, scope in all_statements(ctx.module.body):
+        if isinstance(statement, cst.FunctionDef):
+            yield statement, ".".join(filter(None, (scope, statement.name.value)))
 
 
 def _tenacity(ctx: FileContext) -> None:
@@ -160,17 +239,20 @@ def _tenacity(ctx: FileContext) -> None:
             continue
         if _is_non_idempotent(ctx, record.node):
             sending[id(function)] = record
-    for record in sending.values():
-        function = record.function
-        assert function is not None
-        symbol = symbol_of(record.ancestors[: record.ancestors.index(function) + 1])
+    for function, symbol in _functions(ctx):
+        # the function is what @retry repeats: it is the retried call when it sends, or
+        # when its own name is a non-idempotent call (`def deliver(self, d)`)
+        own_name = _non_idempotent(ctx, symbol)  # `Link.deliver`
+        if id(function) not in sending and not own_name:
+            continue
+        what = "is a non-idempotent call" if own_name else "makes a non-idempotent call"
         for decorator in function.decorators:
             if _retry_admits_timeouts(ctx, decorator.decorator):
                 ctx.report(
                     RULE_ID,
                     decorator.decorator,
-                    f"@retry on {function.name.value}() admits timeouts and it makes a "
-                    "non-idempotent call: a timed-out callee still holds the request",
+                    f"@retry on {function.name.value}() admits timeouts and it {what}: a "
+                    f"timed-out callee still holds the request {_IF_IDEMPOTENT}",
                     symbol,
                 )
 
@@ -187,13 +269,12 @@ def _helpers(ctx: FileContext) -> None:
                 and isinstance(arg.body, cst.Call)
                 and _is_non_idempotent(ctx, arg.body)
             )
-            named = ctx.name_of(arg)
-            if sends or (named is not None and last_part(named) in ctx.config.non_idempotent_calls):
+            if sends or _non_idempotent_name(ctx, arg):
                 ctx.report(
                     RULE_ID,
                     record.node,
                     "a non-idempotent call is retried under a timeout-admitting predicate: "
-                    "use is_resendable",
+                    f"use is_resendable {_IF_IDEMPOTENT}",
                     record.symbol,
                 )
                 break
@@ -203,11 +284,7 @@ def _sends(ctx: FileContext, call: cst.Call) -> bool:
     """The call makes a non-idempotent call, or hands one over as a callback."""
     if _is_non_idempotent(ctx, call):
         return True
-    for arg in call.args:
-        named = ctx.name_of(arg.value)
-        if named is not None and last_part(named) in ctx.config.non_idempotent_calls:
-            return True
-    return False
+    return any(_non_idempotent_name(ctx, arg.value) for arg in call.args)
 
 
 def _gates(ctx: FileContext) -> None:
@@ -229,7 +306,8 @@ def _gates(ctx: FileContext) -> None:
                     RULE_ID,
                     sent.node,
                     "a non-idempotent call is re-sent behind a timeout-admitting gate: a "
-                    "timed-out callee still holds the request; gate the retry on is_resendable",
+                    "timed-out callee still holds the request; gate the retry on is_resendable "
+                    + _IF_IDEMPOTENT,
                     sent.symbol,
                 )
 
@@ -247,9 +325,37 @@ def _tenacity_loops(ctx: FileContext) -> None:
                     RULE_ID,
                     record.node,
                     f"{_call_name(record.node)}() is re-sent by a tenacity loop that admits "
-                    "timeouts: a timed-out callee still holds the request",
+                    f"timeouts: a timed-out callee still holds the request {_IF_IDEMPOTENT}",
                     record.symbol,
                 )
+
+
+def _scheduled(ctx: FileContext) -> None:
+    """`except TimeoutError: loop.call_later(delay, self.deliver, d)`: a handler of a
+    timeout hands the call to the event loop again (a gate on a predicate is `_gates`)."""
+    for record in ctx.calls:
+        func = record.node.func
+        if not isinstance(func, cst.Attribute) or func.attr.value not in _SCHEDULERS:
+            continue
+        if not any(_non_idempotent_name(ctx, a.value) or (
+            isinstance(a.value, cst.Call) and _is_non_idempotent(ctx, a.value)
+        ) for a in record.node.args):
+            continue
+        handler = next(
+            (a for a in reversed(record.ancestors) if isinstance(a, cst.ExceptHandler)), None
+        )
+        if handler is None or not _names_timeout(ctx, handler.type):
+            continue
+        if ctx.reported(RULE_ID, record.node):  # also behind a gate (`_gates`)
+            continue
+        ctx.report(
+            RULE_ID,
+            record.node,
+            f"{func.attr.value}() schedules a non-idempotent call again after a timeout: a "
+            f"timed-out callee still holds the request; gate it on is_resendable "
+            f"{_IF_IDEMPOTENT}",
+            record.symbol,
+        )
 
 
 def check(ctx: FileContext) -> None:
@@ -258,6 +364,7 @@ def check(ctx: FileContext) -> None:
     _tenacity_loops(ctx)
     _helpers(ctx)
     _gates(ctx)
+    _scheduled(ctx)
 
 
 VALID: tuple[str, ...] = (
@@ -313,6 +420,40 @@ class Operation:
             return
         if not is_transient(exc):
             self.router.answer_failure(self.d, classify(exc))
+""",
+    # @retry on a function named like a non-idempotent call, with conditions that exclude
+    # timeouts: a combinator naming them, retry_any/| of conditions that never admit one
+    """
+from tenacity import retry, retry_any, retry_if_exception_type, retry_if_not_exception_type
+from tenacity import retry_if_result
+
+class Link:
+    @retry(retry=retry_if_not_exception_type((TimeoutError, RejectedError)))
+    def deliver(self, d):
+        self.write(d)
+
+    @retry(retry=retry_any(retry_if_exception_type(RejectedError), retry_if_result(empty)))
+    def post(self, d):
+        self.write(d)
+
+    @retry(retry=retry_if_exception_type(RejectedError) | retry_if_result(empty))
+    def send(self, d):
+        self.write(d)
+
+    @retry
+    def attach(self, d):
+        self.write(d)
+""",
+    # an event-loop retry after a failure that is not a timeout
+    """
+import asyncio
+
+class Router:
+    async def deliver(self, d):
+        try:
+            await self.link.write(d)
+        except RejectedError:
+            self.loop.call_later(1.0, self.deliver, d)
 """,
 )
 
@@ -387,6 +528,68 @@ class Operation:
 """,
         (5, 8),
     ),
+    (  # the decorated function's own name is the retried call
+        """
+from tenacity import retry, retry_if_exception_type
+
+class Link:
+    @retry(retry=retry_if_exception_type(TimeoutError))
+    def deliver(self, d):
+        self.write(d)
+""",
+        (5,),
+    ),
+    (  # combinators that let a timeout through
+        """
+import asyncio
+from tenacity import retry, retry_any, retry_if_exception_type, retry_if_not_exception_type
+from tenacity import retry_if_result
+
+class Link:
+    @retry(retry=retry_if_not_exception_type(RejectedError))
+    def deliver(self, d):
+        self.write(d)
+
+    @retry(retry=retry_any(retry_if_result(empty), retry_if_exception_type(TimeoutError)))
+    def post(self, d):
+        self.write(d)
+
+    @retry(retry=retry_if_result(empty) | retry_if_exception_type(asyncio.TimeoutError))
+    def send(self, d):
+        self.write(d)
+""",
+        (7, 11, 15),
+    ),
+    (  # event-loop retries scheduled from a timeout handler
+        """
+import asyncio
+
+class Router:
+    async def deliver(self, d, delay):
+        try:
+            await self.link.write(d)
+        except asyncio.TimeoutError:
+            self.loop.call_later(delay, self.deliver, d)
+        except TimeoutError:
+            self.loop.call_at(self.loop.time() + delay, self.deliver, d)
+
+    async def route(self, d):
+        try:
+            await self.deliver(d)
+        except TimeoutError:
+            self.loop.create_task(self.deliver(d))
+""",
+        (9, 11, 17),
+    ),
 )
 
-RULE = Rule(RULE_ID, applies, check, VALID, INVALID)
+RULE = Rule(
+    RULE_ID,
+    "resend-after-timeout",
+    "A non-idempotent call is retried on a predicate that admits timeouts.",
+    applies,
+    check,
+    VALID,
+    INVALID,
+    options=(NON_IDEMPOTENT_CALLS, TIMEOUT_PREDICATES, TIMEOUT_EXCEPTIONS, IDEMPOTENT_CALLS),
+)

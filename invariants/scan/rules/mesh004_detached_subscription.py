@@ -2,23 +2,57 @@
 
 Nothing can wait for, cancel or count a discarded subscription, so its work outlives the
 code that started it (a NACK that runs after a stop). Production code only.
+
+`subscribe(...)` returns a handle only by the observer convention (Rx and its kin): it is
+given something to call back (a lambda, a function or method of the file, a builtin such
+as `print`, an `on_*`/`*_handler`/`*_callback` name, an `on_next=`/`observer=`-style
+keyword, or an `Observer(...)`/`Subscriber(...)` object), or the scheduler to run on
+(`operation.subscribe(self.mesh.scheduler)`, the reference mesh's legs; Rx's
+`scheduler=`). A `subscribe` that takes data (`consumer.subscribe(topics)`,
+`SubscriptionState.subscribe(topics=...)`) registers interest and returns nothing worth
+keeping, so it is not flagged. A task started in an
+`async with asyncio.TaskGroup() as tg:` block (`tg.create_task(...)`) is owned by the group,
+which awaits it, so it is not detached either.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import libcst as cst
 
 from invariants.scan.context import FileContext
-from invariants.scan.names import last_part, matches_suffix
+from invariants.scan.names import child_blocks, dotted_name, last_part, matches_suffix
+from invariants.scan.options import Names
 from invariants.scan.rules.spec import InvalidExample, Rule
 from invariants.scan.rules.walk import all_statements
 
+_CALLBACK_KEYWORDS = frozenset(
+    {"on_next", "on_error", "on_completed", "observer", "callback", "handler", "listener",
+     "scheduler"}
+)
+_CALLBACK_SUFFIXES = (
+    "_handler", "_callback", "_listener", "_scheduler", "Observer", "Subscriber", "Scheduler",
+)
+_CALLBACK_NAMES = frozenset(
+    {"handler", "callback", "listener", "observer", "subscriber", "scheduler"}
+)
+
 RULE_ID = "MESH004"
+
+SUBSCRIPTION_CALLS = Names(
+    "subscription_calls",
+    (
+        "subscribe", "asyncio.create_task", "loop.create_task", "asyncio.ensure_future",
+        "create_task", "ensure_future",
+    ),
+    "calls that return a subscription or task handle",
+)
 
 
 def applies(ctx: FileContext) -> bool:
     return not ctx.is_test and any(
-        last_part(name) in ctx.text for name in ctx.config.subscription_calls
+        last_part(name) in ctx.text for name in SUBSCRIPTION_CALLS.of(ctx.config)
     )
 
 
@@ -29,8 +63,91 @@ def _target(ctx: FileContext, func: cst.BaseExpression) -> str | None:
     return name
 
 
+def _defined_functions(ctx: FileContext) -> frozenset[str]:
+    return frozenset(
+        statement.name.value
+        for statement, _ in all_statements(ctx.module.body)
+        if isinstance(statement, cst.FunctionDef)
+    )
+
+
+def _callback_like(ctx: FileContext, arg: cst.Arg, functions: frozenset[str]) -> bool:
+    """Something `subscribe` would call back (see the module docstring)."""
+    if arg.keyword is not None and arg.keyword.value in _CALLBACK_KEYWORDS:
+        return True
+    value = arg.value
+    if isinstance(value, cst.Lambda):
+        return True
+    if isinstance(value, cst.Call):  # `Observer(...)`, `partial(handle, d)`
+        called = ctx.name_of(value.func) or ""
+        return last_part(called) == "partial" or called.endswith(_CALLBACK_SUFFIXES)
+    name = ctx.name_of(value)
+    if name is None:
+        return False
+    last = last_part(name)
+    return (
+        last in functions
+        or (name == last and last in _BUILTIN_CALLABLES)
+        or last.startswith("on_")
+        or last in _CALLBACK_NAMES
+        or last.endswith(_CALLBACK_SUFFIXES)
+    )
+
+
+# Builtins that are only ever callbacks when passed to subscribe (`subscribe(print)`).
+_BUILTIN_CALLABLES = frozenset({"print"})
+
+
+def _is_subscription(
+    ctx: FileContext, call: cst.Call, name: str, functions: frozenset[str]
+) -> bool:
+    if last_part(name) != "subscribe":
+        return True  # a task starter: its handle is always the task
+    return any(_callback_like(ctx, arg, functions) for arg in call.args)
+
+
+def _task_groups(item: cst.WithItem) -> str | None:
+    """`tg` for `asyncio.TaskGroup() as tg` (or any `...TaskGroup()`)."""
+    context = item.item
+    if not isinstance(context, cst.Call) or item.asname is None:
+        return None
+    called = dotted_name(context.func) or ""
+    target = item.asname.name
+    if last_part(called) == "TaskGroup" and isinstance(target, cst.Name):
+        return target.value
+    return None
+
+
+def _in_task_group(ctx: FileContext, small: cst.Expr, groups: dict[int, frozenset[str]]) -> bool:
+    func = small.value.func if isinstance(small.value, cst.Call) else None
+    if not isinstance(func, cst.Attribute) or not isinstance(func.value, cst.Name):
+        return False
+    return func.value.value in groups.get(id(small), frozenset())
+
+
+def _group_scopes(
+    body: Sequence[cst.BaseStatement], groups: frozenset[str], found: dict[int, frozenset[str]]
+) -> None:
+    """For every expression statement: the task-group names of the `with` blocks around it."""
+    for statement in body:
+        if isinstance(statement, cst.SimpleStatementLine):
+            for small in statement.body:
+                if groups and isinstance(small, cst.Expr):
+                    found[id(small)] = groups
+            continue
+        inner = groups
+        if isinstance(statement, cst.With):
+            inner = groups | {g for item in statement.items if (g := _task_groups(item))}
+        for block in child_blocks(statement):  # also def, class and with bodies
+            _group_scopes(block, inner, found)
+
+
 def check(ctx: FileContext) -> None:
-    patterns = ctx.config.subscription_calls
+    patterns = SUBSCRIPTION_CALLS.of(ctx.config)
+    functions = _defined_functions(ctx)
+    groups: dict[int, frozenset[str]] = {}
+    if "TaskGroup" in ctx.text:
+        _group_scopes(ctx.module.body, frozenset(), groups)
     for statement, symbol in all_statements(ctx.module.body):
         if not isinstance(statement, cst.SimpleStatementLine):
             continue
@@ -38,7 +155,11 @@ def check(ctx: FileContext) -> None:
             if not (isinstance(small, cst.Expr) and isinstance(small.value, cst.Call)):
                 continue
             name = _target(ctx, small.value.func)
-            if name is not None and matches_suffix(name, patterns):
+            if name is None or not matches_suffix(name, patterns):
+                continue
+            if _in_task_group(ctx, small, groups):
+                continue  # the group awaits it
+            if _is_subscription(ctx, small.value, name, functions):
                 ctx.report(
                     RULE_ID,
                     small,
@@ -63,6 +184,24 @@ async def run(stream):
     async with stream.subscribe() as items:
         await consume(items)
     await stream.unsubscribe()
+""",
+    # subscribe() that takes data, not a callback, returns nothing to keep
+    """
+class Consumer:
+    def start(self, consumer, topics, state):
+        consumer.subscribe(topics)
+        consumer.subscribe(["orders", "nacks"])
+        state.subscribe(topics=topics)
+        SubscriptionState.subscribe(self, topics=topics, pattern=None)
+""",
+    # a task group owns (and awaits) its tasks
+    """
+import asyncio
+
+async def run(router, items):
+    async with asyncio.TaskGroup() as tg:
+        for item in items:
+            tg.create_task(router.post(item))
 """,
 )
 
@@ -90,6 +229,45 @@ def nack(router, failure):
 """,
         (5, 6),
     ),
+    (  # subscribe() given a callback by any of the observer conventions
+        """
+from functools import partial
+
+class Node:
+    def on_item(self, item):
+        return item
+
+    def start(self, stream, d):
+        stream.subscribe(lambda item: self.on_item(item))
+        stream.subscribe(on_next=self.record, on_error=self.fail)
+        stream.subscribe(ItemObserver(self))
+        stream.subscribe(partial(self.on_item, d))
+        stream.subscribe(self.item_handler)
+        operation.subscribe(self.mesh.scheduler)
+        stream.subscribe(scheduler=self.loop_scheduler)
+""",
+        (9, 10, 11, 12, 13, 14, 15),
+    ),
+    (  # a task outside the group's block, or started on another loop, is detached
+        """
+import asyncio
+
+async def run(router, loop):
+    async with asyncio.TaskGroup() as tg:
+        loop.create_task(router.post(1))
+    tg.create_task(router.post(2))
+""",
+        (6, 7),
+    ),
 )
 
-RULE = Rule(RULE_ID, applies, check, VALID, INVALID)
+RULE = Rule(
+    RULE_ID,
+    "detached-subscription",
+    "A subscription or task handle is discarded.",
+    applies,
+    check,
+    VALID,
+    INVALID,
+    options=(SUBSCRIPTION_CALLS,),
+)

@@ -16,6 +16,8 @@ from invariants.scan.rules.spec import InvalidExample, Rule
 from invariants.scan.rules.walk import shared_statements
 
 RULE_ID = "MESH005"
+# The tags a MESH005 suppression must carry, one per reason shared state may be fine.
+MUTABLE_STATE_TAGS = ("CONST", "MEMO", "PROC", "TESTPERF")
 MUTABLE_CALLS = frozenset({"list", "dict", "set", "defaultdict", "OrderedDict", "deque", "Counter"})
 EXEMPT_NAMES = frozenset({"__all__", "__slots__", "__match_args__"})
 _DISPLAYS = (cst.List, cst.Dict, cst.Set, cst.ListComp, cst.DictComp, cst.SetComp)
@@ -109,4 +111,13 @@ if sys.platform == "win32":
     ),
 )
 
-RULE = Rule(RULE_ID, applies, check, VALID, INVALID)
+RULE = Rule(
+    RULE_ID,
+    "module-mutable-state",
+    "Module- or class-level mutable state in production code.",
+    applies,
+    check,
+    VALID,
+    INVALID,
+    suppression_tags=MUTABLE_STATE_TAGS,
+)

@@ -8,9 +8,16 @@ from __future__ import annotations
 import libcst as cst
 
 from invariants.scan.context import FileContext
+from invariants.scan.options import Names
 from invariants.scan.rules.spec import InvalidExample, Rule
 
 RULE_ID = "MESH006"
+
+SLEEP_CALLS = Names(
+    "sleep_calls",
+    ("time.sleep", "sleep", "asyncio.sleep"),
+    "calls that sleep a fixed time",
+)
 
 
 def applies(ctx: FileContext) -> bool:
@@ -26,7 +33,7 @@ def _positive_literal(expr: cst.BaseExpression) -> bool:
 def check(ctx: FileContext) -> None:
     for record in ctx.calls:
         name = ctx.name_of(record.node.func)
-        if name is None or name not in ctx.config.sleep_calls or not record.node.args:
+        if name is None or name not in SLEEP_CALLS.of(ctx.config) or not record.node.args:
             continue
         if _positive_literal(record.node.args[0].value):
             ctx.report(
@@ -64,4 +71,14 @@ async def test_flush(hub):
     ),
 )
 
-RULE = Rule(RULE_ID, applies, check, VALID, INVALID, examples_are_tests=True)
+RULE = Rule(
+    RULE_ID,
+    "fixed-sleep-in-test",
+    "A fixed sleep in test code: wait on the condition instead.",
+    applies,
+    check,
+    VALID,
+    INVALID,
+    options=(SLEEP_CALLS,),
+    examples_are_tests=True,
+)

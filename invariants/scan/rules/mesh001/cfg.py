@@ -3,19 +3,29 @@
 Nodes are integers. Every statement gets a node; a condition is split into one test node
 per operand so `and`/`or`/`not` and conditional expressions short-circuit as Python runs
 them. A test node that checks `may_answer()` on a delivery gets a *fact* node on its true
-edge: whatever that fact node dominates runs only when the delivery may be answered.
+edge: whatever that fact node dominates runs only when the delivery may be answered. A
+variable bound once in the function, to a check (`ok = d.may_answer()`, or a walrus), tests
+as the check itself: where it is read, its one binding has run.
+
+A `finally` body is built twice: once on the way out of a clean try (it falls through to
+what follows), once for a pending return or exception (it ends by finishing that, never
+falling through). A statement of a finally body has a node in each copy.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import libcst as cst
-import networkx as nx
 
-from invariants.scan.guards import guarded_delivery
 from invariants.scan.names import suite_body
+from invariants.scan.rules.mesh001.flags import guard_flags
+from invariants.scan.rules.mesh001.guards import guard_call, guarded_delivery
+
+if TYPE_CHECKING:  # networkx costs 0.15 s to import: only scans that build a graph pay
+    import networkx as nx
 
 ENTRY, EXIT = 0, 1
 
@@ -32,12 +42,26 @@ class FunctionCfg:
     node_of: dict[int, int]  # id(statement) -> node
     fact_delivery: dict[int, str]  # fact node -> delivery it proves answerable
     fact_guard: dict[int, cst.Call]  # fact node -> the may_answer() call
+    # id(statement) -> its other nodes (a statement of a finally body has two or more)
+    copies: dict[int, list[int]] = field(default_factory=dict)
     _idom: dict[int, int] | None = None
 
     def idom(self) -> dict[int, int]:
         if self._idom is None:
+            import networkx as nx
+
             self._idom = nx.immediate_dominators(self.graph, ENTRY)
         return self._idom
+
+    def facts_at(self, statement: int) -> dict[str, cst.Call] | None:
+        """Deliveries proved answerable wherever the statement `id` runs (in every copy);
+        None when it is not in this graph or never reached."""
+        nodes = [self.node_of[statement]] if statement in self.node_of else []
+        found = [self.dominating_facts(n) for n in (*nodes, *self.copies.get(statement, ()))]
+        reached = [facts for facts in found if facts is not None]
+        if not reached:
+            return None
+        return {d: call for d, call in reached[0].items() if all(d in f for f in reached[1:])}
 
     def dominating_facts(self, node: int) -> dict[str, cst.Call] | None:
         """Deliveries proved answerable on every path to `node`; None if unreachable.
@@ -62,6 +86,8 @@ class FunctionCfg:
         for delivery, facts in by_delivery.items():
             if delivery in found or len(facts) < 2 or node in facts:
                 continue
+            import networkx as nx
+
             without = nx.restricted_view(self.graph, facts, [])
             if not nx.has_path(without, ENTRY, node):
                 found[delivery] = self.fact_guard[facts[0]]
@@ -69,8 +95,14 @@ class FunctionCfg:
 
 
 class _Builder:
-    def __init__(self, guard_functions: Sequence[str]) -> None:
+    def __init__(
+        self, guard_functions: Sequence[str], flags: dict[str, tuple[str, cst.Call]]
+    ) -> None:
         self.guard_functions = guard_functions
+        self.flags = flags  # variable -> (delivery, check) it holds
+        self.copies: dict[int, list[int]] = {}
+        import networkx as nx
+
         self.graph: nx.DiGraph = nx.DiGraph()
         self.graph.add_nodes_from((ENTRY, EXIT))
         self.node_of: dict[int, int] = {}
@@ -90,9 +122,10 @@ class _Builder:
             self.graph.add_edge(node, target)
         return node
 
-    def link(self, preds: Sequence[int], node: int) -> None:
-        for pred in preds:
-            self.graph.add_edge(pred, node)
+    def link(self, preds: Sequence[int], node: int | Sequence[int]) -> None:
+        for target in [node] if isinstance(node, int) else node:
+            for pred in preds:
+                self.graph.add_edge(pred, target)
 
     # -- conditions ------------------------------------------------------------------
     def condition(
@@ -114,14 +147,19 @@ class _Builder:
             body_true, body_false = self.condition(expr.body, test_true)
             else_true, else_false = self.condition(expr.orelse, test_false)
             return body_true + else_true, body_false + else_false
+        if isinstance(expr, cst.NamedExpr):  # `(ok := test)` is worth its test
+            return self.condition(expr.value, preds)
         test = self.new(preds)
         delivery = guarded_delivery(expr, self.guard_functions)
+        call = guard_call(expr)
+        if isinstance(expr, cst.Name) and expr.value in self.flags:
+            delivery, call = self.flags[expr.value]
         if delivery is None:
             return [test], [test]
         fact = self.new([test])
-        assert isinstance(expr, cst.Call)
+        assert isinstance(call, cst.Call)
         self.fact_delivery[fact] = delivery
-        self.fact_guard[fact] = expr
+        self.fact_guard[fact] = call
         return [fact], [test]
 
     # -- statements ------------------------------------------------------------------
@@ -238,11 +276,19 @@ class _Builder:
             return exits
         self.raise_targets.pop()
         self.return_targets.pop()
-        self.link(exits, final)
         assert statement.finalbody is not None
-        after = self.block(suite_body(statement.finalbody.body), [final])
-        # Leaving a finally may also re-raise or finish a pending return.
-        self.link(after, EXIT)
+        final_body = suite_body(statement.finalbody.body)
+        # A pending return or exception: the finally ends by finishing it (the enclosing
+        # finally or handlers, else the exit), never by falling through.
+        placed = set(self.node_of)
+        pending = self.block(final_body, [final])
+        self.link(pending, [self.return_targets[-1], *self.raise_targets[-1]])
+        if not exits:
+            return []
+        first_copy = {key: node for key, node in self.node_of.items() if key not in placed}
+        after = self.block(final_body, [self.new(exits)])  # the clean way out: falls through
+        for key, node in first_copy.items():
+            self.copies.setdefault(key, []).append(node)
         return after
 
     def match(self, statement: cst.Match, preds: list[int]) -> list[int]:
@@ -267,7 +313,10 @@ def _irrefutable(case: cst.MatchCase) -> bool:
 
 
 def build_cfg(function: cst.FunctionDef, guard_functions: Sequence[str]) -> FunctionCfg:
-    builder = _Builder(guard_functions)
+    builder = _Builder(guard_functions, guard_flags(function, guard_functions))
     exits = builder.block(suite_body(function.body), [ENTRY])
     builder.link(exits, EXIT)
-    return FunctionCfg(builder.graph, builder.node_of, builder.fact_delivery, builder.fact_guard)
+    return FunctionCfg(
+        builder.graph, builder.node_of, builder.fact_delivery, builder.fact_guard,
+        builder.copies,
+    )

@@ -13,11 +13,13 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Sequence
-
-import networkx as nx
+from typing import TYPE_CHECKING
 
 from invariants.scan.model import FileReport
-from invariants.scan.targets import module_of
+from invariants.scan.rules.mesh001.targets import module_of
+
+if TYPE_CHECKING:  # networkx costs 0.15 s to import: only scans that build a graph pay
+    pass
 
 
 def _last(name: str) -> str:
@@ -54,6 +56,8 @@ class DefinitionIndex:
                 if kinds.get(definition.qualname.rpartition(".")[0], False):
                     self.methods.add(node)
         # Class hierarchy, base -> subclass.
+        import networkx as nx
+
         self.hierarchy = nx.DiGraph()
         self.hierarchy.add_nodes_from(self.classes)
         for node, base in bases:
@@ -103,6 +107,8 @@ class DefinitionIndex:
         may be an instance of a subclass) of its subclasses."""
         if cls not in self.hierarchy:
             return set()
+        import networkx as nx
+
         related = {cls} | nx.ancestors(self.hierarchy, cls)
         if subclasses:
             related |= nx.descendants(self.hierarchy, cls)

@@ -14,9 +14,10 @@ import libcst as cst
 
 from invariants.scan.context import CallRecord, FileContext
 from invariants.scan.names import dotted_name, last_part
-from invariants.scan.rules.mesh001_unguarded_emit import guard_covering, guards_at
-from invariants.scan.targets import Namer, target_name
-from invariants.scan.textscan import blank_strings, calls, scopes
+from invariants.scan.rules.mesh001.emits import guard_covering, guards_at
+from invariants.scan.rules.mesh001.keys import GUARD_FUNCTIONS
+from invariants.scan.rules.mesh001.targets import Namer, target_name
+from invariants.scan.rules.mesh001.textscan import blank_strings, calls, scopes
 
 
 def collect_call_sites(ctx: FileContext) -> None:
@@ -26,7 +27,7 @@ def collect_call_sites(ctx: FileContext) -> None:
     found = scopes(code)
     namer = Namer(ctx.path, code, found)
     ctx.definitions.extend(namer.definitions)
-    if any(last_part(name) in ctx.text for name in ctx.config.guard_functions):
+    if any(last_part(name) in ctx.text for name in GUARD_FUNCTIONS.of(ctx.config)):
         _from_tree(ctx, namer)
         return
     for call in calls(code, found):

@@ -1,5 +1,6 @@
 """What a `may_answer()` check proves: which deliveries may be answered when a condition
-evaluates true or false, following `not`, `and`, `or` and conditional expressions."""
+evaluates true or false, following `not`, `and`, `or` and conditional expressions, through
+`await` and walrus (`(ok := d.may_answer())`), and inside comprehension filters."""
 
 from __future__ import annotations
 
@@ -14,8 +15,17 @@ from invariants.scan.names import dotted_name, last_part
 Facts = dict[str, cst.Call]
 
 
+def guard_call(expr: cst.BaseExpression) -> cst.BaseExpression:
+    """The expression a test's value comes from: `await x` and `(ok := x)` are worth `x`."""
+    while isinstance(expr, (cst.Await, cst.NamedExpr)):
+        expr = expr.expression if isinstance(expr, cst.Await) else expr.value
+    return expr
+
+
 def guarded_delivery(expr: cst.BaseExpression, guard_functions: Sequence[str]) -> str | None:
-    """`d` for `d.may_answer()`, `may_answer(d)` or `policy.may_answer(delivery=d)`."""
+    """`d` for `d.may_answer()`, `may_answer(d)` or `policy.may_answer(delivery=d)` (also
+    awaited, or bound by a walrus)."""
+    expr = guard_call(expr)
     if not isinstance(expr, cst.Call):
         return None
     func = dotted_name(expr.func)
@@ -43,8 +53,9 @@ def facts(expr: cst.BaseExpression, outcome: bool, guard_functions: Sequence[str
     """Deliveries known answerable when `expr` evaluates to `outcome`."""
     delivery = guarded_delivery(expr, guard_functions)
     if delivery is not None:
-        assert isinstance(expr, cst.Call)
-        return {delivery: expr} if outcome else {}
+        call = guard_call(expr)
+        assert isinstance(call, cst.Call)
+        return {delivery: call} if outcome else {}
     if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Not):
         return facts(expr.expression, not outcome, guard_functions)
     if isinstance(expr, cst.BooleanOperation):
@@ -84,4 +95,19 @@ def facts_on_the_way(
             known = _both(known, facts(parent.test, True, guard_functions))
         elif isinstance(parent, cst.IfExp) and child is parent.orelse:
             known = _both(known, facts(parent.test, False, guard_functions))
+        elif isinstance(parent, _COMPREHENSIONS) and child is not parent.for_in:
+            # the element is built only for items every filter let through
+            known = _both(known, _filter_facts(parent.for_in, guard_functions))
+    return known
+
+
+_COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
+
+
+def _filter_facts(for_in: cst.CompFor | None, guard_functions: Sequence[str]) -> Facts:
+    known: Facts = {}
+    while for_in is not None:
+        for condition in for_in.ifs:
+            known = _both(known, facts(condition.test, True, guard_functions))
+        for_in = for_in.inner_for_in
     return known

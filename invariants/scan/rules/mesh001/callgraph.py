@@ -15,13 +15,15 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-
-import networkx as nx
+from typing import TYPE_CHECKING
 
 from invariants.scan.model import CallSite, EmitSite, FileReport, Finding, ScanConfig
 from invariants.scan.names import last_part
-from invariants.scan.resolve import DefinitionIndex
-from invariants.scan.targets import function_id
+from invariants.scan.rules.mesh001.resolve import DefinitionIndex
+from invariants.scan.rules.mesh001.targets import function_id
+
+if TYPE_CHECKING:  # networkx costs 0.15 s to import: only scans that build a graph pay
+    import networkx as nx
 
 
 def _is_module_level(function: str) -> bool:
@@ -33,11 +35,19 @@ def _name(function: str) -> str:
     return last_part(function.partition(":")[2])
 
 
+def _digraph() -> nx.DiGraph:
+    import networkx as nx
+
+    return nx.DiGraph()
+
+
 def covered_functions(graph: nx.DiGraph) -> set[str]:
     """Functions every one of whose calls is guarded or made by a covered caller.
 
     `graph` has an edge caller -> callee with `unguarded` True when any call along it is.
     """
+    import networkx as nx
+
     components = nx.condensation(graph)
     covered: set[str] = set()
     for component in nx.topological_sort(components):
@@ -57,7 +67,7 @@ def covered_functions(graph: nx.DiGraph) -> set[str]:
 
 @dataclass(slots=True)
 class CallerGraph:
-    graph: nx.DiGraph = field(default_factory=nx.DiGraph)
+    graph: nx.DiGraph = field(default_factory=lambda: _digraph())
     calls_to: dict[str, list[CallSite]] = field(default_factory=lambda: defaultdict(list))
 
     def add(self, call: CallSite, callee: str) -> str:

@@ -26,7 +26,7 @@ import builtins
 import keyword
 
 from invariants.scan.model import Definition
-from invariants.scan.textscan import Scope, imports
+from invariants.scan.rules.mesh001.textscan import Scope, imports
 
 # `print(...)`, `len(...)`, and `return (...)` / `not (...)` as the text scan sees them.
 _NOT_CALLS = frozenset(dir(builtins)) | frozenset(keyword.kwlist) | frozenset(keyword.softkwlist)

@@ -1,89 +1,19 @@
 """MESH001 unguarded-failure-emit: a DeliveryFailure construction must run only where a
 `may_answer()` check on the delivery it answers came out true.
 
-Per file this records every emit site with its guard status (dominance in the function's
-control-flow graph, plus `and`/`or`/conditional-expression guards inside one statement);
-the findings come from the tree-level pass (`callgraph`), which may still clear an
-unguarded site whose every caller is guarded.
+The rule's parts, all in this package: `emits` records every emit site with its guard
+status (control-flow dominance: `cfg`, `guards`); `callsites` records who calls what
+(`textscan`, `targets`); `tree` is the whole-tree pass, which clears an unguarded site
+whose every caller is guarded (`callgraph`, `resolve`) and checks `expected_emit_sites`.
 """
 
 from __future__ import annotations
 
-import itertools
-
-import libcst as cst
-
-from invariants.scan.context import CallRecord, FileContext
-from invariants.scan.guards import facts_on_the_way
-from invariants.scan.names import dotted_name, last_part, matches_last
+from invariants.scan.rules.mesh001.callsites import collect_call_sites
+from invariants.scan.rules.mesh001.emits import RULE_ID, applies, check
+from invariants.scan.rules.mesh001.keys import OPTIONS
+from invariants.scan.rules.mesh001.tree import tree_pass
 from invariants.scan.rules.spec import InvalidExample, Rule
-
-RULE_ID = "MESH001"
-
-
-def applies(ctx: FileContext) -> bool:
-    # Tests build failures to feed a mesh; emit sites are a property of production code.
-    return not ctx.is_test and any(
-        last_part(name) in ctx.text for name in ctx.config.emit_constructors
-    )
-
-
-def answered_delivery(call: cst.Call) -> str | None:
-    """The delivery a failure answers: first positional argument or `delivery=`."""
-    for arg in call.args:
-        if arg.keyword is not None and arg.keyword.value == "delivery":
-            return dotted_name(arg.value)
-    for arg in call.args:
-        if arg.keyword is None and arg.star == "":
-            return dotted_name(arg.value)
-    return None
-
-
-def guards_at(ctx: FileContext, record: CallRecord) -> dict[str, cst.Call]:
-    """Deliveries proved answerable wherever `record` runs (empty outside functions)."""
-    function = record.function
-    statement = record.statement
-    known: dict[str, cst.Call] = {}
-    if statement is not None:
-        inside = record.ancestors[record.ancestors.index(statement) + 1 :]
-        known.update(facts_on_the_way(inside, record.node, ctx.config.guard_functions))
-    if function is None or statement is None:
-        return known
-    cfg = ctx.cfg(function)
-    node = cfg.node_of.get(id(statement))
-    if node is None:  # a decorator or default argument: runs outside the function body
-        return known
-    known = {**(cfg.dominating_facts(node) or {}), **known}
-    # A closure runs only after its `def` has: what guards the def guards its body.
-    nested = [n for n in record.ancestors if isinstance(n, cst.FunctionDef)]
-    for inner, outer in itertools.pairwise(reversed(nested)):
-        definition = ctx.cfg(outer).node_of.get(id(inner))
-        if definition is None:
-            break
-        known = {**(ctx.cfg(outer).dominating_facts(definition) or {}), **known}
-    return known
-
-
-def check(ctx: FileContext) -> None:
-    constructors = ctx.config.emit_constructors
-    for record in ctx.calls:
-        name = ctx.name_of(record.node.func)
-        if name is None or not matches_last(name, constructors):
-            continue
-        delivery = answered_delivery(record.node)
-        guard = guard_covering(delivery, guards_at(ctx, record)) if delivery is not None else None
-        ctx.emit_site(record.node, record.symbol, guard)
-
-
-def guard_covering(delivery: str, guards: dict[str, cst.Call]) -> cst.Call | None:
-    """The check on `d` also covers a failure built from `d.id` (the id it answers)."""
-    name = delivery
-    while name not in guards:
-        if "." not in name:
-            return None
-        name = name.rsplit(".", 1)[0]
-    return guards[name]
-
 
 VALID: tuple[str, ...] = (
     # the true branch of the check
@@ -224,6 +154,46 @@ class Router(Base):
         if not d.may_answer():
             return
         self.nack(d, error)
+""",
+    # a walrus test, alone, inside an `and`, and negated with an early return
+    """
+def report(d, error, enabled):
+    if (ok := d.may_answer()):
+        d.reply(DeliveryFailure(d, error))
+    if enabled and (ok2 := d.may_answer()):
+        d.reply(DeliveryFailure(d, error))
+    if not (x := d.may_answer()):
+        return
+    d.reply(DeliveryFailure(d, error))
+""",
+    # an early return inside a try with a finally: the finally does not fall through
+    """
+def report(d, error):
+    try:
+        if not d.may_answer():
+            return
+    finally:
+        log("checked")
+    d.reply(DeliveryFailure(d, error))
+""",
+    # a check kept in a variable bound once
+    """
+def report(d, error):
+    ok = d.may_answer()
+    if ok:
+        d.reply(DeliveryFailure(d, error))
+""",
+    # a check in a comprehension filter
+    """
+def report_all(deliveries, error):
+    return [DeliveryFailure(d, error) for d in deliveries if d.may_answer()]
+""",
+    # an awaited check
+    """
+async def report(d, error):
+    if not await d.may_answer():
+        return
+    await d.reply(DeliveryFailure(d, error))
 """,
 )
 
@@ -415,6 +385,66 @@ def sweep(d):
 """,
         (3,),
     ),
+    (  # a walrus test does not guard through `or`, nor with the wrong polarity
+        """
+def report(d, error, force):
+    if (ok := d.may_answer()) or force:
+        d.reply(DeliveryFailure(d, error))
+    if (x := d.may_answer()):
+        return
+    d.reply(DeliveryFailure(d, error))
+""",
+        (4, 7),
+    ),
+    (  # the finally runs on the early return too: a check in the try does not guard it
+        """
+def report(d, error):
+    try:
+        if not d.may_answer():
+            return
+    finally:
+        d.reply(DeliveryFailure(d, error))
+""",
+        (7,),
+    ),
+    (  # a check kept in a variable that is bound again
+        """
+def report(d, error, force):
+    ok = d.may_answer()
+    ok = ok or force
+    if ok:
+        d.reply(DeliveryFailure(d, error))
+""",
+        (6,),
+    ),
+    (  # a comprehension filter on another delivery, or negated
+        """
+def report_all(deliveries, other, error):
+    first = [DeliveryFailure(d, error) for d in deliveries if other.may_answer()]
+    return first + [DeliveryFailure(d, error) for d in deliveries if not d.may_answer()]
+""",
+        (3, 4),
+    ),
+    (  # an awaited check with the wrong polarity
+        """
+async def report(d, error):
+    if await d.may_answer():
+        return
+    await d.reply(DeliveryFailure(d, error))
+""",
+        (5,),
+    ),
 )
 
-RULE = Rule(RULE_ID, applies, check, VALID, INVALID)
+RULE = Rule(
+    RULE_ID,
+    "unguarded-failure-emit",
+    "A DeliveryFailure is constructed without a dominating may_answer() guard.",
+    applies,
+    check,
+    VALID,
+    INVALID,
+    options=OPTIONS,
+    collect=collect_call_sites,
+    tree_pass=tree_pass,
+)
