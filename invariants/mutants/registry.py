@@ -18,6 +18,14 @@ from invariants.mutants import (
     m11_no_delivery_retry,
     m12_holds_non_graceful,
     m13_suppress_packaged,
+    m14_timeout_flag_denied,
+    m15_uncapped_retry_delay,
+    m16_retry_budget_off_by_one,
+    m17_budget_in_seconds,
+    m18_identity_traced_as_key,
+    m19_refusal_unanswered,
+    m20_subscribe_retries_off_by_one,
+    m21_watermark_off_by_one,
 )
 from invariants.mutants.base import Mutant
 
@@ -35,6 +43,14 @@ MUTANTS: tuple[Mutant, ...] = (
     m11_no_delivery_retry.MUTANT,
     m12_holds_non_graceful.MUTANT,
     m13_suppress_packaged.MUTANT,
+    m14_timeout_flag_denied.MUTANT,
+    m15_uncapped_retry_delay.MUTANT,
+    m16_retry_budget_off_by_one.MUTANT,
+    m17_budget_in_seconds.MUTANT,
+    m18_identity_traced_as_key.MUTANT,
+    m19_refusal_unanswered.MUTANT,
+    m20_subscribe_retries_off_by_one.MUTANT,
+    m21_watermark_off_by_one.MUTANT,
 )
 
 

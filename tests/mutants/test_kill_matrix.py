@@ -95,6 +95,15 @@ SEED_KILLS = [
     ("M11", "INV4", "rejection-retry"),
     ("M12", "INV5", "stop-non-graceful"),
     ("M13", "INV7", "departed-owner"),
+    ("M14", "INV4", "timeout"),
+    ("M15", "INV4", "rejection-retry"),
+    ("M16", "INV4", "rejection-retry"),
+    ("M17", "INV5", "stop-with-legs"),
+    ("M17", "INV5", "stop-budget-expiry"),
+    ("M18", "INV6", "fanout"),
+    ("M19", "INV7", "answer-once"),
+    ("M20", "INV2", "missing-target"),
+    ("M21", "INV3", "flood"),
 ]
 
 

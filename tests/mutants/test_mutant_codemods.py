@@ -15,7 +15,7 @@ from invariants.mutants.build import reference_root
 from invariants.mutants.registry import MUTANTS, find_mutant, select_mutants
 
 # The pre-fix code each mutant must produce (the pre-fix shape), and the code it must remove ("" for
-# nothing: M4, M8, M11 and M12 only remove, M9 only adds).
+# nothing: M4, M8, M11, M12 and M19 only remove, M9 only adds).
 PRE_FIX: dict[str, tuple[str, str]] = {
     "M1": ("if isinstance(delivery.message, DeliveryFailure):", "if not delivery.may_answer():"),
     "M2": ("if is_transient(exc) and attempt", "if is_resendable(exc) and attempt"),
@@ -36,6 +36,24 @@ PRE_FIX: dict[str, tuple[str, str]] = {
     "M11": ("", "if is_resendable(exc) and attempt < self.router.retries:"),
     "M12": ("", "if not self.silo.graceful:"),
     "M13": ("if not delivery.may_answer() or delivery.packaged:", "if not delivery.may_answer():"),
+    "M14": ("timed_out=False", "timed_out=is_timeout(exc)"),
+    "M15": (
+        "return RETRY_BASE_DELAY_MS * (1 << retry)",
+        "return min(RETRY_BASE_DELAY_MS * (1 << retry), RETRY_MAX_DELAY_MS)",
+    ),
+    "M16": (
+        "if is_resendable(exc) and attempt <= self.router.retries:",
+        "if is_resendable(exc) and attempt < self.router.retries:",
+    ),
+    "M17": (
+        "self.mesh.scheduler.after(self.budget_ms // 1000, self._budget_spent)",
+        "self.mesh.scheduler.after(self.budget_ms, self._budget_spent)",
+    ),
+    "M18": ("delivery.target, delivery.message_type, message_class, delivery.identity,",
+            "delivery.diagnostic_key,"),
+    "M19": ("", "if not mesh.silo.stopped:"),
+    "M20": ("if self.attempt <= self.retries:", "if self.attempt < self.retries:"),
+    "M21": ("return depth > self.watermark and", "return depth >= self.watermark and"),
 }
 MAX_CHANGED_LINES = 8  # a mutant is one statement or expression, plus an import
 
@@ -126,11 +144,12 @@ def test_codemod_changes_only_its_site(mutant: Mutant) -> None:
 
 @pytest.mark.parametrize("mutant", MUTANTS, ids=lambda m: m.id)
 def test_codemod_on_source_without_its_target_names_mutant_and_file(mutant: Mutant) -> None:
-    unrelated = (reference_root() / "constants.py").read_text(encoding="utf-8")
+    other = "faults.py" if mutant.path == "constants.py" else "constants.py"  # not its file
+    unrelated = (reference_root() / other).read_text(encoding="utf-8")
     with pytest.raises(MutantNotApplicable) as caught:
-        mutant.apply(unrelated, filename="constants.py")
+        mutant.apply(unrelated, filename=other)
     message = str(caught.value)
-    assert mutant.name in message and "constants.py" in message
+    assert mutant.name in message and other in message
     assert "found 0 time(s)" in message
 
 
@@ -155,6 +174,41 @@ def test_target_found_too_often_is_an_error() -> None:
         m6.apply(doubled)
 
 
+def test_a_second_read_of_the_identity_in_offer_is_an_error() -> None:
+    """M18 rewrites the one identity read of `Hub.offer`: a second one (an intake path
+    the codemod was not written for) fails loudly instead of being rewritten too."""
+    doubled = (
+        "class Hub:\n"
+        "    def offer(self, delivery):\n"
+        "        a = delivery.diagnostic_key\n"
+        "        b = delivery.diagnostic_key\n"
+    )
+    with pytest.raises(MutantNotApplicable, match=r"M18 .* found 2 time\(s\) in hub.py"):
+        find_mutant("M18").apply(doubled, filename="hub.py")
+
+
+def test_an_uncapped_or_differently_capped_delay_is_not_the_target() -> None:
+    """M15 drops the 3 s cap only where the reference writes it."""
+    uncapped = "def retry_delay_ms(retry):\n    return RETRY_BASE_DELAY_MS * (1 << retry)\n"
+    other_cap = "def retry_delay_ms(retry):\n    return min(250 * (1 << retry), 5000)\n"
+    for source in (uncapped, other_cap):
+        with pytest.raises(MutantNotApplicable, match=r"M15 uncapped-retry-delay.*found 0"):
+            find_mutant("M15").apply(source, filename="constants.py")
+
+
+def test_budget_and_bound_codemods_match_inside_their_function_only() -> None:
+    """The same comparison or timer elsewhere is left alone (M16, M17, M20, M21)."""
+    elsewhere = {
+        "M16": "def deliver(self, attempt):\n    return attempt < self.router.retries\n",
+        "M17": "def cancel(self):\n    self.timer.after(self.budget_ms, self._budget_spent)\n",
+        "M20": "def start(self):\n    return self.attempt < self.retries\n",
+        "M21": "def admit(self, depth):\n    return depth >= self.watermark\n",
+    }
+    for mutant_id, source in elsewhere.items():
+        with pytest.raises(MutantNotApplicable, match=rf"{mutant_id} .*found 0"):
+            find_mutant(mutant_id).apply(source)
+
+
 def test_target_outside_its_function_is_not_mutated() -> None:
     """The codemods match inside the named function only."""
     m6 = find_mutant("M6")
@@ -175,8 +229,11 @@ def test_every_mutant_has_a_module_a_distinct_rewrite_and_its_kills() -> None:
         "M8": {"MESH001", "INV1"},
         # The negative controls of the dynamic checks' other obligations.
         "M9": {"INV1"}, "M10": {"INV3"}, "M11": {"INV4"}, "M12": {"INV5"}, "M13": {"INV7"},
+        # Behaviour bugs and self-report lies, one obligation each.
+        "M14": {"INV4"}, "M15": {"INV4"}, "M16": {"INV4"}, "M17": {"INV5"}, "M18": {"INV6"},
+        "M19": {"INV7"}, "M20": {"INV2"}, "M21": {"INV3"},
     }
-    assert [m.id for m in MUTANTS] == [f"M{i}" for i in range(1, 14)]
+    assert [m.id for m in MUTANTS] == [f"M{i}" for i in range(1, 22)]
     assert {m.id: set(m.kills) for m in MUTANTS} == spec_kills
     assert len({m.slug for m in MUTANTS}) == len({m.codemod for m in MUTANTS}) == len(MUTANTS)
     # Two mutants may rewrite one function (M1 and M13 the same guard), never alike.
