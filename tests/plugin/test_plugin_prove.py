@@ -9,7 +9,7 @@ import dataclasses
 import pytest
 
 import harness.prove_items
-from invariants.mutants.registry import find_mutant
+from invariants.mutants.registry import MUTANTS, find_mutant
 
 TABLE = '[tool.harness]\npaths = ["src"]\ninvariants = []\n'
 ARGS = ("-p", "harness", "--harness-prove", "-k", "prove and M3", "-v")
@@ -23,9 +23,10 @@ def _repo(pytester: pytest.Pytester) -> None:
 def test_each_mutant_is_an_item_and_m3_is_killed(pytester: pytest.Pytester) -> None:
     _repo(pytester)
     listed = pytester.runpytest("-p", "harness", "--harness-prove", "--collect-only", "-q")
-    listed.stdout.fnmatch_lines([f"harness::prove::M{n}" for n in range(1, 14)])
+    listed.stdout.fnmatch_lines([f"harness::prove::{m.id}" for m in MUTANTS])
     result = pytester.runpytest(*ARGS)
-    result.assert_outcomes(passed=1, deselected=14)
+    # Every other item is deselected: the other mutants, the scanned file and the tree.
+    result.assert_outcomes(passed=1, deselected=len(MUTANTS) + 1)
     result.stdout.fnmatch_lines([
         "harness::prove::M3 PASSED*",
         "kill matrix: 1 of 1 mutant(s) killed",
@@ -41,7 +42,7 @@ def test_a_mutant_a_check_misses_fails_with_its_diff(
     claimed = dataclasses.replace(m3, kills=("INV2", "INV1"))
     monkeypatch.setattr(harness.prove_items, "find_mutant", lambda name: claimed)
     result = pytester.runpytest(*ARGS)
-    result.assert_outcomes(failed=1, deselected=14)
+    result.assert_outcomes(failed=1, deselected=len(MUTANTS) + 1)
     result.stdout.fnmatch_lines([
         "M3 unbounded-resubscribe (*) survived INV1:",
         "  INV2: killed after *",
