@@ -53,7 +53,7 @@ from invariants.dynamic.report import (
     failure_note,
     write_diagram,
 )
-from invariants.dynamic.seed_programs import SEED_PROGRAMS
+from invariants.dynamic.seed_programs import SEED_PROGRAMS, Program
 from invariants.trace import EventKind, MessageClass, TraceEvent
 
 HUBS = ("h0", "h1", "h2")
@@ -65,6 +65,25 @@ MAX_BULK_STEPS = 1  # bulk steps per run (seed scenarios count): thousands of po
 BULK_FAMILIES = frozenset({"fanout", "storm", "chatter"})
 
 HEARTBEAT = MessageSpec("Heartbeat", MessageClass.IGNORABLE)
+
+
+def with_routes(program: Program, stand_ins: Mapping[Route, Route]) -> Program:
+    """`program` with each route in `stand_ins` (its own and its racing posts') replaced."""
+    if not stand_ins:
+        return program
+
+    def route(r: Route) -> Route:
+        return stand_ins.get(r, r)
+
+    steps = []
+    for family, arguments in program:
+        changed = dict(arguments)
+        if "route" in changed:
+            changed["route"] = route(changed["route"])
+        if "racing" in changed:
+            changed["racing"] = [(to, route(r)) for to, r in changed["racing"]]
+        steps.append((family, changed))
+    return tuple(steps)
 
 
 # Trace events that say a behaviour was reached, for Hypothesis' statistics.
@@ -123,6 +142,8 @@ class MeshMachine(RuleBasedStateMachine):
     base_params: ClassVar[CheckParams] = CheckParams()
     core_families: ClassVar[frozenset[str]] = frozenset()  # on in every run
     diagram_path: ClassVar[Path | None] = None
+    # Routes the adapter lacks, and the one a replayed seed scenario takes instead.
+    stand_ins: ClassVar[Mapping[Route, Route]] = {}
 
     def __init__(self) -> None:
         super().__init__()
@@ -397,7 +418,7 @@ class MeshMachine(RuleBasedStateMachine):
         """Replay a seed scenario's steps (its own `init` aside) on this run's hubs, so the
         known shapes are always among the runs and combine with the steps drawn after."""
         check_id, _, program = name.partition(":")
-        for family, arguments in SEED_PROGRAMS[check_id][program]:
+        for family, arguments in with_routes(SEED_PROGRAMS[check_id][program], self.stand_ins):
             if family == "init" or (family == "stop" and self.stopped):
                 continue
             if family == "advance":

@@ -33,6 +33,7 @@ from invariants.dynamic.driver import (
     SENDERS,
     WATERMARKS,
     MeshMachine,
+    with_routes,
 )
 from invariants.dynamic.seed_programs import SEED_PROGRAMS, Program
 
@@ -134,6 +135,15 @@ FAMILY_NEEDS: Mapping[str, Capability] = {
     "stop": Capability.STOP_LIFECYCLE,
 }
 ROUTE_NEEDS: Mapping[Route, Capability] = {Route.GRAIN: Capability.GRAIN_ROUTER}
+# A seed scenario `init` replays keeps its shape on an adapter without the route it names:
+# the monolith router carries the same legs (in flight at a stop, say) the grain route
+# would have, so the scenario is replayed through it rather than left out.
+ROUTE_STAND_INS: Mapping[Route, Route] = {Route.GRAIN: Route.MONOLITH}
+
+
+def stand_ins(capabilities: frozenset[Capability]) -> dict[Route, Route]:
+    """The routes the adapter's capabilities do not offer, each with its stand-in."""
+    return {r: s for r, s in ROUTE_STAND_INS.items() if ROUTE_NEEDS[r] not in capabilities}
 
 
 def within(plan: Plan, capabilities: frozenset[Capability]) -> Plan:
@@ -167,13 +177,14 @@ def _light_scenarios(
 ) -> list[str]:
     """Seed scenarios `init` may start from: not the bulk ones (thousands of posts), which
     `run_invariant` runs once as explicit programs and the `fanout`/`storm` rules cover,
-    nor those with steps the adapter cannot take."""
+    nor those with steps the adapter cannot take (a route it lacks has its stand-in)."""
+    routes = stand_ins(capabilities)
     return [
         f"{c}:{name}"
         for c in check_ids
         for name, program in SEED_PROGRAMS.get(c, {}).items()
         if not any(step in BULK_FAMILIES for step, _ in program)
-        and program_runs_on(program, capabilities)
+        and program_runs_on(with_routes(program, routes), capabilities)
     ]
 
 
@@ -249,6 +260,7 @@ def machine_class(
         "base_params": params or CheckParams(),
         "core_families": plan.core,
         "diagram_path": diagram_path,
+        "stand_ins": stand_ins(capabilities),
         "init": initialize(
             watermarks=st.tuples(*(st.sampled_from(WATERMARKS) for _ in HUBS)),
             swarm=st.fixed_dictionaries({f: st.booleans() for f in toggled}),

@@ -43,17 +43,31 @@ def test_a_blind_spot_is_still_blind(tmp_path: Path, bug: Bug) -> None:
     assert f"harness::{bug.expected}[tinymesh.harness_adapter:make] PASSED" in result.stdout
 
 
-def test_the_unpatched_example_passes_inv5_on_the_seed_stage_numbers(tmp_path: Path) -> None:
-    # The control of the stage-number controls: renumbering alone breaks nothing.
+def _renumbered(tmp_path: Path, stop_stages: str) -> tinymesh_repo.Run:
     repo = tinymesh_repo.copy_to(tmp_path)
     tinymesh_repo.patch(repo, "src/tinymesh/shutdown.py", [SEED_STAGES])
-    result = tinymesh_repo.pytest_harness(repo, "-m", "harness", "-k", "INV5", "-v")
+    tinymesh_repo.patch(repo, "pyproject.toml", [(
+        "stop_stages = {Active = 300, GrainDeactivation = 200}", stop_stages)])
+    return tinymesh_repo.pytest_harness(repo, "-m", "harness", "-k", "INV5", "-v")
+
+
+def test_the_stop_stages_param_is_what_inv5_knows_the_stages_by(tmp_path: Path) -> None:
+    # The mesh renumbered to the seed silo's stages, the param following: INV5 passes ...
+    result = _renumbered(tmp_path / "following",
+                         "stop_stages = {Active = 20000, GrainDeactivation = 19998}")
     assert result.returncode == 0, result.stdout[-3000:]
     assert "harness::INV5[tinymesh.harness_adapter:make] PASSED" in result.stdout
+    # ... and the control: the param left at 300/200, the hold goes unrecognised.
+    stale = _renumbered(tmp_path / "stale", "stop_stages = {Active = 300, GrainDeactivation = 200}")
+    assert stale.returncode == 1, stale.stdout[-3000:]
+    assert "INV5 (a graceful stop holds until accepted legs have landed) not exercised" in (
+        stale.stdout)
+    assert "no stop stage named Active was entered: if your mesh numbers its stages " in (
+        stale.stdout)
 
 
 def test_at_least_six_planted_bugs_are_caught_by_the_invariant_they_exist_for() -> None:
-    caught = [b for b in BUGS if b.caught and not b.control]
+    caught = [b for b in BUGS if b.caught]
     assert len(caught) >= 6
     for bug in caught:
         assert any(item == INV.format(bug.expected) for item, _ in bug.caught), bug.name
