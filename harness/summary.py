@@ -86,6 +86,10 @@ class Summary:
 
 def _invariant_line(adapter: str, verdicts: Mapping[str, str]) -> str:
     passed = [check for check, verdict in verdicts.items() if verdict == "pass"]
-    failed = [f"{check} ({verdict})" for check, verdict in verdicts.items() if verdict != "pass"]
+    moot = [check for check, verdict in verdicts.items() if verdict == "not applicable"]
+    failed = [f"{check} ({verdict})" for check, verdict in verdicts.items()
+              if verdict not in ("pass", "not applicable")]
     line = f"invariants on {adapter}: {len(passed)} passed, {len(failed)} failed"
+    if moot:
+        line += f", {len(moot)} not applicable ({', '.join(moot)})"
     return line + (f": {', '.join(failed)}" if failed else "")

@@ -37,6 +37,7 @@ from invariants.dynamic.profiles import replaying
 from invariants.dynamic.runner import Outcome, collecting, run_invariant
 from invariants.mutants.matrix import Matrix, prove
 from invariants.mutants.render import kill_list_text
+from invariants.scan.model import ScanConfig
 from invariants.scan.report import finding_line, finding_to_json, problem_line
 from invariants.scan.rules import RULES
 
@@ -72,6 +73,7 @@ class CheckResult:
     conformance: list[str] = field(default_factory=list)  # broken conventions, one line each
     conformance_programs: int = 0
     kill_matrix_skipped: str = ""  # why the kill matrix did not run, where it did not
+    guard_names: tuple[str, ...] = ("may_answer",)  # the scan's guards, in the repo's words
 
     @property
     def scan_ok(self) -> bool:
@@ -180,6 +182,7 @@ def _run_check(
     broken, programs = _conformance(subject, say)
     result = CheckResult(subject.profile, verdict, [], None, title=subject.title,
                          mesh=subject.mesh, adapters=tuple(subject.factories),
+                         guard_names=_guards(subject.scan_config),
                          conformance=broken, conformance_programs=programs)
     if not kill_matrix or not subject.kill_matrix:
         if kill_matrix:
@@ -194,6 +197,11 @@ def _run_check(
     result.invariants = _invariants_of(result.matrix, collected)
     result.errors = list(result.matrix.errors)
     return result
+
+
+def _guards(config: ScanConfig) -> tuple[str, ...]:
+    names = config.options.get("guard_functions", ("may_answer",))
+    return tuple(names) if isinstance(names, tuple) and names else ("may_answer",)
 
 
 def _conformance(subject: Subject, say: Progress) -> tuple[list[str], int]:
@@ -277,7 +285,8 @@ def render(result: CheckResult) -> str:
         f"1. Static scan: {_verdict(result.scan_ok)}",
         f"   {stats.files} file(s) scanned, {len(scan.findings)} finding(s), "
         f"{len(scan.problems)} error(s), {stats.suppressed} suppressed",
-        f"   emit sites: {len(sites)}, {guarded} guarded by may_answer()",
+        f"   emit sites: {len(sites)}, {guarded} guarded by "
+        + " or ".join(f"{name}()" for name in result.guard_names),
     ]
     lines += [f"   {rule} {slug}: {per_rule[rule]}" for rule, slug in RULES.items()]
     lines += ["   " + finding_line(f).replace("\n", "\n   ") for f in scan.findings]
@@ -303,6 +312,7 @@ def render(result: CheckResult) -> str:
                      f"{row.examples:4d} examples  {row.seconds:6.1f} s{on}")
         if row.verdict == "not applicable":
             lines.append(f"        {row.evidence}")
+            lines += [f"            -  {name}" for name in row.counts]
             continue
         if not row.passed and row.evidence and row.verdict != "not exercised":
             lines.append(f"        {row.evidence}")

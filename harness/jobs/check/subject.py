@@ -73,6 +73,13 @@ def subject_for(settings: HarnessSettings, profile: str | None = None) -> Subjec
         return bundled_reference(profile or "ci")
     factories = {spec: load_factory(spec, settings.adapter_origin) for spec in settings.adapters}
     only_reference = set(settings.adapters) == {REFERENCE_ADAPTER}
+    # The kill matrix judges the checks on the reference's own mutants: it belongs to the
+    # repository that scans the reference mesh (this one), not to every repo that leaves
+    # `adapter` at its default.
+    scans_reference = any(
+        (settings.root / path).resolve() == reference_root().resolve()
+        for path in settings.paths
+    )
     mesh = "the reference mesh" if only_reference else ", ".join(settings.adapters)
     return Subject(
         title=f"the repository at {settings.root} (its [tool.harness])",
@@ -86,5 +93,5 @@ def subject_for(settings: HarnessSettings, profile: str | None = None) -> Subjec
         invariants=settings.invariants,
         profile=profile or settings.profile,
         params=settings.params,
-        kill_matrix=only_reference,
+        kill_matrix=only_reference and scans_reference,
     )
