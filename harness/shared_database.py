@@ -44,6 +44,8 @@ def shared_database_spec(value: str, origin: str, base: Path) -> SharedDatabase:
 
 def environment_database(environ: Mapping[str, str], base: Path) -> SharedDatabase | None:
     """The database `HARNESS_SHARED_DATABASE` names, a directory relative to `base`."""
+    if not environ:  # nothing to read (the scan passes none): Hypothesis stays unimported
+        return None
     from invariants.dynamic.profiles import SHARED_DATABASE_ENV, shared_spec_from
 
     value = shared_spec_from(environ)
