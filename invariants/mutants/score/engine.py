@@ -57,6 +57,7 @@ class EngineMutant:
     snippet: str  # the mutated line, normalised
     rank: int  # among mutants with the same path, function, operator and snippet
     annotation: bool = False  # inside a type annotation (never evaluated: see `postponed`)
+    star_marker: bool = False  # a `*` of a signature, which Cosmic Ray takes for a product
 
     @property
     def key(self) -> tuple[str, str, str, str, int]:
@@ -110,6 +111,17 @@ def in_annotation(node: Any) -> bool:
     return False
 
 
+def is_star_marker(node: Any) -> bool:
+    """The `*` of `def f(a, *, b)` or `*args`: not an operator. Cosmic Ray's binary-operator
+    replacers still rewrite it (`def f(a, /, b)`, `def f(a, +, b)`), which does not parse."""
+    parent = node.parent
+    return (
+        getattr(node, "value", None) in ("*", "**")
+        and parent is not None
+        and parent.type in ("parameters", "param", "typedargslist", "varargslist", "lambdef")
+    )
+
+
 def postponed(source: str) -> bool:
     """`from __future__ import annotations`: the module's annotations are never evaluated,
     so a mutant inside one is equivalent by construction."""
@@ -133,7 +145,8 @@ def enumerate_file(path: str, source: str, operators: Sequence[str]) -> list[Eng
                 function = _qualified(node)
                 base = (path, function, name, snippet)
                 found.append(EngineMutant(path, function, name, occurrence, line, snippet,
-                                          seen[base], in_annotation(node)))
+                                          seen[base], in_annotation(node),
+                                          is_star_marker(node)))
                 seen[base] += 1
                 occurrence += 1
     return found

@@ -86,6 +86,7 @@ def to_json(run: ScoreRun) -> dict[str, Any]:
         "score": round(value, 4) if value is not None else None,
         "cached": sum(r.cached for r in run.results),
         "seconds": round(run.seconds, 2),
+        "cpu_seconds": round(run.cpu_seconds, 2),
         "mutants_per_minute": round(ran / minutes, 1) if minutes > 0 else None,
     }
 
@@ -117,7 +118,7 @@ def to_text(run: ScoreRun) -> str:
         f" = {data['killed']} killed / ({data['total']} total - {equivalent} equivalent"
         f" - {incompetent} incompetent)",
         f"enumerated {data['enumerated']}, excluded {data['excluded']}, "
-        f"cached {data['cached']}, {data['seconds']:.1f} s"
+        f"cached {data['cached']}, {data['seconds']:.1f} s ({data['cpu_seconds']:.1f} s CPU)"
         + (f", {data['mutants_per_minute']} mutants/min" if data["mutants_per_minute"] else ""),
         "killed by: " + (", ".join(f"{k} {v}" for k, v in data["killed_by"].items()) or "-"),
     ]

@@ -8,6 +8,7 @@ worker processes, each importing its own isolated copies; verdicts come back as 
 from __future__ import annotations
 
 import multiprocessing
+import os
 import random
 import time
 from collections.abc import Callable, Sequence
@@ -43,6 +44,7 @@ class ScoreRun:
     sample: int | None = None
     seed: int | None = None
     seconds: float = 0.0
+    cpu_seconds: float = 0.0  # this process and its reaped workers: the load-free figure
 
 
 @dataclass(frozen=True)
@@ -61,10 +63,24 @@ ANNOTATIONS = Exclusion(
 )
 
 
-def _annotation(target: MeshTarget, mutant: EngineMutant) -> Exclusion | None:
+STAR_MARKERS = Exclusion(
+    "*", "the `*` of a signature, not an operator: Cosmic Ray's binary-operator replacers "
+    "rewrite it into code that does not parse", "*", "core/ReplaceBinaryOperator_*",
+)
+
+
+def _by_construction(target: MeshTarget, mutant: EngineMutant) -> Exclusion | None:
+    """Mutants that are no mutants: in a postponed annotation, or a signature's `*`."""
+    if mutant.star_marker:
+        return STAR_MARKERS
     if mutant.annotation and postponed(target.sources[mutant.path]):
         return ANNOTATIONS
     return None
+
+
+def _cpu() -> float:
+    times = os.times()
+    return times.user + times.system + times.children_user + times.children_system
 
 
 def choose(mutants: Sequence[EngineMutant], sample: int | None, seed: int) -> list[EngineMutant]:
@@ -120,14 +136,14 @@ def run_score(
     cache: VerdictCache | None = None,
     progress: Progress | None = None,
 ) -> ScoreRun:
-    started = time.perf_counter()  # reporting only
+    started, cpu = time.perf_counter(), _cpu()  # reporting only
     say = progress or (lambda _line: None)
     triage = triage.with_exclusions(target.exclusions)
     everything = enumerate_tree(target.sources, target.files, options.operators)
     excluded: list[tuple[EngineMutant, Exclusion]] = []
     kept: list[EngineMutant] = []
     for mutant in everything:
-        rule = triage.excluded(mutant) or _annotation(target, mutant)
+        rule = triage.excluded(mutant) or _by_construction(target, mutant)
         if rule is None:
             kept.append(mutant)
         else:
@@ -166,7 +182,7 @@ def run_score(
         target=target, profile=options.profile, results=ordered, enumerated=len(everything),
         excluded=excluded, stale=triage.stale(everything), sample=options.sample,
         seed=options.seed if options.sample is not None else None,
-        seconds=time.perf_counter() - started,
+        seconds=time.perf_counter() - started, cpu_seconds=_cpu() - cpu,
     )
 
 
