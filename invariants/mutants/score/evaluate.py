@@ -150,17 +150,37 @@ def evaluate(
     profile: str = "ci",
     timeout: float | None = None,
 ) -> Verdict:
+    """`mutant` applied to the target's sources, then judged (`judge`)."""
+    started = time.perf_counter()  # reporting only
+    sources = dict(target.sources)
+    try:
+        sources[mutant.path] = apply(mutant, sources[mutant.path])
+    except Exception as exc:  # Cosmic Ray no longer makes this mutant of the file
+        return Verdict("incompetent", evidence=f"{type(exc).__name__}: {_first_line(str(exc))}",
+                       seconds=time.perf_counter() - started)
+    return judge(target, baseline, mutant.id, sources, profile=profile, timeout=timeout)
+
+
+def judge(
+    target: MeshTarget,
+    baseline: Baseline,
+    label: str,
+    sources: dict[str, str],
+    *,
+    profile: str = "ci",
+    timeout: float | None = None,
+) -> Verdict:
+    """Build and import `sources` as an isolated copy, then scan, seed programs, search;
+    the first check that fails kills it. `label` names the copy (the mutant's id)."""
     started = time.perf_counter()  # reporting only
     package = ""
     package_dir: Path | None = None
     try:
         with _deadline(timeout):
             try:
-                sources = dict(target.sources)
-                sources[mutant.path] = apply(mutant, sources[mutant.path])
-                package = package_name(mutant.id, sources)
-                package_dir, factory = build(target, mutant.id, sources)
-            except Exception as exc:  # does not apply, parse, rename or import
+                package = package_name(label, sources)
+                package_dir, factory = build(target, label, sources)
+            except Exception as exc:  # does not parse, rename or import
                 return Verdict("incompetent", evidence=f"{type(exc).__name__}: "
                                f"{_first_line(str(exc))}",
                                seconds=time.perf_counter() - started)

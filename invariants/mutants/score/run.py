@@ -69,7 +69,7 @@ STAR_MARKERS = Exclusion(
 )
 
 
-def _by_construction(target: MeshTarget, mutant: EngineMutant) -> Exclusion | None:
+def by_construction(target: MeshTarget, mutant: EngineMutant) -> Exclusion | None:
     """Mutants that are no mutants: in a postponed annotation, or a signature's `*`."""
     if mutant.star_marker:
         return STAR_MARKERS
@@ -143,7 +143,7 @@ def run_score(
     excluded: list[tuple[EngineMutant, Exclusion]] = []
     kept: list[EngineMutant] = []
     for mutant in everything:
-        rule = triage.excluded(mutant) or _by_construction(target, mutant)
+        rule = triage.excluded(mutant) or by_construction(target, mutant)
         if rule is None:
             kept.append(mutant)
         else:
