@@ -45,7 +45,7 @@ def add_options(parser: Any) -> None:
     group.add_argument("--jobs", type=int, metavar="K", default=1,
                        help="worker processes (default 1)")
     group.add_argument("--timeout", type=float, metavar="SECONDS", default=120.0,
-                       help="a mutant running longer is timed out (default 120)")
+                       help="a mutant using more CPU time is timed out (default 120)")
     group.add_argument("--triage", type=Path, metavar="FILE", default=None,
                        help=f"equivalent mutants and exclusions (default: {FILENAME} beside "
                        "pyproject.toml)")

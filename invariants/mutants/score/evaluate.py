@@ -5,7 +5,7 @@ whatever else it does), the static scan of the mutated tree (a finding the unmut
 lacks kills), every check's seed programs (one example each: they kill most mutants), then
 each check's state machine under the profile, in the order of their cost on the unmutated
 mesh. A mesh that raises under a check is killed too: the harness run fails on it. A
-mutant that runs past `timeout` seconds is timed out, not killed.
+mutant that runs past `timeout` CPU seconds is timed out, not killed.
 """
 
 from __future__ import annotations
@@ -73,7 +73,9 @@ def finding_key(finding: Finding) -> FindingKey:
 
 @contextmanager
 def _deadline(seconds: float | None) -> Iterator[None]:
-    """SIGALRM after `seconds` (main thread only; elsewhere a run is not bounded)."""
+    """Stop after `seconds` of this process's CPU time (SIGVTALRM), not wall time: a loaded
+    machine must not turn a slow kill into a timeout, and pytest-timeout's SIGALRM stays
+    free. Main thread only; elsewhere a run is not bounded."""
     if not seconds or threading.current_thread() is not threading.main_thread():
         yield
         return
@@ -81,13 +83,13 @@ def _deadline(seconds: float | None) -> Iterator[None]:
     def expire(_signum: int, _frame: FrameType | None) -> None:
         raise MutantTimeout
 
-    previous = signal.signal(signal.SIGALRM, expire)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
+    previous = signal.signal(signal.SIGVTALRM, expire)
+    signal.setitimer(signal.ITIMER_VIRTUAL, seconds)
     try:
         yield
     finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
+        signal.setitimer(signal.ITIMER_VIRTUAL, 0)
+        signal.signal(signal.SIGVTALRM, previous)
 
 
 def package_name(mutant_id: str, sources: dict[str, str]) -> str:
@@ -189,7 +191,7 @@ def judge(
                 verdict = _dynamic(target, factory, baseline.check_order, profile)
             verdict = verdict or Verdict("survived")
     except MutantTimeout:
-        verdict = Verdict("timeout", evidence=f"ran past {timeout:g} s")
+        verdict = Verdict("timeout", evidence=f"ran past {timeout:g} CPU seconds")
     finally:
         if package:
             forget(package)
