@@ -29,7 +29,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--sample", type=int, default=None)
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--timeout", type=float, default=120.0)
+    parser.add_argument("--timeout", type=float, default=60.0)
     parser.add_argument("--triage", type=Path, default=Path(__file__).parents[1] / FILENAME)
     parser.add_argument("--json", type=Path, default=None, help="also write the JSON report")
     args = parser.parse_args(argv)

@@ -84,7 +84,9 @@ def _deadline(seconds: float | None) -> Iterator[None]:
         raise MutantTimeout
 
     previous = signal.signal(signal.SIGVTALRM, expire)
-    signal.setitimer(signal.ITIMER_VIRTUAL, seconds)
+    # Then again every half second: a run that swallows the first signal (a broad `except`
+    # in the mesh or the engine) is still stopped.
+    signal.setitimer(signal.ITIMER_VIRTUAL, seconds, 0.5)
     try:
         yield
     finally:
@@ -192,6 +194,8 @@ def judge(
             verdict = verdict or Verdict("survived")
     except MutantTimeout:
         verdict = Verdict("timeout", evidence=f"ran past {timeout:g} CPU seconds")
+    except SystemExit as exc:  # the mutated mesh exits the process: the harness run fails
+        verdict = Verdict("killed", "exit", "search", 0, f"SystemExit: {exc.code!r}")
     finally:
         if package:
             forget(package)

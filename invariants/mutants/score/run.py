@@ -53,7 +53,7 @@ class Options:
     sample: int | None = None
     seed: int = 0
     jobs: int = 1
-    timeout: float | None = 120.0
+    timeout: float | None = 60.0
     operators: Sequence[str] | None = None  # default: every core operator
 
 
