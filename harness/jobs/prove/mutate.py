@@ -45,7 +45,8 @@ def add_options(parser: Any) -> None:
     group.add_argument("--jobs", type=int, metavar="K", default=1,
                        help="worker processes (default 1)")
     group.add_argument("--timeout", type=float, metavar="SECONDS", default=60.0,
-                       help="a mutant using more CPU seconds is timed out (default 60: five times a survivor)")
+                       help="a mutant using more CPU seconds is timed out "
+                       "(default 60: five times a survivor)")
     group.add_argument("--triage", type=Path, metavar="FILE", default=None,
                        help=f"equivalent mutants and exclusions (default: {FILENAME} beside "
                        "pyproject.toml)")
