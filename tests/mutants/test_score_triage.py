@@ -65,3 +65,14 @@ def test_exclusions_are_globs_and_a_missing_file_is_an_empty_triage(tmp_path: Pa
     triage = load(path)
     assert triage.excluded(_mutant()) is not None
     assert triage.exclusions[0].function == "*"
+
+
+def test_the_repositorys_triage_of_the_reference_mesh_is_current() -> None:
+    from invariants.mutants.matrix import reference_scan_config
+    from invariants.mutants.score.engine import enumerate_tree
+    from invariants.mutants.score.target import reference_target
+
+    triage = load(Path(__file__).resolve().parents[2] / "harness-mutants.toml")
+    target = reference_target(reference_scan_config())
+    assert triage.equivalents and all(e.reason for e in triage.equivalents)
+    assert triage.stale(enumerate_tree(target.sources, target.files)) == []
