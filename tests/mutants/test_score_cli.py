@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 import harness
+from invariants.mutants.score.session import parse_verdict
 
 WORKTREE = Path(harness.__file__).resolve().parents[1]
 KEYS = {"total", "killed", "survived", "equivalent", "timeouts", "incompetent", "score",
@@ -79,6 +80,21 @@ def test_another_repos_mesh_is_mutated_through_its_adapter(tmp_path: Path) -> No
     assert {m["path"] for m in every} == {"mesh.py"}  # only mutate_paths is mutated
     assert {k["check"] for k in data["kills"]} <= {"INV1", "MESH001", "MESH005"}
     assert data["killed"] >= 1
+    # Cosmic Ray's test command on a worker: the tree as it is on disk, one verdict line.
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(tmp_path / "src"), str(WORKTREE)]))
+    command = [sys.executable, "-m", "harness", "prove", "--mutate", "--in-place"]
+    clean = subprocess.run(command, cwd=tmp_path, env=env, capture_output=True, text=True,
+                           timeout=600, check=False)
+    assert clean.returncode == 0, clean.stderr
+    survived = parse_verdict(clean.stdout)
+    assert survived is not None and (survived.status, survived.check) == ("survived", "")
+    mesh = tmp_path / "src" / "tinymesh" / "mesh.py"
+    mesh.write_text(sample_repo.files(fixed=False)["src/tinymesh/mesh.py"])  # the bug back
+    buggy = subprocess.run(command, cwd=tmp_path, env=env, capture_output=True, text=True,
+                           timeout=600, check=False)
+    assert buggy.returncode == 1, buggy.stderr
+    verdict = parse_verdict(buggy.stdout)
+    assert verdict is not None and verdict.status == "killed" and verdict.phase == "scan"
 
 
 @pytest.mark.parametrize(
