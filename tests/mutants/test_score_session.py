@@ -100,6 +100,9 @@ reason = "a test triage: count never equals limit"
         db.set_result(other.job_id, cr.WorkResult(
             worker_outcome=cr.WorkerOutcome.NORMAL, test_outcome=cr.TestOutcome.KILLED,
             output="timeout"))
+        # Skipped by another of Cosmic Ray's filters: neither run nor counted.
+        third = next(i for i in pending if i is not gt_to_lt and i is not other)
+        db.set_result(third.job_id, cr.WorkResult(worker_outcome=cr.WorkerOutcome.SKIPPED))
     scored = read_session(session, target, triage, tmp_path, "ci")
     statuses = {r.mutant.operator: (r.verdict.status if r.verdict else "equivalent")
                 for r in scored.results}

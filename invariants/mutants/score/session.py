@@ -144,6 +144,8 @@ def _verdict(result: Any) -> Verdict | None:
     outcome = str(getattr(result.worker_outcome, "value", result.worker_outcome))
     if outcome == "abnormal":  # the worker could not be reached: run it again
         return None
+    if outcome == "skipped":  # another filter's (cr-filter-pragma, cr-filter-git): not run
+        return None
     if outcome in ("exception", "no-test"):
         return Verdict("incompetent", evidence=f"cosmic-ray: {outcome}")
     if result.output == "timeout":
