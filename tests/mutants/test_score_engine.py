@@ -83,3 +83,15 @@ def test_a_signature_star_is_flagged_not_taken_for_a_product() -> None:
     source = "def f(a, *, b):\n    return a * b\n"
     mutants = enumerate_file("f.py", source, ["core/ReplaceBinaryOperator_Mul_Add"])
     assert [(m.line, m.star_marker) for m in mutants] == [(1, True), (2, False)]
+
+
+def test_a_sample_is_drawn_by_its_seed_alone() -> None:
+    from invariants.mutants.score.run import choose
+
+    source = "def f(a, b):\n    return a < b or a > b or a == b\n"
+    mutants = enumerate_file("f.py", source, operator_names())
+    assert len(mutants) > 10
+    first = [m.id for m in choose(mutants, 5, seed=1)]
+    assert first == [m.id for m in choose(list(reversed(mutants)), 5, seed=1)]  # order-free
+    assert first != [m.id for m in choose(mutants, 5, seed=2)]
+    assert len(choose(mutants, 10_000, seed=1)) == len(mutants)
