@@ -42,6 +42,8 @@ def _mutant(run: ScoreRun, result: Result, *, diff: bool) -> dict[str, Any]:
     m = result.mutant
     data: dict[str, Any] = {"id": m.id, "path": m.path, "line": m.line, "function": m.function,
                             "operator": m.operator, "snippet": m.snippet}
+    if result.verdict is not None:
+        data["seconds"] = round(result.verdict.seconds, 3)
     if diff:
         data["diff"] = diff_of(run, result)
     return data
