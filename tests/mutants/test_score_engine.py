@@ -79,10 +79,20 @@ def _leaves(node: object) -> list[object]:
     return [leaf for child in children for leaf in _leaves(child)]
 
 
-def test_a_signature_star_is_flagged_not_taken_for_a_product() -> None:
-    source = "def f(a, *, b):\n    return a * b\n"
-    mutants = enumerate_file("f.py", source, ["core/ReplaceBinaryOperator_Mul_Add"])
-    assert [(m.line, m.star_marker) for m in mutants] == [(1, True), (2, False)]
+def test_an_unpacking_star_is_flagged_not_taken_for_arithmetic() -> None:
+    source = "def f(a, *, b):\n    return g(*a, **b) or {**b} or a * b ** 2\n"
+    mutants = enumerate_file(
+        "f.py", source,
+        ["core/ReplaceBinaryOperator_Mul_Add", "core/ReplaceBinaryOperator_Pow_Add"],
+    )
+    # Cosmic Ray rewrites the signature's `*,` and the display's `**b` (not the call's).
+    shown = {(apply(m, source).splitlines()[m.line - 1].strip(), m.star_marker) for m in mutants}
+    assert shown == {
+        ("def f(a, +, b):", True),
+        ("return g(*a, **b) or {+b} or a * b ** 2", True),
+        ("return g(*a, **b) or {**b} or a + b ** 2", False),
+        ("return g(*a, **b) or {**b} or a * b + 2", False),
+    }
 
 
 def test_a_sample_is_drawn_by_its_seed_alone() -> None:

@@ -57,7 +57,7 @@ class EngineMutant:
     snippet: str  # the mutated line, normalised
     rank: int  # among mutants with the same path, function, operator and snippet
     annotation: bool = False  # inside a type annotation (never evaluated: see `postponed`)
-    star_marker: bool = False  # a `*` of a signature, which Cosmic Ray takes for a product
+    star_marker: bool = False  # an unpacking `*`/`**`, which Cosmic Ray takes for arithmetic
 
     @property
     def key(self) -> tuple[str, str, str, str, int]:
@@ -112,13 +112,15 @@ def in_annotation(node: Any) -> bool:
 
 
 def is_star_marker(node: Any) -> bool:
-    """The `*` of `def f(a, *, b)` or `*args`: not an operator. Cosmic Ray's binary-operator
-    replacers still rewrite it (`def f(a, /, b)`, `def f(a, +, b)`), which does not parse."""
+    """A `*` or `**` that unpacks (`def f(a, *, b)`, `f(*args)`, `{**d}`, `a, *rest = x`)
+    rather than multiplies: Cosmic Ray's binary-operator replacers still rewrite it
+    (`def f(a, +, b)`, `{*d}`), which does not parse or means something else entirely.
+    Arithmetic `*` and `**` are the children of `term` and `power` nodes."""
     parent = node.parent
     return (
         getattr(node, "value", None) in ("*", "**")
         and parent is not None
-        and parent.type in ("parameters", "param", "typedargslist", "varargslist", "lambdef")
+        and parent.type not in ("term", "power")
     )
 
 

@@ -64,13 +64,14 @@ ANNOTATIONS = Exclusion(
 
 
 STAR_MARKERS = Exclusion(
-    "*", "the `*` of a signature, not an operator: Cosmic Ray's binary-operator replacers "
-    "rewrite it into code that does not parse", "*", "core/ReplaceBinaryOperator_*",
+    "*", "an unpacking `*` or `**` (a signature's, a call's, a display's), not arithmetic: "
+    "Cosmic Ray's binary-operator replacers rewrite it into code that does not parse",
+    "*", "core/ReplaceBinaryOperator_*",
 )
 
 
 def by_construction(target: MeshTarget, mutant: EngineMutant) -> Exclusion | None:
-    """Mutants that are no mutants: in a postponed annotation, or a signature's `*`."""
+    """Mutants that are no mutants: in a postponed annotation, or an unpacking `*`."""
     if mutant.star_marker:
         return STAR_MARKERS
     if mutant.annotation and postponed(target.sources[mutant.path]):
