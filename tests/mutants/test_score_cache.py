@@ -29,3 +29,21 @@ def test_a_verdict_round_trips_and_a_damaged_entry_is_a_miss(tmp_path: Path) -> 
     assert cache.get("cd" * 32) is None
     next(tmp_path.rglob("*.json")).write_text("{not json")
     assert cache.get("ab" * 32) is None  # run again rather than trust it
+
+
+def test_the_run_context_is_the_same_in_every_process() -> None:
+    import os
+    import subprocess
+    import sys
+
+    code = ("from invariants.mutants.matrix import reference_scan_config as c\n"
+            "from invariants.mutants.score.run import context\n"
+            "from invariants.mutants.score.target import reference_target as t\n"
+            "print(context(t(c()), 'ci'))")
+    seen = {
+        subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                       check=True, timeout=120,
+                       env={**os.environ, "PYTHONHASHSEED": seed}).stdout
+        for seed in ("1", "2", "3")
+    }
+    assert len(seen) == 1  # frozensets in the figures must not reorder the cache key

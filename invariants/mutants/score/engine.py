@@ -167,10 +167,10 @@ def apply(mutant: EngineMutant, source: str) -> str:
 
 
 def unified_diff(mutant: EngineMutant, before: str, after: str, package: str) -> str:
+    """The mutation as a unified diff of its file (one line of context)."""
     lines = difflib.unified_diff(
         before.splitlines(keepends=True), after.splitlines(keepends=True),
-        fromfile=f"{package}/{mutant.path}", tofile=f"{package}/{mutant.path} ({mutant.id})",
-        n=1,
+        fromfile=f"a/{package}/{mutant.path}", tofile=f"b/{package}/{mutant.path}", n=1,
     )
     return "".join(lines)
 

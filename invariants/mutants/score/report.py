@@ -6,11 +6,10 @@ denominator and are not kills: a check that never answers has not caught anythin
 
 from __future__ import annotations
 
-import difflib
 from collections import Counter, defaultdict
 from typing import Any
 
-from invariants.mutants.score.engine import ENGINE
+from invariants.mutants.score.engine import ENGINE, apply, unified_diff
 from invariants.mutants.score.run import Result, ScoreRun
 
 
@@ -19,17 +18,9 @@ def _of(run: ScoreRun, status: str) -> list[Result]:
 
 
 def diff_of(run: ScoreRun, result: Result) -> str:
-    from invariants.mutants.score.engine import apply
-
     mutant = result.mutant
     before = run.target.sources[mutant.path]
-    after = apply(mutant, before)
-    lines = difflib.unified_diff(
-        before.splitlines(keepends=True), after.splitlines(keepends=True),
-        fromfile=f"a/{run.target.package}/{mutant.path}",
-        tofile=f"b/{run.target.package}/{mutant.path}", n=1,
-    )
-    return "".join(lines)
+    return unified_diff(mutant, before, apply(mutant, before), run.target.package)
 
 
 def score(run: ScoreRun) -> float | None:

@@ -7,6 +7,8 @@ worker processes, each importing its own isolated copies; verdicts come back as 
 
 from __future__ import annotations
 
+import dataclasses
+import json
 import multiprocessing
 import os
 import random
@@ -91,8 +93,20 @@ def choose(mutants: Sequence[EngineMutant], sample: int | None, seed: int) -> li
     return sorted(random.Random(seed).sample(ordered, sample), key=lambda m: (m.path, m.line))
 
 
+def _stable(value: object) -> str:
+    """A dataclass as text that is the same in every process: a frozenset's repr follows the
+    per-process string hash order, so sets are written sorted."""
+
+    def plain(item: object) -> object:
+        return sorted(map(str, item)) if isinstance(item, set | frozenset) else repr(item)
+
+    return json.dumps(dataclasses.asdict(value), sort_keys=True, default=plain)  # type: ignore[call-overload]
+
+
 def context(target: MeshTarget, profile: str) -> str:
-    return f"{profile}|{','.join(target.checks)}|{target.params!r}|{target.scan_config!r}"
+    """What else a verdict depends on: the profile, the checks, their figures, the rules."""
+    return (f"{profile}|{','.join(target.checks)}|{_stable(target.params)}|"
+            f"{_stable(target.scan_config)}")
 
 
 # Worker processes get the run's constants once, at start (fork), not with every mutant.

@@ -45,10 +45,6 @@ class MeshTarget:
     params: CheckParams = DEFAULT_PARAMS
     exclusions: tuple[Exclusion, ...] = field(default=())
 
-    @property
-    def label(self) -> str:
-        return self.package
-
 
 def package_sources(package_dir: Path) -> dict[str, str]:
     return {
