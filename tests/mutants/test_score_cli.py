@@ -113,14 +113,25 @@ def test_usage_errors_exit_2_with_one_line(
     assert message in err and len(err.splitlines()) == 1
 
 
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [
+        ('["nowhere"]', "mutate_paths: 'nowhere': no such file or directory"),
+        ("3", "mutate_paths: expected a string or an array of strings, got 3"),
+        ('[""]', "mutate_paths: expected non-empty paths"),
+        ('["tests"]', "tests: not inside a package"),  # exists; checked when the run starts
+    ],
+)
 def test_a_bad_mutate_paths_value_names_the_file_and_key(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    value: str, message: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
     from harness.cli import main
 
-    (tmp_path / "pyproject.toml").write_text('[tool.harness]\nmutate_paths = ["nowhere"]\n')
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "pyproject.toml").write_text(f"[tool.harness]\nmutate_paths = {value}\n")
     monkeypatch.chdir(tmp_path)
     assert main(["prove", "--mutate"]) == 2
     err = capsys.readouterr().err.strip()
-    assert "pyproject.toml: [tool.harness] mutate_paths: 'nowhere': no such file" in err
+    assert "pyproject.toml: [tool.harness] mutate_paths" in err and message in err
     assert len(err.splitlines()) == 1

@@ -64,11 +64,11 @@ def reference_target(scan_config: ScanConfig) -> MeshTarget:
     )
 
 
-def _package_of(path: Path) -> Path:
+def _package_of(path: Path, origin: str) -> Path:
     """The top-level package directory holding `path` (a module or a package directory)."""
     here = path if path.is_dir() else path.parent
     if not (here / "__init__.py").exists():
-        raise TargetError(f"{path}: not inside a package (no __init__.py)")
+        raise TargetError(f"{origin}: {path}: not inside a package (no __init__.py)")
     while (here.parent / "__init__.py").exists():
         here = here.parent
     return here
@@ -92,7 +92,7 @@ def from_paths(
     for path in paths:
         if not path.exists():
             raise TargetError(f"{origin}: {path}: no such file or directory")
-        packages.add(_package_of(path))
+        packages.add(_package_of(path, origin))
     if len(packages) != 1:
         shown = ", ".join(sorted(p.name for p in packages)) or "none"
         raise TargetError(f"{origin}: the paths must lie in one package, got {shown}")
