@@ -11,8 +11,8 @@ pyproject.toml, then the defaults (scan the whole repo, the reference mesh's ada
 
 The scanner owns most of `[tool.harness]` (see `invariants.scan.config`); the keys read
 here are the plugin's own: `adapter`, `profile`, `invariants`, `prove`, `sarif`,
-`shared_database`. Every problem is a `ConfigError` of one line naming the file and the
-key.
+`shared_database`, `params`, and `mutate_paths` (what `prove --mutate` mutates). Every
+problem is a `ConfigError` of one line naming the file and the key.
 """
 
 from __future__ import annotations
@@ -46,7 +46,7 @@ DEFAULT_PROFILE = "ci"
 # accepted spellings of `profile` and `sarif`.
 PLUGIN_KEYS: frozenset[str] = frozenset(
     {"adapter", "profile", "hypothesis_profile", "invariants", "prove", "sarif", "sarif_output",
-     "shared_database", "params"}
+     "shared_database", "params", "mutate_paths"}
 )
 _SYNONYMS = {"hypothesis_profile": "profile", "sarif_output": "sarif"}
 
@@ -93,6 +93,8 @@ class HarnessSettings:
     params: CheckParams = DEFAULT_PARAMS  # the figures the checkers hold the mesh to
     configured: bool = False  # the pyproject has a [tool.harness] table: a repo of its own
     search_only: bool = False  # the dynamic runs leave the seed scenarios out
+    # What `prove --mutate` mutates (absolute); None: the bundled reference mesh.
+    mutate_paths: tuple[Path, ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -105,6 +107,7 @@ class _PluginTable:
     sarif: str | None = None
     shared_database: SharedDatabase | None = None
     params: CheckParams = DEFAULT_PARAMS
+    mutate_paths: tuple[str, ...] | None = None
 
 
 def _fail(source: Path, key: str, problem: str) -> ConfigError:
@@ -188,6 +191,15 @@ def _plugin_table(table: Mapping[str, object], source: Path) -> _PluginTable:
             if not isinstance(value, dict):
                 raise _fail(source, key, f"expected a table ([tool.harness.params]), got {value!r}")
             values["params"] = params_from(value, f"{source}: [tool.harness.params]")
+        elif name == "mutate_paths":
+            paths = _strings(source, key, value)
+            if not paths or not all(path.strip() for path in paths):
+                raise _fail(source, key, f"expected non-empty paths, got {value!r}")
+            missing = [path for path in paths if not (source.parent / path.strip()).exists()]
+            if missing:
+                raise _fail(source, key, f"{missing[0]!r}: no such file or directory "
+                            f"(paths are relative to {source.parent})")
+            values[name] = tuple(path.strip() for path in paths)
         elif name == "prove":
             if not isinstance(value, bool):
                 raise _fail(source, key, f"expected true or false, got {value!r}")
@@ -313,4 +325,8 @@ def resolve(
         ),
         configured=bool(raw),
         search_only=overrides.search_only,
+        mutate_paths=(
+            tuple(root / path for path in table.mutate_paths)
+            if table.mutate_paths is not None else None
+        ),
     )

@@ -97,14 +97,16 @@ _SCRATCH: Path | None = None
 _BUILDS: dict[str, MutantBuild] = {}  # package name -> build: one compile per process
 
 
-def _write_tree(package_dir: Path, sources: dict[str, str], package: str) -> None:
+def _write_tree(
+    package_dir: Path, sources: dict[str, str], package: str, original: str = REFERENCE_PACKAGE
+) -> None:
     for relative, source in sources.items():
         target = package_dir / relative
         target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(rename_package(source, REFERENCE_PACKAGE, package), encoding="utf-8")
+        target.write_text(rename_package(source, original, package), encoding="utf-8")
 
 
-def _import_isolated(package: str, package_dir: Path) -> ModuleType:
+def _import_isolated(package: str, package_dir: Path, adapter: str = "adapter") -> ModuleType:
     """Load `package` from `package_dir` by its own spec, then its adapter module."""
     spec = importlib.util.spec_from_file_location(
         package, package_dir / "__init__.py", submodule_search_locations=[str(package_dir)]
@@ -115,30 +117,44 @@ def _import_isolated(package: str, package_dir: Path) -> ModuleType:
     sys.modules[package] = module  # submodule imports resolve through the parent entry
     try:
         spec.loader.exec_module(module)
-        return importlib.import_module(f"{package}.adapter")
+        return importlib.import_module(f"{package}.{adapter}" if adapter else package)
     except BaseException:
         for name in [n for n in sys.modules if n == package or n.startswith(package + ".")]:
             del sys.modules[name]
         raise
 
 
+def isolate(
+    sources: dict[str, str],
+    package: str,
+    *,
+    original: str = REFERENCE_PACKAGE,
+    adapter: str = "adapter",
+) -> tuple[Path, ModuleType]:
+    """Write `sources` (a package's modules by relative path) as the package `package`,
+    every absolute import of `original` renamed, and import its `adapter` module by its
+    own spec: the package directory and that module. The engine-generated mutants of
+    `prove --mutate` are built by this too."""
+    global _SCRATCH
+    if _SCRATCH is None:
+        _SCRATCH = _scratch()
+    package_dir = _SCRATCH / package
+    if package_dir.exists():
+        shutil.rmtree(package_dir)
+    _write_tree(package_dir, sources, package, original)
+    return package_dir, _import_isolated(package, package_dir, adapter)
+
+
 def build_mutant(mutant: Mutant) -> MutantBuild:
     """Copy, mutate, rename and import `mutant` (cached per process by its sources)."""
-    global _SCRATCH
     root = reference_root()
     sources = mutated_sources(mutant, root)
     package = _package_name(mutant, sources)
     cached = _BUILDS.get(package)
     if cached is not None:
         return cached
-    if _SCRATCH is None:
-        _SCRATCH = _scratch()
-    package_dir = _SCRATCH / package
-    if package_dir.exists():
-        shutil.rmtree(package_dir)
-    _write_tree(package_dir, sources, package)
+    package_dir, adapter_module = isolate(sources, package)
     original = (root / mutant.path).read_text(encoding="utf-8")
-    adapter_module = _import_isolated(package, package_dir)
     # The mesh's identity in example-database keys: the mutant, not its hashed package.
     setattr(adapter_module.make_adapter, MESH_ID_ATTRIBUTE, f"mutant:{mutant.id}")
     build = MutantBuild(

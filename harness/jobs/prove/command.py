@@ -3,6 +3,7 @@
 Runs the reference and every mutant (or those named with --mutant) against every static
 rule and dynamic invariant, prints the matrix, and exits 1 when a kill a mutant lists is
 missing, the reference fails anything, or a run reported an error; 2 on a usage error.
+With `--mutate` it measures the mutation score instead (`harness.jobs.prove.mutate`).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import os
 import sys
 from typing import Any
 
+from harness.jobs.prove import mutate
 from harness.settings import for_command, known_profile
 from harness.shared_database import add_shared_database_option, command_database
 from invariants.dynamic.profiles import replaying
@@ -43,12 +45,15 @@ def add_parser(subparsers: Any) -> None:
                         help="leave the seed scenarios out of the dynamic runs: what the "
                         "state machines' drawn rules find alone")
     add_shared_database_option(parser)
+    mutate.add_options(parser)
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    for_command()  # the working tree's [tool.harness]: a bad key fails as everywhere
+    settings = for_command()  # the working tree's [tool.harness]: a bad key fails as everywhere
     known_profile(args.profile, "--profile")
+    if args.mutate is not None:
+        return mutate.run(args, settings)
     checks = [check.upper() for check in args.check]
     try:
         shared = command_database(args.shared_database, "--shared-database", os.environ)

@@ -1,0 +1,217 @@
+"""Run one engine mutant through the harness, cheapest check first, and stop at the first kill.
+
+Order: build and import an isolated copy (a mutant that does not import is incompetent,
+whatever else it does), the static scan of the mutated tree (a finding the unmutated tree
+lacks kills), every check's seed programs (one example each: they kill most mutants), then
+each check's state machine under the profile, in the order of their cost on the unmutated
+mesh. A mesh that raises under a check is killed too: the harness run fails on it. A
+mutant that runs past `timeout` CPU seconds is timed out, not killed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import shutil
+import signal
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from types import FrameType
+from typing import Any, Literal, cast
+
+from invariants.adapter import AdapterFactory
+from invariants.dynamic.mesh_keys import MESH_ID_ATTRIBUTE
+from invariants.dynamic.runner import Outcome, run_invariant, run_program
+from invariants.dynamic.seed_programs import SEED_PROGRAMS
+from invariants.mutants.build import PACKAGE_PREFIX, isolate
+from invariants.mutants.matrix import scan_tree
+from invariants.mutants.score.engine import EngineMutant, apply
+from invariants.mutants.score.target import MeshTarget
+from invariants.scan.model import Finding
+
+Status = Literal["killed", "survived", "timeout", "incompetent"]
+Phase = Literal["", "scan", "seed", "search"]
+FindingKey = tuple[str, str, str, str]
+
+
+@dataclass(frozen=True)
+class Verdict:
+    status: Status
+    check: str = ""  # the check that killed it (a rule id or an invariant id)
+    phase: Phase = ""
+    examples: int = 0  # examples the killing check ran (0 for the scan)
+    evidence: str = ""  # the finding, the violation, the error or why it is incompetent
+    seconds: float = 0.0
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Verdict:
+        return cls(**data)
+
+
+@dataclass(frozen=True)
+class Baseline:
+    """What the unmutated mesh gives: its scan findings and its checks, cheapest first."""
+
+    findings: frozenset[FindingKey]
+    check_order: tuple[str, ...]
+
+
+class MutantTimeout(BaseException):
+    """Raised by the alarm; a BaseException so no `except Exception` in a run swallows it."""
+
+
+def finding_key(finding: Finding) -> FindingKey:
+    return (finding.rule, finding.path, finding.symbol, finding.snippet)
+
+
+@contextmanager
+def _deadline(seconds: float | None) -> Iterator[None]:
+    """Stop after `seconds` of this process's CPU time (SIGVTALRM), not wall time: a loaded
+    machine must not turn a slow kill into a timeout, and pytest-timeout's SIGALRM stays
+    free. Main thread only; elsewhere a run is not bounded."""
+    if not seconds or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def expire(_signum: int, _frame: FrameType | None) -> None:
+        raise MutantTimeout
+
+    previous = signal.signal(signal.SIGVTALRM, expire)
+    # Then again every half second: a run that swallows the first signal (a broad `except`
+    # in the mesh or the engine) is still stopped.
+    signal.setitimer(signal.ITIMER_VIRTUAL, seconds, 0.5)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_VIRTUAL, 0)
+        signal.signal(signal.SIGVTALRM, previous)
+
+
+def package_name(mutant_id: str, sources: dict[str, str]) -> str:
+    digest = hashlib.sha256()
+    for path in sorted(sources):
+        digest.update(path.encode() + b"\0" + sources[path].encode() + b"\0")
+    return f"{PACKAGE_PREFIX}{mutant_id.replace('-', '_')}_{digest.hexdigest()[:12]}"
+
+
+def forget(package: str) -> None:
+    for name in [n for n in sys.modules if n == package or n.startswith(package + ".")]:
+        del sys.modules[name]
+
+
+def _first_line(text: str | None) -> str:
+    return (text or "").strip().splitlines()[0] if (text or "").strip() else ""
+
+
+def evidence(outcome: Outcome) -> str:
+    if outcome.violations:
+        return str(outcome.violations[0])
+    prefix = "error: " if outcome.verdict == "error" else ""
+    return prefix + _first_line(outcome.failure_text)
+
+
+def build(
+    target: MeshTarget, label: str, sources: dict[str, str]
+) -> tuple[Path, AdapterFactory]:
+    """An isolated, imported copy of `sources`: its package directory and adapter factory."""
+    package = package_name(label, sources)
+    package_dir, module = isolate(
+        sources, package, original=target.package, adapter=target.adapter_module
+    )
+    factory = cast(AdapterFactory, getattr(module, target.factory))
+    # The mesh's identity in example-database keys: the mutant, not its hashed package.
+    setattr(factory, MESH_ID_ATTRIBUTE, f"mutant:{label}")
+    return package_dir, factory
+
+
+def _dynamic(
+    target: MeshTarget, factory: AdapterFactory, order: tuple[str, ...], profile: str
+) -> Verdict | None:
+    # Seed programs first, one example each, in the checks' own order: they all cost about
+    # the same, and a fixed order credits a seed kill to the same check on every machine.
+    for check in target.checks:
+        for name, program in SEED_PROGRAMS.get(check, {}).items():
+            outcome = run_program(check, factory, program, params=target.params, name=name)
+            if not outcome.passed:
+                return Verdict("killed", check, "seed", 1, evidence(outcome))
+    for check in order:  # then the searches, cheapest first
+        outcome = run_invariant(check, factory, profile, params=target.params)
+        if not outcome.passed:
+            return Verdict("killed", check, "search", outcome.examples, evidence(outcome))
+    return None
+
+
+def evaluate(
+    target: MeshTarget,
+    baseline: Baseline,
+    mutant: EngineMutant,
+    *,
+    profile: str = "ci",
+    timeout: float | None = None,
+) -> Verdict:
+    """`mutant` applied to the target's sources, then judged (`judge`)."""
+    started = time.perf_counter()  # reporting only
+    sources = dict(target.sources)
+    try:
+        sources[mutant.path] = apply(mutant, sources[mutant.path])
+    except Exception as exc:  # Cosmic Ray no longer makes this mutant of the file
+        return Verdict("incompetent", evidence=f"{type(exc).__name__}: {_first_line(str(exc))}",
+                       seconds=time.perf_counter() - started)
+    return judge(target, baseline, mutant.id, sources, profile=profile, timeout=timeout)
+
+
+def judge(
+    target: MeshTarget,
+    baseline: Baseline,
+    label: str,
+    sources: dict[str, str],
+    *,
+    profile: str = "ci",
+    timeout: float | None = None,
+) -> Verdict:
+    """Build and import `sources` as an isolated copy, then scan, seed programs, search;
+    the first check that fails kills it. `label` names the copy (the mutant's id)."""
+    started = time.perf_counter()  # reporting only
+    package = ""
+    package_dir: Path | None = None
+    try:
+        with _deadline(timeout):
+            try:
+                package = package_name(label, sources)
+                package_dir, factory = build(target, label, sources)
+            except Exception as exc:  # does not parse, rename or import
+                return Verdict("incompetent", evidence=f"{type(exc).__name__}: "
+                               f"{_first_line(str(exc))}",
+                               seconds=time.perf_counter() - started)
+            verdict = _static(target, baseline, package_dir)
+            if verdict is None:
+                verdict = _dynamic(target, factory, baseline.check_order, profile)
+            verdict = verdict or Verdict("survived")
+    except MutantTimeout:
+        verdict = Verdict("timeout", evidence=f"ran past {timeout:g} CPU seconds")
+    except SystemExit as exc:  # the mutated mesh exits the process: the harness run fails
+        verdict = Verdict("killed", "exit", "search", 0, f"SystemExit: {exc.code!r}")
+    finally:
+        if package:
+            forget(package)
+    if package_dir is not None:
+        shutil.rmtree(package_dir, ignore_errors=True)
+    return Verdict(verdict.status, verdict.check, verdict.phase, verdict.examples,
+                   verdict.evidence, time.perf_counter() - started)
+
+
+def _static(target: MeshTarget, baseline: Baseline, package_dir: Path) -> Verdict | None:
+    scanned = scan_tree(package_dir, target.scan_config)
+    new = [f for f in scanned.findings if finding_key(f) not in baseline.findings]
+    if not new:
+        return None
+    first = new[0]
+    return Verdict("killed", first.rule, "scan", 0,
+                   f"{first.path}:{first.line}:{first.column} {first.rule} {first.message}")

@@ -1,0 +1,227 @@
+"""A mutation-score run: enumerate, triage, sample, serve from the cache, fan out, collect.
+
+Sampling is seeded (`random.Random(seed)` over the mutants sorted by id), so `--sample 40
+--seed 1` is the same forty mutants on every machine. With `jobs > 1` mutants run in forked
+worker processes, each importing its own isolated copies; verdicts come back as values.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import multiprocessing
+import os
+import random
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import dataclass, field
+
+from invariants.mutants.score.baseline import measure
+from invariants.mutants.score.cache import VerdictCache, key
+from invariants.mutants.score.engine import EngineMutant, enumerate_tree, postponed
+from invariants.mutants.score.evaluate import Baseline, Verdict, evaluate
+from invariants.mutants.score.target import MeshTarget
+from invariants.mutants.score.triage import Equivalent, Exclusion, Triage
+
+Progress = Callable[[str], None]
+
+
+@dataclass(frozen=True)
+class Result:
+    mutant: EngineMutant
+    verdict: Verdict | None  # None: triaged equivalent, not run
+    equivalent: Equivalent | None = None
+    cached: bool = False
+
+
+@dataclass
+class ScoreRun:
+    target: MeshTarget
+    profile: str
+    results: list[Result]
+    enumerated: int  # every mutant the engine made of the target's files
+    excluded: list[tuple[EngineMutant, Exclusion]] = field(default_factory=list)
+    stale: list[Equivalent] = field(default_factory=list)
+    sample: int | None = None
+    seed: int | None = None
+    seconds: float = 0.0
+    cpu_seconds: float = 0.0  # this process and its reaped workers: the load-free figure
+
+
+@dataclass(frozen=True)
+class Options:
+    profile: str = "ci"
+    sample: int | None = None
+    seed: int = 0
+    jobs: int = 1
+    timeout: float | None = 60.0
+    operators: Sequence[str] | None = None  # default: every core operator
+
+
+ANNOTATIONS = Exclusion(
+    "*", "inside a type annotation of a module with `from __future__ import annotations`: "
+    "never evaluated, so equivalent by construction", "*", "*",
+)
+
+
+STAR_MARKERS = Exclusion(
+    "*", "an unpacking `*` or `**` (a signature's, a call's, a display's), not arithmetic: "
+    "Cosmic Ray's binary-operator replacers rewrite it into code that does not parse",
+    "*", "core/ReplaceBinaryOperator_*",
+)
+
+
+def by_construction(target: MeshTarget, mutant: EngineMutant) -> Exclusion | None:
+    """Mutants that are no mutants: in a postponed annotation, or an unpacking `*`."""
+    if mutant.star_marker:
+        return STAR_MARKERS
+    if mutant.annotation and postponed(target.sources[mutant.path]):
+        return ANNOTATIONS
+    return None
+
+
+def _cpu() -> float:
+    times = os.times()
+    return times.user + times.system + times.children_user + times.children_system
+
+
+def choose(mutants: Sequence[EngineMutant], sample: int | None, seed: int) -> list[EngineMutant]:
+    ordered = sorted(mutants, key=lambda m: m.id)
+    if sample is None or sample >= len(ordered):
+        return ordered
+    return sorted(random.Random(seed).sample(ordered, sample), key=lambda m: (m.path, m.line))
+
+
+def _stable(value: object) -> str:
+    """A dataclass as text that is the same in every process: a frozenset's repr follows the
+    per-process string hash order, so sets are written sorted."""
+
+    def plain(item: object) -> object:
+        return sorted(map(str, item)) if isinstance(item, set | frozenset) else repr(item)
+
+    return json.dumps(dataclasses.asdict(value), sort_keys=True, default=plain)  # type: ignore[call-overload]
+
+
+def context(target: MeshTarget, profile: str) -> str:
+    """What else a verdict depends on: the profile, the checks, their figures, the rules."""
+    return (f"{profile}|{','.join(target.checks)}|{_stable(target.params)}|"
+            f"{_stable(target.scan_config)}")
+
+
+# Worker processes get the run's constants once, at start (fork), not with every mutant.
+_WORKER: tuple[MeshTarget, Baseline, str, float | None] | None = None
+
+
+def _init_worker(target: MeshTarget, baseline: Baseline, profile: str,
+                 timeout: float | None) -> None:
+    global _WORKER
+    _WORKER = (target, baseline, profile, timeout)
+
+
+def _work(mutant: EngineMutant) -> Verdict:
+    assert _WORKER is not None, "worker not initialised"
+    target, baseline, profile, timeout = _WORKER
+    return evaluate(target, baseline, mutant, profile=profile, timeout=timeout)
+
+
+class _Meter:
+    """The progress line: done/total, the last verdict, mutants per minute, time left."""
+
+    def __init__(self, total: int, say: Progress) -> None:
+        self.total, self.say, self.done = total, say, 0
+        self.started = time.perf_counter()
+
+    def tick(self, mutant: EngineMutant, verdict: Verdict, cached: bool) -> None:
+        self.done += 1
+        elapsed = max(time.perf_counter() - self.started, 1e-9)
+        rate = self.done / elapsed * 60
+        left = (self.total - self.done) / rate if rate else 0.0
+        how = f"by {verdict.check} ({verdict.phase})" if verdict.check else ""
+        self.say(f"[{self.done}/{self.total}] {mutant.id} {mutant.path}:{mutant.line} "
+                 f"{verdict.status} {how}{' (cached)' if cached else ''}"
+                 f" · {rate:.1f}/min · ~{left:.1f} min left")
+
+
+def run_score(
+    target: MeshTarget,
+    triage: Triage,
+    options: Options,
+    *,
+    cache: VerdictCache | None = None,
+    progress: Progress | None = None,
+) -> ScoreRun:
+    started, cpu = time.perf_counter(), _cpu()  # reporting only
+    say = progress or (lambda _line: None)
+    triage = triage.with_exclusions(target.exclusions)
+    everything = enumerate_tree(target.sources, target.files, options.operators)
+    excluded: list[tuple[EngineMutant, Exclusion]] = []
+    kept: list[EngineMutant] = []
+    for mutant in everything:
+        rule = triage.excluded(mutant) or by_construction(target, mutant)
+        if rule is None:
+            kept.append(mutant)
+        else:
+            excluded.append((mutant, rule))
+    chosen = choose(kept, options.sample, options.seed)
+    say(f"{len(everything)} mutant(s) of {target.package} ({len(excluded)} excluded), "
+        f"running {len(chosen)}")
+    results: dict[str, Result] = {}
+    pending: list[EngineMutant] = []
+    run_context = context(target, options.profile)
+    keys: dict[str, str] = {}
+    for mutant in chosen:
+        same = triage.equivalent(mutant)
+        if same is not None:
+            results[mutant.id] = Result(mutant, None, same)
+            continue
+        keys[mutant.id] = key(mutant, target.sources[mutant.path], run_context)
+        hit = cache.get(keys[mutant.id]) if cache is not None else None
+        if hit is not None:
+            results[mutant.id] = Result(mutant, hit, cached=True)
+        else:
+            pending.append(mutant)
+    meter = _Meter(len(chosen) - sum(r.verdict is None for r in results.values()), say)
+    for result in results.values():
+        if result.verdict is not None:
+            meter.tick(result.mutant, result.verdict, cached=True)
+    if pending:
+        say("measuring the unmutated mesh (every check, once)")
+        baseline = measure(target, options.profile)
+        for mutant, verdict in _run(pending, target, baseline, options, meter):
+            results[mutant.id] = Result(mutant, verdict)
+            if cache is not None:
+                cache.put(keys[mutant.id], verdict)
+    ordered = [results[m.id] for m in chosen]
+    return ScoreRun(
+        target=target, profile=options.profile, results=ordered, enumerated=len(everything),
+        excluded=excluded, stale=triage.stale(everything), sample=options.sample,
+        seed=options.seed if options.sample is not None else None,
+        seconds=time.perf_counter() - started, cpu_seconds=_cpu() - cpu,
+    )
+
+
+def _run(
+    pending: list[EngineMutant], target: MeshTarget, baseline: Baseline, options: Options,
+    meter: _Meter,
+) -> list[tuple[EngineMutant, Verdict]]:
+    done: list[tuple[EngineMutant, Verdict]] = []
+    if options.jobs <= 1:
+        for mutant in pending:
+            verdict = evaluate(target, baseline, mutant, profile=options.profile,
+                               timeout=options.timeout)
+            meter.tick(mutant, verdict, cached=False)
+            done.append((mutant, verdict))
+        return done
+    context_ = multiprocessing.get_context("fork")  # workers inherit the imported harness
+    with ProcessPoolExecutor(
+        max_workers=options.jobs, mp_context=context_, initializer=_init_worker,
+        initargs=(target, baseline, options.profile, options.timeout),
+    ) as pool:
+        futures = {pool.submit(_work, mutant): mutant for mutant in pending}
+        for future in as_completed(futures):
+            mutant = futures[future]
+            verdict = future.result()
+            meter.tick(mutant, verdict, cached=False)
+            done.append((mutant, verdict))
+    return done
