@@ -14,6 +14,7 @@ import dataclasses
 import tomllib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from difflib import get_close_matches
 from pathlib import Path
 
 from invariants.scan.model import OptionValue, RuleOptions, ScanConfig
@@ -99,9 +100,9 @@ def settings_from_table(
             elif key in rule_options:
                 options[key] = rule_options[key][1].parse(value)
             else:
-                snake = key.replace("-", "_")
-                known = snake in types or snake in COMMAND_KEYS or snake in rule_options
-                raise OptionError(f"unknown key (did you mean {snake!r}?)" if known else
+                every = [*types, *COMMAND_KEYS, *rule_options, *skipped]
+                close = get_close_matches(key.replace("-", "_"), every, n=1, cutoff=0.75)
+                raise OptionError(f"unknown key (did you mean {close[0]!r}?)" if close else
                                   "unknown key")
         except OptionError as exc:
             raise _fail(source, key, str(exc)) from None

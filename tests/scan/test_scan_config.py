@@ -153,3 +153,20 @@ def test_every_field_and_rule_option_is_configurable(tmp_path: Path) -> None:
     lines.pop()
     pyproject = write(tmp_path, "[tool.harness]\n" + "\n".join(lines) + "\n")
     assert load_config(pyproject) != expected
+
+
+@pytest.mark.parametrize(("key", "hint"), [
+    ("guard_fuctions", " (did you mean 'guard_functions'?)"),  # a rule option
+    ("adaptor", " (did you mean 'adapter'?)"),  # a plugin key
+    ("emit-constructors", " (did you mean 'emit_constructors'?)"),  # kebab case
+    ("colour", ""),  # the control: nothing close, no guess
+])
+def test_an_unknown_key_suggests_the_closest_known_one(
+    tmp_path: Path, key: str, hint: str
+) -> None:
+    (tmp_path / "pyproject.toml").write_text(f'[tool.harness]\n{key} = "x"\n', encoding="utf-8")
+    with pytest.raises(ConfigError) as caught:
+        load_settings(tmp_path / "pyproject.toml", other_keys=("adapter",))
+    assert str(caught.value) == (
+        f"{tmp_path / 'pyproject.toml'}: [tool.harness] {key}: unknown key{hint}"
+    )
