@@ -10,7 +10,10 @@ keyword, or an `Observer(...)`/`Subscriber(...)` object), or the scheduler to ru
 (`operation.subscribe(self.mesh.scheduler)`, the reference mesh's legs; Rx's
 `scheduler=`). A `subscribe` that takes data (`consumer.subscribe(topics)`,
 `SubscriptionState.subscribe(topics=...)`) registers interest and returns nothing worth
-keeping, so it is not flagged. A task started in an
+keeping, so it is not flagged: an argument passed by a keyword that names data
+(`topics=topics`) is data whatever its value is called, and the Kafka-style rebalance
+`listener=` (kafka-python, aiokafka) is a callback of that convention, which returns
+nothing. A task started in an
 `async with asyncio.TaskGroup() as tg:` block (`tg.create_task(...)`) is owned by the group,
 which awaits it, so it is not detached either.
 """
@@ -28,15 +31,12 @@ from invariants.scan.rules.spec import InvalidExample, Rule
 from invariants.scan.rules.walk import all_statements
 
 _CALLBACK_KEYWORDS = frozenset(
-    {"on_next", "on_error", "on_completed", "observer", "callback", "handler", "listener",
-     "scheduler"}
+    {"on_next", "on_error", "on_completed", "observer", "callback", "handler", "scheduler"}
 )
 _CALLBACK_SUFFIXES = (
-    "_handler", "_callback", "_listener", "_scheduler", "Observer", "Subscriber", "Scheduler",
+    "_handler", "_callback", "_scheduler", "Observer", "Subscriber", "Scheduler",
 )
-_CALLBACK_NAMES = frozenset(
-    {"handler", "callback", "listener", "observer", "subscriber", "scheduler"}
-)
+_CALLBACK_NAMES = frozenset({"handler", "callback", "observer", "subscriber", "scheduler"})
 
 RULE_ID = "MESH004"
 
@@ -81,6 +81,8 @@ def _callback_like(ctx: FileContext, arg: cst.Arg, functions: frozenset[str]) ->
     if isinstance(value, cst.Call):  # `Observer(...)`, `partial(handle, d)`
         called = ctx.name_of(value.func) or ""
         return last_part(called) == "partial" or called.endswith(_CALLBACK_SUFFIXES)
+    if arg.keyword is not None:  # `topics=topics`: the keyword says what it is, data
+        return False
     name = ctx.name_of(value)
     if name is None:
         return False
@@ -193,6 +195,17 @@ class Consumer:
         consumer.subscribe(["orders", "nacks"])
         state.subscribe(topics=topics)
         SubscriptionState.subscribe(self, topics=topics, pattern=None)
+""",
+    # aiokafka's shapes: a keyword that names data, whatever the value is called (the file
+    # has a `topics()` method too), and the Kafka-style rebalance listener
+    """
+class Consumer:
+    def topics(self):
+        return self._topics
+
+    def subscribe(self, topics, listener=None):
+        self._subscription.subscribe(topics=topics)
+        self._subscription.subscribe(topics=topics, listener=listener)
 """,
     # a task group owns (and awaits) its tasks
     """
