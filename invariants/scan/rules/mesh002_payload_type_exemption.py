@@ -10,8 +10,10 @@ from __future__ import annotations
 import libcst as cst
 
 from invariants.scan.context import FileContext
+from invariants.scan.model import ScanConfig
 from invariants.scan.names import dotted_name, last_part
 from invariants.scan.options import Names
+from invariants.scan.rules.mesh001.keys import GUARD_FUNCTIONS
 from invariants.scan.rules.spec import InvalidExample, Rule
 
 RULE_ID = "MESH002"
@@ -31,10 +33,13 @@ EXEMPTION_ATTRIBUTES = Names(
     ("can_be_ignored", "system_message"),
     "flags that mark a message as exempt, read off the envelope",
 )
-MESSAGE = (
-    "answer exemption read off the payload's type: after packaging the payload is RawJson, "
-    "so this check never matches; call may_answer() on the delivery"
-)
+def message(config: ScanConfig) -> str:
+    """In the repository's own words: its exempt types and its guard (MESH001's key)."""
+    exempt = "/".join(last_part(name) for name in EXEMPTION_TYPES.of(config))
+    guard = "/".join(f"{last_part(name)}()" for name in GUARD_FUNCTIONS.of(config))
+    return (f"answer exemption read off the payload's type: after packaging the payload is "
+            f"serialized text, not a {exempt}, so this check never matches; call {guard} "
+            "on the delivery")
 _TYPE_WORDS = ("isinstance", "issubclass", "type(", "__class__")
 
 
@@ -104,10 +109,10 @@ def check(ctx: FileContext) -> None:
             _is_payload_type(ctx, record.node)
             and _exemption_use(ctx, record.node, record.ancestors[-1])
         ):
-            ctx.report(RULE_ID, record.node, MESSAGE, record.symbol)
+            ctx.report(RULE_ID, record.node, message(ctx.config), record.symbol)
     for read in ctx.class_reads:
         if _is_payload_type(ctx, read.node) and _exemption_use(ctx, read.node, read.ancestors[-1]):
-            ctx.report(RULE_ID, read.node, MESSAGE, read.symbol)
+            ctx.report(RULE_ID, read.node, message(ctx.config), read.symbol)
 
 
 VALID: tuple[str, ...] = (

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 
 from invariants.scan.model import CallSite, EmitSite, FileReport, Finding, ScanConfig
 from invariants.scan.names import last_part
+from invariants.scan.rules.mesh001.keys import EMIT_CONSTRUCTORS, GUARD_FUNCTIONS
 from invariants.scan.rules.mesh001.resolve import DefinitionIndex
 from invariants.scan.rules.mesh001.targets import function_id
 
@@ -102,8 +103,18 @@ def caller_graph(
     return result
 
 
-def _message(site: EmitSite, found: CallerGraph, covered: set[str]) -> str:
-    base = "DeliveryFailure built without a may_answer() check on the delivery it answers"
+def vocabulary(config: ScanConfig) -> tuple[str, str]:
+    """(failure constructor, guard call) in the repository's own words, for messages."""
+    constructor = "/".join(last_part(name) for name in EMIT_CONSTRUCTORS.of(config))
+    guard = "/".join(f"{last_part(name)}()" for name in GUARD_FUNCTIONS.of(config))
+    return constructor, guard
+
+
+def _message(
+    site: EmitSite, found: CallerGraph, covered: set[str], config: ScanConfig
+) -> str:
+    constructor, guard = vocabulary(config)
+    base = f"{constructor} built without a {guard} check on the delivery it answers"
     if not site.symbol:
         return f"{base}, at module level"
     name = last_part(site.symbol)
@@ -131,7 +142,7 @@ def resolve_emit_sites(reports: Sequence[FileReport], config: ScanConfig) -> lis
             site.line,
             site.column,
             site.line,
-            _message(site, found, covered),
+            _message(site, found, covered, config),
             site.symbol,
             site.snippet,
         )
