@@ -1,6 +1,7 @@
-"""Negative control: the score measures the checks. One INV4 obligation (a rejected delivery
-is re-sent until its retry budget is spent) turned off in a test build — a monkeypatched
-checker — must lower the score on the same fixed mutants."""
+"""Negative control: the score measures the checks. INV4 weakened in a test build — a
+monkeypatched checker that believes the mesh's own timeout flag, no longer holds a rejected
+delivery to its retry budget and asks for no evidence — must lower the score on the same
+fixed mutants."""
 
 from __future__ import annotations
 
@@ -31,9 +32,12 @@ def test_turning_off_one_obligation_lowers_the_score(monkeypatch: pytest.MonkeyP
     full = _run()
     assert full.results and score(full) == 1.0
     assert {r.verdict.check for r in full.results if r.verdict} == {"INV4"}
-    # The weakened build: INV4 no longer holds a rejected delivery to its retry budget
-    # (neither "given up early" nor "not re-sent in time"); its timeout obligations stay.
+    # The weakened build, INV4 as it was before its verdicts carried evidence: it takes
+    # the mesh's word for what timed out (no cross-check against the harness's facts), no
+    # longer holds a rejection to its retry budget, and asks for no evidence.
+    monkeypatch.setattr(NoResendAfterTimeout, "_truth", lambda *_args: None)
     monkeypatch.setattr(NoResendAfterTimeout, "_owes_retry", lambda *_args: None)
+    monkeypatch.setattr(NoResendAfterTimeout, "obligations", {})
     weakened = _run()
     assert [r.mutant.id for r in weakened.results] == [r.mutant.id for r in full.results]
     weakened_score = score(weakened)

@@ -71,6 +71,6 @@ def test_the_control_table_gets_past_the_settings(
     monkeypatch.chdir(pytester.path)
     assert main(["scan", "--no-cache"]) == 0
     capsys.readouterr()
-    # A usage error after the settings: proof that the table itself was accepted.
-    assert main(["check", "--quiet", "--invariants", "INV1"]) == 2
-    assert "--invariants needs --no-prove" in capsys.readouterr().err
+    # A usage error found after the settings: proof that the table itself was accepted.
+    assert main(["check", "--quiet", "--profile", "nightly"]) == 2
+    assert "--profile: unknown profile 'nightly'" in capsys.readouterr().err
