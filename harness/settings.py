@@ -93,6 +93,7 @@ class HarnessSettings:
     params: CheckParams = DEFAULT_PARAMS  # the figures the checkers hold the mesh to
     configured: bool = False  # the pyproject has a [tool.harness] table: a repo of its own
     search_only: bool = False  # the dynamic runs leave the seed scenarios out
+    import_paths: tuple[Path, ...] = ()  # the repo's pytest `pythonpath`, absolute
     # What `prove --mutate` mutates (absolute); None: the bundled reference mesh.
     mutate_paths: tuple[Path, ...] | None = None
 
@@ -218,22 +219,20 @@ def _read_toml(pyproject: Path) -> Mapping[str, object]:
         raise ConfigError(f"{pyproject}: invalid TOML: {exc}") from exc
 
 
-def read_table(pyproject: Path) -> Mapping[str, object]:
-    """`[tool.harness]` of `pyproject` (empty when it has none); one-line errors."""
-    tool = _read_toml(pyproject).get("tool", {})
+def _harness_table(pyproject: Path, data: Mapping[str, object]) -> Mapping[str, object]:
+    """`[tool.harness]` of the parsed `pyproject` (empty when it has none)."""
+    tool = data.get("tool", {})
     table = tool.get("harness", {}) if isinstance(tool, dict) else {}
     if not isinstance(table, dict):
         raise ConfigError(f"{pyproject}: [tool.harness] must be a table")
     return table
 
 
-def pytest_pythonpath(pyproject: Path | None) -> tuple[Path, ...]:
+def _pytest_pythonpath(pyproject: Path, data: Mapping[str, object]) -> tuple[Path, ...]:
     """The directories `[tool.pytest.ini_options] pythonpath` names, absolute: where the
     repository's own tests import its mesh from. The jobs outside pytest (`check`,
     `adapter-check`) import the adapter from there too, as the plugin does."""
-    if pyproject is None:
-        return ()
-    tool = _read_toml(pyproject).get("tool", {})
+    tool = data.get("tool", {})
     pytest_table = tool.get("pytest", {}) if isinstance(tool, dict) else {}
     options = pytest_table.get("ini_options", {}) if isinstance(pytest_table, dict) else {}
     entries = options.get("pythonpath", []) if isinstance(options, dict) else []
@@ -246,7 +245,7 @@ def pytest_pythonpath(pyproject: Path | None) -> tuple[Path, ...]:
 
 def importing_from(settings: HarnessSettings) -> None:
     """Put the repository's pytest `pythonpath` on `sys.path` (first, as pytest does)."""
-    for directory in reversed(pytest_pythonpath(settings.pyproject)):
+    for directory in reversed(settings.import_paths):
         if str(directory) not in sys.path:
             sys.path.insert(0, str(directory))
 
@@ -275,7 +274,8 @@ def resolve(
     """The settings of a run; raises `ConfigError` (one line) on any bad key or value.
     `environ` (default `os.environ`) is read for `HARNESS_SHARED_DATABASE` only, and only
     when no option, ini key or `[tool.harness]` key names a shared database."""
-    raw = read_table(pyproject) if pyproject is not None else {}
+    data = _read_toml(pyproject) if pyproject is not None else {}  # the one read of the file
+    raw = _harness_table(pyproject, data) if pyproject is not None else {}
     scan_settings = (
         settings_from_table(raw, pyproject, other_keys=PLUGIN_KEYS)
         if pyproject is not None
@@ -324,6 +324,7 @@ def resolve(
             if overrides.params else table.params
         ),
         configured=bool(raw),
+        import_paths=_pytest_pythonpath(pyproject, data) if pyproject is not None else (),
         search_only=overrides.search_only,
         mutate_paths=(
             tuple(root / path for path in table.mutate_paths)
