@@ -172,19 +172,28 @@ def program_runs_on(program: Program, capabilities: frozenset[Capability]) -> bo
     return True
 
 
+def seed_programs_for(check_id: str, capabilities: frozenset[Capability]) -> dict[str, Program]:
+    """The check's seed programs as the adapter can take them: a route it lacks replaced
+    by its stand-in, a program with a step it cannot take left out."""
+    routes = stand_ins(capabilities)
+    programs = {
+        name: with_routes(program, routes)
+        for name, program in SEED_PROGRAMS.get(check_id, {}).items()
+    }
+    return {name: p for name, p in programs.items() if program_runs_on(p, capabilities)}
+
+
 def _light_scenarios(
     check_ids: Sequence[str], capabilities: frozenset[Capability]
 ) -> list[str]:
     """Seed scenarios `init` may start from: not the bulk ones (thousands of posts), which
     `run_invariant` runs once as explicit programs and the `fanout`/`storm` rules cover,
     nor those with steps the adapter cannot take (a route it lacks has its stand-in)."""
-    routes = stand_ins(capabilities)
     return [
         f"{c}:{name}"
         for c in check_ids
-        for name, program in SEED_PROGRAMS.get(c, {}).items()
+        for name, program in seed_programs_for(c, capabilities).items()
         if not any(step in BULK_FAMILIES for step, _ in program)
-        and program_runs_on(with_routes(program, routes), capabilities)
     ]
 
 

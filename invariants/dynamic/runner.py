@@ -37,7 +37,7 @@ from invariants.adapter import (
 from invariants.checks import CHECKS, CheckParams, Violation
 from invariants.dynamic.driver import MeshMachine, recording
 from invariants.dynamic.mesh_keys import keyed_machine_class, run_keyed_machine
-from invariants.dynamic.plans import machine_class, program_runs_on
+from invariants.dynamic.plans import machine_class, seed_programs_for
 from invariants.dynamic.profiles import profile as named_profile
 from invariants.dynamic.report import InvariantViolated, failure_note, failure_text
 from invariants.dynamic.seed_programs import SEED_PROGRAMS, Program
@@ -159,10 +159,8 @@ def _run_invariant(
     behaviours: Counter[str] = Counter()
     evidence: Counter[str] = Counter(dict.fromkeys(CHECKS[check_id].obligations, 0))
     context: Counter[str] = Counter()
-    programs = {
-        name: program for name, program in SEED_PROGRAMS.get(check_id, {}).items()
-        if seed_scenarios and program_runs_on(program, capabilities)
-    }
+    # The seed programs the adapter can take, with the stand-in routes `init` replays too.
+    programs = seed_programs_for(check_id, capabilities) if seed_scenarios else {}
     for index, (name, program) in enumerate(programs.items(), start=1):
         outcome = run_program(
             check_id, adapter_factory, program, params=params, diagram_path=diagram_path,
