@@ -71,4 +71,6 @@ def evidence_lines(outcome: Outcome) -> str:
         lines.append(f"  {count:7d}  {name}")
         if name in outcome.unexercised:
             lines.append(f"           not exercised: {outcome.unexercised[name]}")
+        elif name in outcome.inapplicable:
+            lines.append(f"           not applicable: {outcome.inapplicable[name]}")
     return "\n".join(lines)

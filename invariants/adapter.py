@@ -67,6 +67,10 @@ class FaultKind(StrEnum):
     REMOVE_TARGET = "remove_target"  # `target` no longer exists
     BLOCK_HUB = "block_hub"  # `target` hub's turn is held for `duration_ms`
     SLOW_DESTINATION = "slow_destination"  # calls to `target` take `duration_ms` to run
+    # The next grain call to `target` fails with an aggregate of a response timeout and a
+    # rejection (two transports, one timed out): the callee received it and still holds it.
+    # `timeout_first` says which of the two sits first in the aggregate.
+    AGGREGATE_NEXT = "aggregate_next"
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,7 +78,8 @@ class Fault:
     kind: FaultKind
     target: str
     duration_ms: int = 0
-    count: int = 1  # how many calls REJECT_NEXT / TIMEOUT_NEXT affect
+    count: int = 1  # how many calls REJECT_NEXT / TIMEOUT_NEXT / AGGREGATE_NEXT affect
+    timeout_first: bool = True  # AGGREGATE_NEXT: the timeout before the rejection
 
 
 class Capability(StrEnum):
@@ -85,10 +90,17 @@ class Capability(StrEnum):
     GRAIN_ROUTER = "grain_router"  # Route.GRAIN, grain calls, REJECT_NEXT / TIMEOUT_NEXT
     SUBSCRIBE = "subscribe"  # bounded `subscribe`
     STOP_LIFECYCLE = "stop_lifecycle"  # `stop`, with its stages and the graceful hold
+    # `set_envelope_roundtrip`: packaged envelopes go through the mesh's wire format (JSON)
+    # and back before they are routed.
+    ENVELOPE_ROUNDTRIP = "envelope_roundtrip"
+    AGGREGATE_FAULTS = "aggregate_faults"  # FaultKind.AGGREGATE_NEXT
 
 
-# What an adapter that declares nothing is taken to model: the whole protocol.
-DEFAULT_CAPABILITIES: frozenset[Capability] = frozenset(Capability)
+# What an adapter that declares nothing is taken to model: the protocol's first surface
+# (the later, optional methods and fault kinds must be declared to be driven).
+DEFAULT_CAPABILITIES: frozenset[Capability] = frozenset({
+    Capability.GRAIN_ROUTER, Capability.SUBSCRIBE, Capability.STOP_LIFECYCLE,
+})
 
 
 def capabilities_of(adapter: object) -> frozenset[Capability]:
@@ -137,6 +149,15 @@ class MeshAdapter(Protocol):
 
     def trace(self) -> Sequence[TraceEvent]:
         """Every event so far, in order."""
+
+
+@runtime_checkable
+class RoundTrippingAdapter(MeshAdapter, Protocol):
+    """An adapter declaring `Capability.ENVELOPE_ROUNDTRIP` has this method too."""
+
+    def set_envelope_roundtrip(self, on: bool) -> None:
+        """From now on (`on`), every packaged envelope goes through the mesh's wire format
+        and back before it is routed; the seed's "also after a JSON round trip"."""
 
 
 AdapterFactory = Callable[[Chooser], MeshAdapter]

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from invariants.adapter import Chooser, Fault, FaultKind, MessageSpec, Route
+from invariants.adapter import Capability, Chooser, Fault, FaultKind, MessageSpec, Route
 from invariants.trace import MessageClass, TraceEvent
 from reference_impl.constants import DEFAULT_AGGREGATE_WATERMARK, DELIVERY_RETRIES
 from reference_impl.envelope import fresh_delivery
@@ -23,6 +23,9 @@ _DIRECT, _GRAIN, _FAILURE = Route.DIRECT, Route.GRAIN, MessageClass.FAILURE
 
 class ReferenceAdapter:
     """Drives one reference mesh in virtual time."""
+
+    # The reference models the whole protocol, the optional parts included.
+    capabilities = frozenset(Capability)
 
     def __init__(
         self,
@@ -89,6 +92,8 @@ class ReferenceAdapter:
             mesh.faults.arm_reject(fault.target, fault.count)
         elif fault.kind is FaultKind.TIMEOUT_NEXT:
             mesh.faults.arm_timeout(fault.target, fault.count)
+        elif fault.kind is FaultKind.AGGREGATE_NEXT:
+            mesh.faults.arm_aggregate(fault.target, fault.count, fault.timeout_first)
         elif fault.kind is FaultKind.REMOVE_TARGET:
             mesh.remove_hub(fault.target)
         elif fault.kind is FaultKind.BLOCK_HUB:
@@ -119,6 +124,9 @@ class ReferenceAdapter:
 
     def now_ms(self) -> int:
         return self.mesh.scheduler.now
+
+    def set_envelope_roundtrip(self, on: bool) -> None:
+        self.mesh.roundtrip_envelopes = on
 
     def trace(self) -> Sequence[TraceEvent]:
         return self.mesh.trace.events()

@@ -1,4 +1,5 @@
-"""Armed faults: which grain calls are rejected or time out, which destinations are slow."""
+"""Armed faults: which grain calls are rejected, time out or fail with an aggregate, and
+which destinations are slow."""
 
 from __future__ import annotations
 
@@ -10,12 +11,17 @@ class FaultBook:
         self._reject: dict[str, int] = {}
         self._timeout: dict[str, int] = {}
         self._slow: dict[str, int] = {}
+        # Per target, the order (timeout first?) of each armed aggregate, oldest first.
+        self._aggregate: dict[str, list[bool]] = {}
 
     def arm_reject(self, target: str, count: int) -> None:
         self._reject[target] = self._reject.get(target, 0) + count
 
     def arm_timeout(self, target: str, count: int) -> None:
         self._timeout[target] = self._timeout.get(target, 0) + count
+
+    def arm_aggregate(self, target: str, count: int, timeout_first: bool) -> None:
+        self._aggregate.setdefault(target, []).extend([timeout_first] * count)
 
     def set_slow(self, target: str, duration_ms: int) -> None:
         self._slow[target] = duration_ms
@@ -25,6 +31,11 @@ class FaultBook:
 
     def take_timeout(self, target: str) -> bool:
         return _take(self._timeout, target)
+
+    def take_aggregate(self, target: str) -> bool | None:
+        """The next armed aggregate's order (True: the timeout first), or None."""
+        armed = self._aggregate.get(target)
+        return armed.pop(0) if armed else None
 
     def slow_ms(self, target: str) -> int:
         return self._slow.get(target, 0)

@@ -105,14 +105,22 @@ class GrainDeliveryOperation(LegOperation):
             leg.schedule(HOP_MS, self._failed, leg, attempt, TargetNotFoundError(target))
             return
         run_after = HOP_MS + mesh.faults.slow_ms(target)
-        if mesh.faults.take_timeout(target):
+        timeout = ResponseTimeout(f"{target}: no response within {RESPONSE_TIMEOUT_MS} ms")
+        failure: Exception = timeout
+        aggregate = mesh.faults.take_aggregate(target)
+        if aggregate is not None:
+            # One transport timed out, the other refused: the callee holds the call all
+            # the same, and the caller sees both, in either order.
+            refused = RejectionError(f"{target}: refused on the second transport")
+            members = [timeout, refused] if aggregate else [refused, timeout]
+            failure = ExceptionGroup(f"{target}: both transports failed", members)
+        if aggregate is not None or mesh.faults.take_timeout(target):
             run_after = RESPONSE_TIMEOUT_MS + HOP_MS  # the callee gets to it after we gave up
         mesh.trace.emit(EventKind.CALL_RECEIVED, hub=target, delivery_id=delivery.id,
                         attempt=attempt)
         mesh.activations.accept(HeldCall(self, attempt), run_after)
         self._response_timer = leg.schedule(
-            RESPONSE_TIMEOUT_MS, self._failed, leg, attempt,
-            ResponseTimeout(f"{target}: no response within {RESPONSE_TIMEOUT_MS} ms"),
+            RESPONSE_TIMEOUT_MS, self._failed, leg, attempt, failure,
         )
 
     def callee_ran(self, attempt: int) -> None:

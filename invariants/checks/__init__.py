@@ -13,6 +13,7 @@ from invariants.checks.harness_facts import (
     HarnessFact,
     Injected,
     Posted,
+    RoundTripSet,
     StopAsked,
     Subscribed,
 )
@@ -94,6 +95,7 @@ __all__ = [
     "Injected",
     "Monitor",
     "Posted",
+    "RoundTripSet",
     "StopAsked",
     "Subscribed",
     "UnknownCheck",

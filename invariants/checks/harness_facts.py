@@ -47,6 +47,7 @@ class Injected:
     duration_ms: int
     time_ms: int
     seq: int
+    timeout_first: bool = True  # AGGREGATE_NEXT: the order inside the aggregate
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,7 +71,17 @@ class Subscribed:
     seq: int
 
 
-HarnessFact = Posted | Injected | StopAsked | Subscribed
+@dataclass(frozen=True, slots=True)
+class RoundTripSet:
+    """The harness switched the adapter's envelope round trip on (or off): packaged
+    envelopes go through the mesh's wire format and back before they are routed."""
+
+    on: bool
+    time_ms: int
+    seq: int
+
+
+HarnessFact = Posted | Injected | StopAsked | Subscribed | RoundTripSet
 
 
 @dataclass
@@ -81,14 +92,20 @@ class HarnessFacts:
     injections: list[Injected] = field(default_factory=list)
     stops: list[StopAsked] = field(default_factory=list)
     subscriptions: dict[str, Subscribed] = field(default_factory=dict)
+    roundtrip: bool = False  # envelopes round-trip through the wire format from now on
+    roundtripped: set[str] = field(default_factory=set)  # posts made while it was on
 
     def record(self, fact: HarnessFact) -> None:
         if isinstance(fact, Posted):
             self.posts[fact.delivery_id] = fact
+            if self.roundtrip:
+                self.roundtripped.add(fact.delivery_id)
         elif isinstance(fact, Injected):
             self.injections.append(fact)
         elif isinstance(fact, Subscribed):
             self.subscriptions[fact.subscription_id] = fact
+        elif isinstance(fact, RoundTripSet):
+            self.roundtrip = fact.on
         else:
             self.stops.append(fact)
 

@@ -13,18 +13,21 @@ Obligations (what each reads), with the evidence each counts:
 - "retry delays timed": each retry comes min(250*2^n, 3000) ms after the failure it
   answers, neither earlier nor later (decided the moment virtual time passes the delay).
   Counted per retry of a rejected attempt.
-- A timeout anywhere in an aggregate error counts as a timeout: judged through the mesh's
-  `timed_out` flag only, and not counted, since the adapter protocol has no fault that
-  makes an aggregate (SPEC §6 would call it not applicable).
+- "aggregates (timeout first) sent once" and "aggregates (rejection first) sent once": a
+  timeout anywhere in an aggregate error is the same fact as a bare one, whichever member
+  comes first (seed 000's `ATimeoutCarriedInsideAnAggregate_IsAlsoNotResent`): a delivery
+  whose call the harness made fail with an aggregate (AGGREGATE_NEXT, with its order) is
+  held to "timed-out deliveries sent once". Counted per such delivery that ended. Not
+  applicable to an adapter without the aggregate faults capability.
 
 Whether an attempt timed out is a fact the harness decides, not the mesh's say-so: it
-timed out when the harness armed TIMEOUT_NEXT at its target and this was the call that
-reached the callee (harness facts: the faults injected, consumed in call order) and the
-mesh, though the callee never ran it, calls its failure a re-sendable refusal; or when it
-failed a whole response timeout after it was sent, or after CALL_RECEIVED. The mesh's
-`timed_out` flag can only add timeouts (a timeout anywhere in an aggregate error, which
-only the mesh sees); a flag that denies a timeout the harness knows of is a violation
-naming both facts. Likewise a call the harness made be rejected (REJECT_NEXT) is a
+timed out when the harness armed TIMEOUT_NEXT (or AGGREGATE_NEXT, spent first) at its
+target and this was the call that reached the callee (harness facts: the faults
+injected, consumed in call order) and the mesh, though the callee never ran it, calls
+its failure a re-sendable refusal; or when it failed a whole response timeout after it
+was sent, or after CALL_RECEIVED. The mesh's `timed_out` flag can only add timeouts (an
+aggregate the mesh itself made, say); a flag that denies a timeout the harness knows of
+is a violation naming both facts. Likewise a call the harness made be rejected (REJECT_NEXT) is a
 rejection whatever the mesh names its error; otherwise `resendable_errors` names them.
 """
 
@@ -43,6 +46,9 @@ from invariants.trace import EventKind, TraceEvent
 SENT_ONCE = "timed-out deliveries sent once"
 TO_BUDGET = "rejected deliveries re-sent to the budget"
 DELAYS = "retry delays timed"
+AGGREGATE_TIMEOUT_FIRST = "aggregates (timeout first) sent once"
+AGGREGATE_REJECTION_FIRST = "aggregates (rejection first) sent once"
+_CALL_TIMEOUTS = (FaultKind.TIMEOUT_NEXT, FaultKind.AGGREGATE_NEXT)
 
 
 @dataclass
@@ -59,6 +65,7 @@ class _Delivery:
     calls: int = 0
     ended: bool = False
     ran: bool = False  # the callee ran the current attempt (offered it to the target hub)
+    aggregate: bool | None = None  # a call failed with an armed aggregate: timeout first?
 
 
 class NoResendAfterTimeout(Monitor):
@@ -74,6 +81,14 @@ class NoResendAfterTimeout(Monitor):
         "delivery (does the adapter honour REJECT_NEXT, and is delivery_retries its budget?)",
         DELAYS: "no rejected attempt was re-sent: the mesh never retried a rejection (are "
         "its rejection errors named in resendable_errors, and does REJECT_NEXT fire?)",
+        AGGREGATE_TIMEOUT_FIRST: "no aggregate_next with the timeout first met a grain "
+        "delivery (is the INV4 plan's `aggregate` family on?)",
+        AGGREGATE_REJECTION_FIRST: "no aggregate_next with the rejection first met a grain "
+        "delivery (is the INV4 plan's `aggregate` family on?)",
+    })
+    obligation_needs = MappingProxyType({
+        AGGREGATE_TIMEOUT_FIRST: Capability.AGGREGATE_FAULTS,
+        AGGREGATE_REJECTION_FIRST: Capability.AGGREGATE_FAULTS,
     })
 
     def __init__(self, params: CheckParams = DEFAULT_PARAMS) -> None:
@@ -82,10 +97,14 @@ class NoResendAfterTimeout(Monitor):
         self._owing: dict[str, _Delivery] = {}  # deliveries whose last failure owes a retry
         self._stopped_at: int | None = None  # nothing is retried once the stop completed
         self._armed: dict[tuple[FaultKind, str], int] = {}  # faults the harness armed, unspent
+        self._aggregates: dict[str, list[bool]] = {}  # target -> armed aggregates' orders
 
     def on_fact(self, fact: HarnessFact) -> None:
-        if isinstance(fact, Injected) and fact.kind in (FaultKind.REJECT_NEXT,
-                                                       FaultKind.TIMEOUT_NEXT):
+        if not isinstance(fact, Injected):
+            return
+        if fact.kind is FaultKind.AGGREGATE_NEXT:
+            self._aggregates.setdefault(fact.target, []).extend([fact.timeout_first] * fact.count)
+        elif fact.kind in (FaultKind.REJECT_NEXT, FaultKind.TIMEOUT_NEXT):
             key = (fact.kind, fact.target)
             self._armed[key] = self._armed.get(key, 0) + fact.count
 
@@ -129,9 +148,14 @@ class NoResendAfterTimeout(Monitor):
         else:
             d.calls += 1
             d.received_at = event
-            # A timeout the harness armed is spent by the call that reaches the callee.
-            if d.expect is None and self._consume(FaultKind.TIMEOUT_NEXT, d.target):
-                d.expect = FaultKind.TIMEOUT_NEXT
+            # A timeout the harness armed is spent by the call that reaches the callee, an
+            # aggregate (which holds one) before a bare one.
+            if d.expect is None:
+                aggregates = self._aggregates.get(d.target or "")
+                if aggregates:
+                    d.expect, d.aggregate = FaultKind.AGGREGATE_NEXT, aggregates.pop(0)
+                elif self._consume(FaultKind.TIMEOUT_NEXT, d.target):
+                    d.expect = FaultKind.TIMEOUT_NEXT
             if d.timed_out is not None and d.calls > 1:
                 self.flag(
                     f"timed-out delivery {did} reached the callee {d.calls} times "
@@ -144,6 +168,8 @@ class NoResendAfterTimeout(Monitor):
         d.attempts += 1
         d.target = event.target or d.target
         d.sent_at, d.received_at, d.expect, d.ran = event, None, None, False
+        if d.aggregate is not None and d.timed_out is None:
+            d.aggregate = None  # that aggregate's attempt was not the delivery's timeout
         # A rejection the harness armed is spent by the next call to the target.
         if self._consume(FaultKind.REJECT_NEXT, d.target):
             d.expect = FaultKind.REJECT_NEXT
@@ -175,13 +201,14 @@ class NoResendAfterTimeout(Monitor):
         """Why the harness knows this attempt timed out, or None."""
         timeout = self.params.response_timeout_ms
         if (
-            d.expect is FaultKind.TIMEOUT_NEXT
+            d.expect in _CALL_TIMEOUTS
             and not d.ran
             and event.error in self.params.resendable_errors
         ):
             # Received, never run, and called a refusal: the callee still holds it. (A
             # mesh that ignored the fault and failed the call otherwise is not judged.)
-            return f"the harness made that call time out (timeout_next at {d.target})"
+            fault = d.expect.value if d.expect is not None else ""
+            return f"the harness made that call time out ({fault} at {d.target})"
         start = d.received_at or d.sent_at
         if start is not None and event.time_ms - start.time_ms >= timeout:
             where = "reached the callee and " if d.received_at is not None else ""
@@ -225,6 +252,9 @@ class NoResendAfterTimeout(Monitor):
             d.ended = True
             if d.timed_out is not None:
                 self.exercised(SENT_ONCE)
+                if d.aggregate is not None:
+                    self.exercised(AGGREGATE_TIMEOUT_FIRST if d.aggregate
+                                   else AGGREGATE_REJECTION_FIRST)
             elif d.resendable and d.attempts == self.params.delivery_retries + 1:
                 self.exercised(TO_BUDGET)
         d.last_failure, d.resendable = None, False

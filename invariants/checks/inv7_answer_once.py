@@ -14,15 +14,18 @@ Obligations (what each reads), with the evidence each counts:
   #1485 shape: the guard must read the envelope, not the RawJson payload).
 - "ordinary failed deliveries answered once": an ordinary delivery whose routing failed
   is answered, exactly once.
-- The same after a JSON round trip of the envelope: the same obligations, exercised only
-  by an adapter that round-trips its envelopes (the reference's `roundtrip_envelopes`);
-  the adapter protocol cannot ask for one, so it is not counted separately.
+- "round-tripped suppressed deliveries left unanswered": the same for a packaged one
+  posted while the harness had the adapter round-trip its envelopes through the wire
+  format (harness fact `RoundTripSet`; the seed's "also after a JSON round trip": the
+  marker must survive serialisation). Not applicable to an adapter without the
+  envelope round trip capability.
 """
 
 from __future__ import annotations
 
 from types import MappingProxyType
 
+from invariants.adapter import Capability
 from invariants.checks.monitor import Monitor, check_function
 from invariants.checks.params import DEFAULT_PARAMS, CheckParams
 from invariants.checks.violation import Violation
@@ -40,6 +43,7 @@ def _failed_leg(event: TraceEvent) -> bool:
 SUPPRESSED = "suppressed deliveries left unanswered"
 PACKAGED = "packaged suppressed deliveries left unanswered"
 ANSWERED = "ordinary failed deliveries answered once"
+ROUNDTRIP = "round-tripped suppressed deliveries left unanswered"
 
 
 class AnswerOnce(Monitor):
@@ -51,7 +55,10 @@ class AnswerOnce(Monitor):
         PACKAGED: "no packaged heartbeat, lifecycle or failure delivery failed routing: "
         "none went through a router to a missing target",
         ANSWERED: "no ordinary delivery failed routing and was answered",
+        ROUNDTRIP: "no packaged heartbeat, lifecycle or failure delivery posted while the "
+        "envelope round trip was on failed routing (is the INV7 machine drawing it?)",
     })
+    obligation_needs = MappingProxyType({ROUNDTRIP: Capability.ENVELOPE_ROUNDTRIP})
 
     def __init__(self, params: CheckParams = DEFAULT_PARAMS) -> None:
         super().__init__(params)
@@ -86,6 +93,8 @@ class AnswerOnce(Monitor):
                 self.exercised(SUPPRESSED)
                 if event.packaged or self.facts.packaged(did):
                     self.exercised(PACKAGED)
+                    if did in self.harness.roundtripped:
+                        self.exercised(ROUNDTRIP)
 
     def _observe_answer(self, event: TraceEvent, answered: str) -> None:
         first = self._answers.get(answered)
@@ -99,6 +108,8 @@ class AnswerOnce(Monitor):
         if cls is not None and cls.suppresses_answer:
             posted = self._posted.get(answered)
             packaged = "packaged " if self.facts.packaged(answered) else ""
+            if answered in self.harness.roundtripped:
+                packaged = "round-tripped " + packaged
             shown = (posted, event) if posted is not None else (event,)
             self.flag(f"{packaged}{cls.value} delivery {answered} was answered (must never be)",
                       *shown)

@@ -43,6 +43,9 @@ class Monitor(ABC):
     # The adapter capabilities the invariant speaks about: on an adapter that declares
     # fewer, its obligations are not applicable (reported as such, never as passed).
     needs: ClassVar[frozenset[Capability]] = frozenset()
+    # Obligations only an adapter with one more capability can exercise (an optional part
+    # of the protocol): on one without it they are not applicable, the rest still count.
+    obligation_needs: ClassVar[Mapping[str, Capability]] = {}
 
     def __init__(self, params: CheckParams = DEFAULT_PARAMS) -> None:
         self.params = params
@@ -76,6 +79,15 @@ class Monitor(ABC):
     def saw(self, what: str) -> None:
         """A sighting `cause` may read to explain a count of 0 (not an obligation)."""
         self.context[what] += 1
+
+    @classmethod
+    def inapplicable(cls, capabilities: frozenset[Capability]) -> dict[str, str]:
+        """Obligation -> why it is not applicable to an adapter with `capabilities`."""
+        return {
+            name: f"the adapter declares no {need.value.replace('_', ' ')}"
+            for name, need in cls.obligation_needs.items()
+            if need not in capabilities
+        }
 
     @classmethod
     def cause(cls, obligation: str, evidence: Mapping[str, int]) -> str:

@@ -105,6 +105,54 @@ def _grain_proves(trace: Sequence[TraceEvent], run: Exercise, params: CheckParam
     return found
 
 
+def _aggregate_steps(run: Exercise) -> None:
+    for timeout_first in (True, False):
+        run.adapter.inject(Fault(FaultKind.AGGREGATE_NEXT, "beta", timeout_first=timeout_first))
+        run.post("client", "beta", MessageSpec("Request"), Route.GRAIN)
+        run.adapter.run_until_idle(QUIET_WITHIN_MS)
+
+
+def _aggregate_proves(
+    trace: Sequence[TraceEvent], run: Exercise, params: CheckParams
+) -> list[Broken]:
+    found: list[Broken] = []
+    for post, order in zip(run.posts, ("the timeout first", "the rejection first"), strict=True):
+        failed = [e for e in trace
+                  if e.kind is EventKind.ATTEMPT_FAILED and e.delivery_id == post.delivery_id]
+        if not failed:
+            found.append(Broken("capabilities", None, "ATTEMPT_FAILED",
+                                f"the adapter declares aggregate faults, but the aggregate "
+                                f"({order}) injected at beta failed no attempt of "
+                                f"{post.delivery_id}"))
+        elif not failed[0].timed_out:
+            found.append(Broken("grain-calls", failed[0].seq, "ATTEMPT_FAILED",
+                                f"the aggregate ({order}) injected at beta failed "
+                                f"{post.delivery_id} with timed_out=false: a timeout anywhere "
+                                "in an aggregate is a timeout"))
+    return found
+
+
+def _roundtrip_steps(run: Exercise) -> None:
+    setter = getattr(run.adapter, "set_envelope_roundtrip", None)
+    if callable(setter):
+        setter(True)
+    run.post("client", "alpha", MessageSpec("Request"), Route.MONOLITH)
+
+
+def _roundtrip_proves(
+    trace: Sequence[TraceEvent], run: Exercise, params: CheckParams
+) -> list[Broken]:
+    if not callable(getattr(run.adapter, "set_envelope_roundtrip", None)):
+        return [Broken("capabilities", None, "-", "the adapter declares envelope_roundtrip, "
+                       "but has no set_envelope_roundtrip(on) method")]
+    (post,) = run.posts
+    if not any(e.kind is EventKind.POSTED and e.delivery_id == post.delivery_id
+               and e.hub == "alpha" for e in trace):
+        return [Broken("intake", None, "POSTED", f"with the envelope round trip on, "
+                       f"{post.delivery_id} posted through the router never reached alpha")]
+    return []
+
+
 def _subscribe_steps(run: Exercise) -> None:
     for target in ("alpha", MISSING):
         run.subscriptions.append(run.adapter.subscribe("client", target, retries=2))
@@ -138,6 +186,8 @@ PROGRAMS: tuple[Program, ...] = (
     Program("grain", Capability.GRAIN_ROUTER, _grain_steps, _grain_proves),
     Program("subscribe", Capability.SUBSCRIBE, _subscribe_steps, _subscribe_proves),
     Program("stop", Capability.STOP_LIFECYCLE, _stop_steps, _stop_proves),
+    Program("aggregate", Capability.AGGREGATE_FAULTS, _aggregate_steps, _aggregate_proves),
+    Program("roundtrip", Capability.ENVELOPE_ROUNDTRIP, _roundtrip_steps, _roundtrip_proves),
 )
 
 

@@ -34,13 +34,22 @@ from hypothesis import event, note, target
 from hypothesis.control import currently_in_test_context
 from hypothesis.stateful import RuleBasedStateMachine, invariant
 
-from invariants.adapter import AdapterFactory, Fault, FaultKind, MeshAdapter, MessageSpec, Route
+from invariants.adapter import (
+    AdapterFactory,
+    Fault,
+    FaultKind,
+    MeshAdapter,
+    MessageSpec,
+    RoundTrippingAdapter,
+    Route,
+)
 from invariants.checks import (
     CheckParams,
     HarnessFact,
     Injected,
     Monitor,
     Posted,
+    RoundTripSet,
     StopAsked,
     Subscribed,
     Violation,
@@ -173,18 +182,29 @@ class MeshMachine(RuleBasedStateMachine):
             raise RuntimeError("the init rule has not run")
         return self.adapter
 
-    def start(self, watermarks: Sequence[int | None], swarm: Mapping[str, bool]) -> None:
+    def start(
+        self, watermarks: Sequence[int | None], swarm: Mapping[str, bool], *,
+        roundtrip: bool = False,
+    ) -> None:
+        """A fresh mesh with the drawn watermarks, families and (where the adapter declares
+        it) envelope round trip, which stays on for the whole run."""
         self.enabled = self.core_families | {name for name, on in swarm.items() if on}
-        self.adapter = type(self).adapter_factory(self.chooser)
+        adapter = self.adapter = type(self).adapter_factory(self.chooser)
         configured = {}
         for hub, watermark in zip(HUBS, watermarks, strict=True):
-            self.adapter.create_hub(hub, watermark=watermark)
+            adapter.create_hub(hub, watermark=watermark)
             if watermark is not None:
                 configured[hub] = watermark
         params = replace(
             self.base_params, watermarks={**self.base_params.watermarks, **configured}
         )
         self.monitors = [monitor_for(check_id, params) for check_id in self.check_ids]
+        if roundtrip:
+            if not isinstance(adapter, RoundTrippingAdapter):
+                raise TypeError(f"{type(adapter).__name__} declares the envelope_roundtrip "
+                                "capability but has no set_envelope_roundtrip(on) method")
+            adapter.set_envelope_roundtrip(True)
+            self._tell(RoundTripSet(True, adapter.now_ms(), self.fed))
 
     def post(
         self,
@@ -206,7 +226,7 @@ class MeshMachine(RuleBasedStateMachine):
     def inject(self, fault: Fault) -> None:
         self._tell_in_place(
             Injected(fault.kind, fault.target, fault.count, fault.duration_ms,
-                     self.mesh.now_ms(), 0)
+                     self.mesh.now_ms(), 0, fault.timeout_first)
         )
         self.mesh.inject(fault)
 
@@ -391,6 +411,10 @@ class MeshMachine(RuleBasedStateMachine):
 
     def do_timeout(self, to: str, count: int) -> None:
         self.inject(Fault(FaultKind.TIMEOUT_NEXT, to, count=count))
+
+    def do_aggregate(self, to: str, count: int, timeout_first: bool) -> None:
+        self.inject(Fault(FaultKind.AGGREGATE_NEXT, to, count=count,
+                          timeout_first=timeout_first))
 
     def do_block(self, to: str, duration_ms: int) -> None:
         self.inject(Fault(FaultKind.BLOCK_HUB, to, duration_ms=duration_ms))

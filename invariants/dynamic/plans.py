@@ -23,7 +23,7 @@ from typing import Any
 from hypothesis import strategies as st
 from hypothesis.stateful import initialize, precondition, rule
 
-from invariants.adapter import DEFAULT_CAPABILITIES, AdapterFactory, Capability, Route
+from invariants.adapter import AdapterFactory, Capability, FirstChooser, Route, capabilities_of
 from invariants.checks import CHECKS, CheckParams
 from invariants.dynamic.driver import (
     BULK_FAMILIES,
@@ -46,6 +46,9 @@ class Plan:
     extra: frozenset[str]
     routes: tuple[Route, ...] = (Route.MONOLITH, Route.GRAIN, Route.DIRECT)
     targets: tuple[str, ...] = HUBS + MISSING  # where traffic is posted
+    # Whether runs draw the envelope round trip (where the adapter offers it): the checks
+    # that read what the envelope carries (its marker, its identity stamp).
+    roundtrip: bool = False
 
 
 def _plan(
@@ -53,18 +56,22 @@ def _plan(
     extra: str,
     routes: tuple[Route, ...] = Plan.routes,
     targets: tuple[str, ...] = Plan.targets,
+    *,
+    roundtrip: bool = False,
 ) -> Plan:
-    return Plan(frozenset(core.split()), frozenset(extra.split()), routes, targets)
+    return Plan(frozenset(core.split()), frozenset(extra.split()), routes, targets, roundtrip)
 
 
 PLANS: Mapping[str, Plan] = {
     "INV1": _plan("anonymous failure user", "reject timeout block slow subscribe stop ignorable"),
     "INV2": _plan("subscribe", "remove block slow stop user"),
     "INV3": _plan("flood user block ignorable", "slow remove stop anonymous chatter"),
-    "INV4": _plan("user reject timeout", "block slow stop remove", (Route.GRAIN,), HUBS),
+    "INV4": _plan("user reject timeout aggregate", "block slow stop remove", (Route.GRAIN,),
+                  HUBS),
     "INV5": _plan("user stop slow", "reject timeout block failure ignorable subscribe remove"),
-    "INV6": _plan("fanout user", "storm ignorable block stop"),
-    "INV7": _plan("ignorable failure user stop", "slow reject timeout remove anonymous"),
+    "INV6": _plan("fanout user", "storm ignorable block stop", roundtrip=True),
+    "INV7": _plan("ignorable failure user stop", "slow reject timeout remove anonymous",
+                  roundtrip=True),
 }
 
 
@@ -105,6 +112,7 @@ def _family_arguments(plan: Plan) -> dict[str, dict[str, st.SearchStrategy[Any]]
         "subscribe": {"subscriber": _SENDER, "to": st.sampled_from(MISSING + HUBS)},
         "reject": {"to": _HUB, "count": st.integers(1, 8)},
         "timeout": {"to": _HUB, "count": st.integers(1, 3)},
+        "aggregate": {"to": _HUB, "count": st.integers(1, 3), "timeout_first": st.booleans()},
         "block": {"to": _HUB, "duration_ms": st.sampled_from([100, 1_000, 5_000, 40_000])},
         "slow": {"to": _ANY_TARGET, "duration_ms": st.sampled_from([5, 5_000, 45_000])},
         "remove": {"to": _HUB},
@@ -120,7 +128,7 @@ FAMILIES: tuple[str, ...] = tuple(_family_arguments(PLANS["INV1"]))
 # A checker with no plan of its own (a new one) is driven by every family, user traffic
 # always on and the rest swarm-toggled: slower to find a bug than a tailored plan, never
 # blind to one.
-DEFAULT_PLAN = Plan(frozenset({"user"}), frozenset(FAMILIES) - {"user"})
+DEFAULT_PLAN = Plan(frozenset({"user"}), frozenset(FAMILIES) - {"user"}, roundtrip=True)
 
 
 def plan_of(check_id: str) -> Plan:
@@ -131,6 +139,7 @@ def plan_of(check_id: str) -> Plan:
 FAMILY_NEEDS: Mapping[str, Capability] = {
     "reject": Capability.GRAIN_ROUTER,
     "timeout": Capability.GRAIN_ROUTER,
+    "aggregate": Capability.AGGREGATE_FAULTS,
     "subscribe": Capability.SUBSCRIBE,
     "stop": Capability.STOP_LIFECYCLE,
 }
@@ -157,12 +166,15 @@ def within(plan: Plan, capabilities: frozenset[Capability]) -> Plan:
         frozenset(f for f in plan.extra if offered(FAMILY_NEEDS.get(f))),
         routes or (Route.DIRECT,),
         plan.targets,
+        plan.roundtrip and Capability.ENVELOPE_ROUNDTRIP in capabilities,
     )
 
 
 def program_runs_on(program: Program, capabilities: frozenset[Capability]) -> bool:
     """Whether every step of a seed program is one the adapter's capabilities offer."""
     for family, arguments in program:
+        if arguments.get("roundtrip") and Capability.ENVELOPE_ROUNDTRIP not in capabilities:
+            return False
         needed = FAMILY_NEEDS.get(family)
         if needed is not None and needed not in capabilities:
             return False
@@ -197,8 +209,10 @@ def _light_scenarios(
     ]
 
 
-# `rule` takes its argument strategies as keywords; typed loosely to pass them as a dict.
+# `rule` and `initialize` take their argument strategies as keywords; typed loosely to
+# pass them as a dict.
 _rule: Any = rule
+_initialize: Any = initialize
 
 
 def _wrap(family: str, body: Callable[..., None]) -> Callable[..., None]:
@@ -226,12 +240,15 @@ def machine_class(
     diagram_path: Path | None = None,
     name: str | None = None,
     seed_scenarios: bool = True,
-    capabilities: frozenset[Capability] = DEFAULT_CAPABILITIES,
+    capabilities: frozenset[Capability] | None = None,
 ) -> type[MeshMachine]:
     """A fresh machine class checking `check_id` (one id, or several) on meshes from
     `adapter_factory`; its `TestCase` runs under pytest/unittest. `seed_scenarios=False`
     leaves the seed scenarios out of `init`, so only the drawn rules explore. Families and
-    routes the adapter's `capabilities` do not offer are left out."""
+    routes the adapter's `capabilities` (by default, what one of its adapters declares) do
+    not offer are left out; the envelope round trip is drawn per run where offered."""
+    if capabilities is None:
+        capabilities = capabilities_of(adapter_factory(FirstChooser()))
     check_ids = (check_id,) if isinstance(check_id, str) else tuple(check_id)
     unknown = [c for c in check_ids if c not in CHECKS]
     if unknown or not check_ids:
@@ -242,6 +259,7 @@ def machine_class(
         frozenset().union(*(p.extra for p in plans)),
         tuple(dict.fromkeys(r for p in plans for r in p.routes)),
         tuple(dict.fromkeys(t for p in plans for t in p.targets)),
+        any(p.roundtrip for p in plans),
     ), capabilities)
     families = plan.core | plan.extra
     arguments = _family_arguments(plan)
@@ -253,16 +271,27 @@ def machine_class(
         watermarks: tuple[int | None, ...],
         swarm: dict[str, bool],
         scenario: str | None,
+        roundtrip: bool = False,
     ) -> None:
         self.steps += 1
 
         def begin() -> None:
-            self.start(watermarks, swarm)
+            self.start(watermarks, swarm, roundtrip=roundtrip)
             if scenario is not None:
                 self.play(scenario)
 
         self.acting(begin)
 
+    init_arguments: dict[str, st.SearchStrategy[Any]] = {
+        "watermarks": st.tuples(*(st.sampled_from(WATERMARKS) for _ in HUBS)),
+        "swarm": st.fixed_dictionaries({f: st.booleans() for f in toggled}),
+        # None first: a shrunk failure names a seed scenario only when it needs one.
+        "scenario": st.sampled_from([None, *scenarios]),
+    }
+    if plan.roundtrip:
+        # Off first: a shrunk failure round-trips its envelopes only when it must. (Only
+        # plans that read the envelope draw it: a draw more changes every later choice.)
+        init_arguments["roundtrip"] = st.booleans()
     namespace: dict[str, Any] = {
         "check_ids": check_ids,
         "adapter_factory": staticmethod(adapter_factory),
@@ -270,12 +299,7 @@ def machine_class(
         "core_families": plan.core,
         "diagram_path": diagram_path,
         "stand_ins": stand_ins(capabilities),
-        "init": initialize(
-            watermarks=st.tuples(*(st.sampled_from(WATERMARKS) for _ in HUBS)),
-            swarm=st.fixed_dictionaries({f: st.booleans() for f in toggled}),
-            # None first: a shrunk failure names a seed scenario only when it needs one.
-            scenario=st.sampled_from([None, *scenarios]),
-        )(init),
+        "init": _initialize(**init_arguments)(init),
         "advance": rule(
             ms=st.sampled_from([1, 250, 1_000, 30_000, 31_000]),
             schedule=st.lists(st.integers(0, 7), max_size=6),

@@ -28,7 +28,6 @@ from typing import Literal
 from hypothesis import settings as Settings
 
 from invariants.adapter import (
-    DEFAULT_CAPABILITIES,
     AdapterFactory,
     Capability,
     FirstChooser,
@@ -58,6 +57,8 @@ class Outcome:
     behaviours: Mapping[str, int] = field(default_factory=dict)  # examples reaching each
     evidence: Mapping[str, int] = field(default_factory=dict)  # obligation -> cases, summed
     unexercised: Mapping[str, str] = field(default_factory=dict)  # obligation -> likely cause
+    # Obligations of an optional capability the adapter lacks -> why: listed, never passed.
+    inapplicable: Mapping[str, str] = field(default_factory=dict)
     context: Mapping[str, int] = field(default_factory=dict)  # sightings behind the causes
     # "error": what the mesh or adapter raised, with its traceback, for the reports.
     error: BaseException | None = field(default=None, compare=False)
@@ -78,14 +79,17 @@ def evidence_text(evidence: Mapping[str, int]) -> str:
 
 
 def _unexercised(
-    check_id: str, evidence: Mapping[str, int], context: Mapping[str, int]
+    check_id: str,
+    evidence: Mapping[str, int],
+    context: Mapping[str, int],
+    inapplicable: Mapping[str, str],
 ) -> dict[str, str]:
     monitor = CHECKS[check_id]
     seen = {**context, **evidence}
     return {
         name: monitor.cause(name, seen)
         for name in monitor.obligations
-        if evidence.get(name, 0) == 0
+        if evidence.get(name, 0) == 0 and name not in inapplicable
     }
 
 
@@ -193,7 +197,10 @@ def _run_invariant(
     behaviours.update(stats.behaviours)
     evidence.update(stats.evidence.get(check_id, {}))
     context.update(stats.context.get(check_id, {}))
-    unexercised = _unexercised(check_id, evidence, context) if verdict == "pass" else {}
+    inapplicable = CHECKS[check_id].inapplicable(capabilities)
+    unexercised = (
+        _unexercised(check_id, evidence, context, inapplicable) if verdict == "pass" else {}
+    )
     if unexercised:
         verdict, text = "not exercised", _unexercised_text(check_id, unexercised)
     failed = verdict != "pass"
@@ -210,6 +217,7 @@ def _run_invariant(
         behaviours=dict(behaviours),
         evidence=dict(evidence),
         unexercised=unexercised,
+        inapplicable=inapplicable,
         context=dict(context),
         error=error,
     )
@@ -245,7 +253,7 @@ def run_program(
     params: CheckParams | None = None,
     diagram_path: Path | None = None,
     name: str = "program",
-    capabilities: frozenset[Capability] = DEFAULT_CAPABILITIES,
+    capabilities: frozenset[Capability] | None = None,
 ) -> Outcome:
     """Run a fixed step program: each step, then the safety checks; teardown at the end."""
     machine_type = machine_class(check_id, adapter_factory, params=params,

@@ -26,6 +26,8 @@ from invariants.mutants import (
     m19_refusal_unanswered,
     m20_subscribe_retries_off_by_one,
     m21_watermark_off_by_one,
+    m22_properties_off_the_wire,
+    m23_aggregate_first_member,
 )
 from invariants.mutants.base import Mutant
 
@@ -51,6 +53,8 @@ MUTANTS: tuple[Mutant, ...] = (
     m19_refusal_unanswered.MUTANT,
     m20_subscribe_retries_off_by_one.MUTANT,
     m21_watermark_off_by_one.MUTANT,
+    m22_properties_off_the_wire.MUTANT,
+    m23_aggregate_first_member.MUTANT,
 )
 
 

@@ -182,9 +182,11 @@ class RenumberedStages(ReferenceAdapter):
 
 
 class NeverTimesOut(ReferenceAdapter):
-    """A correct mesh that cannot be made to time out: TIMEOUT_NEXT and slow destinations
-    are ignored, so no grain call ever outlives the response timeout."""
+    """A correct mesh that cannot be made to time out: TIMEOUT_NEXT, AGGREGATE_NEXT (which
+    holds a timeout) and slow destinations are ignored, so no grain call ever outlives the
+    response timeout."""
 
     def inject(self, fault: Fault) -> None:
-        if fault.kind not in (FaultKind.TIMEOUT_NEXT, FaultKind.SLOW_DESTINATION):
+        if fault.kind not in (FaultKind.TIMEOUT_NEXT, FaultKind.AGGREGATE_NEXT,
+                              FaultKind.SLOW_DESTINATION):
             super().inject(fault)

@@ -19,12 +19,19 @@ from lying_meshes import (
     RetriesLate,
 )
 
+from harness.invariant_items import evidence_lines
+from invariants.adapter import DEFAULT_CAPABILITIES
 from invariants.checks import CheckParams
-from invariants.checks.inv4_no_resend_after_timeout import SENT_ONCE
+from invariants.checks.inv4_no_resend_after_timeout import (
+    AGGREGATE_REJECTION_FIRST,
+    AGGREGATE_TIMEOUT_FIRST,
+    SENT_ONCE,
+)
 from invariants.checks.inv5_stop_holds import HELD
+from invariants.checks.inv7_answer_once import ROUNDTRIP
 from invariants.dynamic.runner import run_invariant, run_program
 from invariants.dynamic.seed_programs import SEED_PROGRAMS
-from reference_impl.adapter import make_adapter
+from reference_impl.adapter import ReferenceAdapter, make_adapter
 
 
 def test_a_mesh_numbering_its_stages_otherwise_is_not_exercised_with_the_cause() -> None:
@@ -49,7 +56,8 @@ def test_the_same_mesh_with_its_stage_numbers_as_params_passes() -> None:
 def test_a_mesh_that_never_times_out_is_not_exercised_on_inv4() -> None:
     outcome = run_invariant("INV4", NeverTimesOut, "ci")
     assert outcome.verdict == "not exercised", outcome.failure_text
-    assert list(outcome.unexercised) == [SENT_ONCE]
+    assert list(outcome.unexercised) == [SENT_ONCE, AGGREGATE_TIMEOUT_FIRST,
+                                         AGGREGATE_REJECTION_FIRST]
     assert "no grain call timed out" in outcome.unexercised[SENT_ONCE]
 
 
@@ -113,3 +121,46 @@ def test_a_late_retry_is_caught_though_one_advance_covers_its_deadline(program: 
 
 def test_the_reference_retries_on_time_in_the_same_program() -> None:
     assert run_program("INV4", make_adapter, _seed("INV4", "rejection-retry")).passed
+
+
+class _FirstSurfaceOnly(ReferenceAdapter):
+    """The reference declaring only the protocol's first surface: no envelope round trip,
+    no aggregate faults."""
+
+    capabilities = DEFAULT_CAPABILITIES
+
+
+def test_obligations_of_an_undeclared_optional_capability_are_not_applicable() -> None:
+    inv4 = run_invariant("INV4", _FirstSurfaceOnly, "ci")
+    assert inv4.passed, inv4.failure_text
+    assert inv4.inapplicable == {
+        AGGREGATE_TIMEOUT_FIRST: "the adapter declares no aggregate faults",
+        AGGREGATE_REJECTION_FIRST: "the adapter declares no aggregate faults",
+    }
+    assert inv4.evidence[AGGREGATE_TIMEOUT_FIRST] == inv4.evidence[AGGREGATE_REJECTION_FIRST] == 0
+    inv7 = run_invariant("INV7", _FirstSurfaceOnly, "ci")
+    assert inv7.passed, inv7.failure_text
+    assert inv7.inapplicable == {ROUNDTRIP: "the adapter declares no envelope roundtrip"}
+    assert inv7.evidence[ROUNDTRIP] == 0
+    assert "not applicable: the adapter declares no envelope roundtrip" in evidence_lines(inv7)
+
+
+def test_the_reference_exercises_the_optional_obligations() -> None:
+    inv4 = run_program("INV4", make_adapter, SEED_PROGRAMS["INV4"]["aggregate"])
+    assert inv4.passed, inv4.failure_text
+    assert inv4.evidence[AGGREGATE_TIMEOUT_FIRST] == inv4.evidence[AGGREGATE_REJECTION_FIRST] == 1
+    inv7 = run_program("INV7", make_adapter, SEED_PROGRAMS["INV7"]["answer-once-roundtrip"])
+    assert inv7.passed, inv7.failure_text
+    assert inv7.evidence[ROUNDTRIP] > 0
+    assert run_program("INV7", make_adapter, SEED_PROGRAMS["INV7"]["answer-once"]).evidence[
+        ROUNDTRIP] == 0
+
+
+def test_a_declared_round_trip_without_its_method_is_a_clear_error() -> None:
+    class Claims(ReferenceAdapter):
+        set_envelope_roundtrip = None  # type: ignore[assignment]
+
+    outcome = run_program("INV7", Claims, SEED_PROGRAMS["INV7"]["answer-once-roundtrip"])
+    assert outcome.verdict == "error"
+    assert "declares the envelope_roundtrip capability but has no " \
+        "set_envelope_roundtrip(on) method" in (outcome.failure_text or "")

@@ -54,6 +54,8 @@ PRE_FIX: dict[str, tuple[str, str]] = {
     "M19": ("", "if not mesh.silo.stopped:"),
     "M20": ("if self.attempt <= self.retries:", "if self.attempt < self.retries:"),
     "M21": ("return depth > self.watermark and", "return depth >= self.watermark and"),
+    "M22": ("if isinstance(v, str)}", '"properties": dict(self.properties)'),
+    "M23": ("queue.extend(exc.exceptions[:1])", "queue.extend(exc.exceptions)"),
 }
 MAX_CHANGED_LINES = 8  # a mutant is one statement or expression, plus an import
 
@@ -197,12 +199,14 @@ def test_an_uncapped_or_differently_capped_delay_is_not_the_target() -> None:
 
 
 def test_budget_and_bound_codemods_match_inside_their_function_only() -> None:
-    """The same comparison or timer elsewhere is left alone (M16, M17, M20, M21)."""
+    """The same comparison, timer or call elsewhere is left alone (M16, M17, M20-M23)."""
     elsewhere = {
         "M16": "def deliver(self, attempt):\n    return attempt < self.router.retries\n",
         "M17": "def cancel(self):\n    self.timer.after(self.budget_ms, self._budget_spent)\n",
         "M20": "def start(self):\n    return self.attempt < self.retries\n",
         "M21": "def admit(self, depth):\n    return depth >= self.watermark\n",
+        "M22": "def copy(self):\n    return dict(self.properties)\n",
+        "M23": "def members(exc, queue):\n    queue.extend(exc.exceptions)\n",
     }
     for mutant_id, source in elsewhere.items():
         with pytest.raises(MutantNotApplicable, match=rf"{mutant_id} .*found 0"):
@@ -232,8 +236,10 @@ def test_every_mutant_has_a_module_a_distinct_rewrite_and_its_kills() -> None:
         # Behaviour bugs and self-report lies, one obligation each.
         "M14": {"INV4"}, "M15": {"INV4"}, "M16": {"INV4"}, "M17": {"INV5"}, "M18": {"INV6"},
         "M19": {"INV7"}, "M20": {"INV2"}, "M21": {"INV3"},
+        # Shapes only an optional capability drives: the round trip, aggregate faults.
+        "M22": {"INV7"}, "M23": {"INV4"},
     }
-    assert [m.id for m in MUTANTS] == [f"M{i}" for i in range(1, 22)]
+    assert [m.id for m in MUTANTS] == [f"M{i}" for i in range(1, 24)]
     assert {m.id: set(m.kills) for m in MUTANTS} == spec_kills
     assert len({m.slug for m in MUTANTS}) == len({m.codemod for m in MUTANTS}) == len(MUTANTS)
     # Two mutants may rewrite one function (M1 and M13 the same guard), never alike.

@@ -57,6 +57,8 @@ class InvariantRow:
     adapter: str = ""  # the adapter spec, where more than one is judged
     traceback: str = ""  # "error": the mesh's exception as Python prints it
     counterexample: str = ""  # "violation": the program that shows it (the diagram left out)
+    # Obligations of an optional capability the adapter lacks -> why (listed, not passed).
+    inapplicable: Mapping[str, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -120,7 +122,8 @@ def _row(outcome: Outcome, adapter: str = "") -> InvariantRow:
     trace = "".join(traceback.format_exception(error)) if error is not None else ""
     return InvariantRow(outcome.check_id, outcome.ok, outcome.examples, outcome.seconds,
                         _first_line(outcome), outcome.verdict, dict(outcome.evidence),
-                        dict(outcome.unexercised), adapter, trace, _counterexample(outcome))
+                        dict(outcome.unexercised), adapter, trace, _counterexample(outcome),
+                        dict(outcome.inapplicable))
 
 
 def _counterexample(outcome: Outcome) -> str:
@@ -247,7 +250,9 @@ def to_json(result: CheckResult) -> str:
              "examples": row.examples, "evidence": row.evidence,
              "obligations": [
                  {"obligation": name, "exercised": count,
-                  **({"cause": row.unexercised[name]} if name in row.unexercised else {})}
+                  **({"cause": row.unexercised[name]} if name in row.unexercised else {}),
+                  **({"not_applicable": row.inapplicable[name]}
+                     if name in row.inapplicable else {})}
                  for name, count in row.counts.items()
              ]}
             for row in result.invariants
@@ -325,6 +330,8 @@ def render(result: CheckResult) -> str:
             lines.append(f"        {count:7d}  {name}")
             if name in row.unexercised:
                 lines.append(f"                 not exercised: {row.unexercised[name]}")
+            elif name in row.inapplicable:
+                lines.append(f"                 not applicable: {row.inapplicable[name]}")
     if result.matrix is not None:
         killed = sum(
             1 for mutant, checks in result.matrix.expected.items()
