@@ -219,7 +219,11 @@ def prove(
             say(f"  {exc}")
             matrix_mutants[mutant.id] = {}
             continue
-        mutant_scan = scan_tree(build.source_root, config)
+        # Only a static rule reads the scan: a mutant judged by invariants alone skips it.
+        mutant_scan = (
+            scan_tree(build.source_root, config)
+            if any(c in STATIC_CHECKS for c in wanted) else StaticScan((), (), 0.0)
+        )
         errors += mutant_scan.errors
         matrix_mutants[mutant.id] = _subject_cells(
             mutant.id, mutant_scan, reference_scan, build.factory, wanted, dynamic, errors, say
