@@ -112,6 +112,14 @@ _BEHAVIOURS: Mapping[EventKind, str] = {
 }
 
 
+EVIDENCE_PREFIX = "evidence "
+
+
+def evidence_label(check_id: str, obligation: str) -> str:
+    """The `event()` label an example's evidence for one obligation is reported under."""
+    return f"{EVIDENCE_PREFIX}{check_id}: {obligation}"
+
+
 @dataclass
 class RunStats:
     """What one run of a machine class saw across its examples."""
@@ -322,11 +330,17 @@ class MeshMachine(RuleBasedStateMachine):
         self._verify(final=False)
 
     def _harvest(self) -> None:
-        """Add this example's evidence to the run's."""
+        """Add this example's evidence to the run's; inside a Hypothesis test also as
+        `event()` features, which a fuzzing session reads from its observations."""
+        in_test = currently_in_test_context()
         for monitor in self.monitors:
             total = self.stats.evidence.setdefault(monitor.check_id, Counter())
             total.update(monitor.evidence)
             self.stats.context.setdefault(monitor.check_id, Counter()).update(monitor.context)
+            if in_test:
+                for name, count in monitor.evidence.items():
+                    if count:
+                        event(evidence_label(monitor.check_id, name), payload=count)
 
     def teardown(self) -> None:
         if self.adapter is None or self.failed:

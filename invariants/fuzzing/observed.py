@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from invariants.dynamic.driver import EVIDENCE_PREFIX
 from invariants.fuzzing.goals import TEARDOWN_LABELS, goal_labels
 
 OBSERVED_GLOB = "*_testcases.jsonl"
@@ -31,6 +32,8 @@ class TargetObservations:
     seconds: float = 0.0  # spent running those examples (Hypothesis' `execute:test`)
     goals: Counter[str] = field(default_factory=Counter)
     teardown: Counter[str] = field(default_factory=Counter)
+    # "INV4: timed-out deliveries sent once" -> cases, summed over the examples
+    evidence: Counter[str] = field(default_factory=Counter)
 
 
 @dataclass
@@ -106,6 +109,9 @@ def _add(observed: Observed, record: dict[str, Any]) -> None:
     features = record.get("features") or {}
     test.goals.update(goal_labels(features))
     test.teardown.update(label for label in features if label in TEARDOWN_LABELS)
+    for label, payload in features.items():
+        if label.startswith(EVIDENCE_PREFIX) and isinstance(payload, int):
+            test.evidence[label.removeprefix(EVIDENCE_PREFIX)] += payload
 
 
 def _seconds(record: dict[str, Any]) -> float:

@@ -6,22 +6,30 @@ Exit codes: `EXIT_NOTHING_FOUND` (0) every selected test ran and nothing failed;
 or HypoFuzz exited by itself without finding anything; `EXIT_SHORTFALL` (3) nothing was
 found but a selected test got no example (or fewer than `--min-examples`), so the session
 did not cover what it was asked to. A found failure outranks a shortfall.
+
+The summary also gives each test's evidence (per obligation, the cases its examples
+exercised) and names the obligations a test that ran left unexercised; those are shown,
+not counted in the exit code (a session's verdict is whether it found a failure).
 """
 
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from invariants.adapter import FirstChooser, capabilities_of
+from invariants.checks import CHECKS
 from invariants.dynamic.database import check_reachable, open_database
 from invariants.fuzzing.behaviours import Coverage, session_coverage
+from invariants.fuzzing.config import resolve_factory
 from invariants.fuzzing.failures import FailureWatcher, SavedFailure, collect_failures
 from invariants.fuzzing.goals import never_reached
 from invariants.fuzzing.observed import TargetObservations, read_observed
 from invariants.fuzzing.selection import build_machines, check_of, database_key
 from invariants.fuzzing.session import SessionPlan, SessionRun, run_session
-from invariants.fuzzing.shortfall import Shortfall, shortfalls
+from invariants.fuzzing.shortfall import Shortfall, ran, shortfalls
 
 EXIT_NOTHING_FOUND = 0
 EXIT_FAILURE = 1
@@ -41,6 +49,22 @@ class FuzzReport:
     skipped_lines: int = 0
     startup_seconds: float | None = None  # from the start until the first example ran
     shortfalls: list[Shortfall] = field(default_factory=list)
+    # Per invariant, obligations of an optional capability the adapter lacks -> why.
+    inapplicable: dict[str, dict[str, str]] = field(default_factory=dict)
+
+    def evidence(self, check_id: str) -> dict[str, int]:
+        """Per obligation of `check_id`, the cases its examples exercised (0 included)."""
+        seen = self.tests[check_id].evidence
+        return {name: seen.get(f"{check_id}: {name}", 0) for name in CHECKS[check_id].obligations}
+
+    def not_exercised(self, check_id: str) -> list[str]:
+        """Obligations no example of a test that ran exercised (a test that never ran is
+        a shortfall already; a test that failed stopped early)."""
+        seen = self.tests[check_id]
+        if not ran(seen) or seen.failed:
+            return []
+        skip = self.inapplicable.get(check_id, {})
+        return [n for n, c in self.evidence(check_id).items() if c == 0 and n not in skip]
 
     @property
     def never_reached(self) -> list[str]:
@@ -92,4 +116,10 @@ def run_fuzz(plan: SessionPlan, session_dir: Path) -> FuzzReport:
         skipped_lines=observed.skipped_lines,
         startup_seconds=startup,
         shortfalls=shortfalls(plan, tests, startup, watcher.checks_with_new_failures()),
+        inapplicable=_inapplicable(plan, machines),
     )
+
+
+def _inapplicable(plan: SessionPlan, machines: Mapping[str, object]) -> dict[str, dict[str, str]]:
+    capabilities = capabilities_of(resolve_factory(plan.config)(FirstChooser()))
+    return {check: CHECKS[check].inapplicable(capabilities) for check in machines}

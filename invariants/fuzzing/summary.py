@@ -56,6 +56,16 @@ def render_text(report: FuzzReport) -> str:
         "coverage-guided corpus, which keeps only behaviours stable on re-execution; "
         "seconds: spent running the test's examples)"
     )
+    lines += ["", "evidence (per obligation, the cases the examples exercised):"]
+    for check in report.tests:
+        inapplicable = report.inapplicable.get(check, {})
+        unexercised = set(report.not_exercised(check))
+        lines.append(f"  {check}:")
+        for name, count in report.evidence(check).items():
+            mark = ("   NOT EXERCISED" if name in unexercised
+                    else f"   not applicable: {inapplicable[name]}" if name in inapplicable
+                    else "")
+            lines.append(f"    {count:>9}  {name}{mark}")
     lines += ["", "per worker (examples, examples/s):"]
     for index, (_pid, count) in enumerate(sorted(report.examples_per_worker.items()), 1):
         lines.append(f"  worker {index}: {count} ({_rate(count, run.elapsed):.1f}/s)")
@@ -117,6 +127,9 @@ def report_json(report: FuzzReport) -> dict[str, Any]:
                 "invalid": seen.invalid,
                 "failed_runs": seen.failed,
                 "goals": dict(seen.goals),
+                "evidence": report.evidence(check),
+                "not_exercised": report.not_exercised(check),
+                "not_applicable": dict(report.inapplicable.get(check, {})),
                 "behaviours": report.coverage[check].behaviours,
                 "fingerprints": report.coverage[check].fingerprints,
             }

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -90,3 +91,33 @@ def test_seconds_and_the_first_start_come_from_timing_and_run_start(tmp_path: Pa
     observed = read_observed(tmp_path)
     assert observed.tests[NODE].seconds == pytest.approx(0.75)  # shrinking not counted
     assert observed.first_example_at == 40.0
+
+
+def test_a_machine_reports_its_evidence_as_observed_features(tmp_path: Path) -> None:
+    """The path a session reads: each example's evidence, as Hypothesis' observability
+    writes it, summed per obligation by `read_observed`."""
+    from dataclasses import asdict
+
+    from hypothesis import HealthCheck, settings
+    from hypothesis.internal.observability import with_observability_callback
+    from hypothesis.stateful import run_state_machine_as_test
+
+    from invariants.dynamic.plans import machine_class
+    from reference_impl.adapter import make_adapter
+
+    records: list[dict[str, Any]] = []
+
+    def keep(observation: Any) -> None:
+        if observation.type == "test_case":
+            records.append(json.loads(json.dumps(asdict(observation), default=str)))
+
+    machine = machine_class("INV4", make_adapter)
+    with with_observability_callback(keep):
+        run_state_machine_as_test(machine, settings=settings(
+            max_examples=15, derandomize=True, database=None,
+            suppress_health_check=list(HealthCheck)))
+    _write(tmp_path, [json.dumps(r) for r in records])
+    seen = read_observed(tmp_path).tests
+    evidence = sum((t.evidence for t in seen.values()), start=Counter())
+    assert evidence["INV4: timed-out deliveries sent once"] > 0, evidence
+    assert all(name.startswith("INV4: ") for name in evidence)

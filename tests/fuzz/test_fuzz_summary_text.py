@@ -63,3 +63,23 @@ def test_only_stale_failures_do_not_fail_the_session(tmp_path: Path) -> None:
     stale = SavedFailure("INV7", entries=1, new_entries=0, reproduces=False, violation=False,
                          text=None)
     assert not _report(tmp_path, [stale], Counter()).failed
+
+
+def test_each_test_shows_its_evidence_and_what_it_left_unexercised(tmp_path: Path) -> None:
+    report = _report(tmp_path, [], Counter())
+    report.tests["INV4"].evidence.update({
+        "INV4: timed-out deliveries sent once": 41, "INV4: retry delays timed": 19,
+        "INV4: aggregates (timeout first) sent once": 2,
+    })
+    report.inapplicable["INV4"] = {
+        "aggregates (rejection first) sent once": "the adapter declares no aggregate faults"}
+    text = render_text(report)
+    assert "           41  timed-out deliveries sent once\n" in text
+    assert "            0  rejected deliveries re-sent to the budget   NOT EXERCISED" in text
+    assert ("            0  aggregates (rejection first) sent once   not applicable: the "
+            "adapter declares no aggregate faults") in text
+    assert report.not_exercised("INV7") == []  # it never ran: a shortfall, said apart
+    data = report_json(report)["tests"]["INV4"]
+    assert data["evidence"]["timed-out deliveries sent once"] == 41
+    assert data["not_exercised"] == ["rejected deliveries re-sent to the budget"]
+    assert list(data["not_applicable"]) == ["aggregates (rejection first) sent once"]
