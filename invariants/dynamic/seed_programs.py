@@ -108,9 +108,9 @@ SEED_PROGRAMS: Mapping[str, Mapping[str, Program]] = {
         "aggregate": (
             _init(),
             ("aggregate", {"to": "h0", "count": 7, "timeout_first": True}),
-            ("aggregate", {"to": "h2", "count": 7, "timeout_first": False}),
+            ("aggregate", {"to": "h1", "count": 7, "timeout_first": False}),
             _user("h0", G),
-            _user("h2", G),
+            _user("h1", G),
         ),
     },
     "INV5": {

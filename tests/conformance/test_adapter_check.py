@@ -4,6 +4,8 @@ any one convention is flagged on that convention, with the event and the doc sec
 from __future__ import annotations
 
 import sys
+from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -19,8 +21,8 @@ from lying_adapters import (
 from harness.cli import main
 from invariants.adapter import AdapterFactory
 from invariants.conformance.programs import conformance
-from invariants.trace import EventKind
-from reference_impl.adapter import make_adapter
+from invariants.trace import EventKind, TraceEvent
+from reference_impl.adapter import ReferenceAdapter, make_adapter
 
 
 def _broken(factory: AdapterFactory) -> dict[str, list[str]]:
@@ -34,7 +36,8 @@ def _broken(factory: AdapterFactory) -> dict[str, list[str]]:
 
 def test_the_reference_adapter_conforms() -> None:
     _, results = conformance(make_adapter)
-    assert [r.program for r in results] == ["intake", "grain", "subscribe", "stop"]
+    assert [r.program for r in results] == [
+        "intake", "grain", "subscribe", "stop", "aggregate", "roundtrip"]
     assert all(r.events > 0 for r in results)
     assert _broken(make_adapter) == {}
 
@@ -130,3 +133,26 @@ def test_the_adapter_is_imported_from_the_repositorys_pytest_pythonpath(
         table + '[tool.pytest.ini_options]\npythonpath = ["src"]\n', encoding="utf-8")
     assert main(["adapter-check"]) == 0, capsys.readouterr()
     sys.modules.pop("srcmesh", None)
+
+
+def test_an_aggregate_without_the_timeout_flag_is_a_broken_convention() -> None:
+    class AggregateAsRejection(ReferenceAdapter):
+        """Its trace calls the aggregate's failure a plain refusal."""
+
+        def trace(self) -> Sequence[TraceEvent]:
+            return [replace(e, timed_out=False) if e.error == "ExceptionGroup" else e
+                    for e in super().trace()]
+
+    broken = _broken(AggregateAsRejection)
+    assert list(broken) == ["grain-calls"]
+    assert any("aggregate (the rejection first) injected at beta failed" in line
+               and "timed_out=false" in line for line in broken["grain-calls"])
+
+
+def test_a_declared_round_trip_without_its_method_is_a_broken_convention() -> None:
+    class NoRoundTrip(ReferenceAdapter):
+        set_envelope_roundtrip = None  # type: ignore[assignment]
+
+    broken = _broken(NoRoundTrip)
+    assert list(broken) == ["capabilities"]
+    assert "no set_envelope_roundtrip(on) method" in broken["capabilities"][0]

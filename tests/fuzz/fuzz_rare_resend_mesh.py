@@ -1,9 +1,10 @@
 """A mesh with M2's pre-fix shape confined to one hub: a fuzzing session's kind of bug.
 
 The delivery retry re-sends a timed-out grain call (it gates on `is_transient`, which
-admits timeouts) only when the call went to hub `h2`. The seed programs time out calls to
-`h0` only, so `run_invariant`'s known shapes pass on this mesh; a session has to find the
-bug, and CI can only fail on it by replaying what the session saved.
+admits timeouts) only when the call went to hub `h2` and its error is a bare timeout (not
+an aggregate, which INV4's machine injects often enough to find it). The seed programs
+time out bare calls to `h0` only, so `run_invariant`'s known shapes pass on this mesh; a
+session has to find the bug, and CI can only fail on it by replaying what it saved.
 
 It is M2's codemod narrowed to that hub, applied to a copy of the current reference like
 every mutant (not registered: it is a fixture, not a pre-fix shape), so it follows the
@@ -39,7 +40,8 @@ class ResendTimeoutsOnOneHub(MutationCodemod):
         self.hit()
         AddImportsVisitor.add_needed_import(self.context, "reference_impl.ladder", "is_transient")
         return cst.parse_expression(
-            f'(is_transient(exc) if self.delivery.target == "{BUGGY_HUB}" else is_resendable(exc))'
+            f'(is_transient(exc) if self.delivery.target == "{BUGGY_HUB}" '
+            'and not isinstance(exc, BaseExceptionGroup) else is_resendable(exc))'
         )
 
 

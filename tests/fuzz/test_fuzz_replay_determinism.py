@@ -65,8 +65,8 @@ class _Leaky(MeshMachine):
 
     runs: ClassVar[int] = 0
 
-    def start(self, watermarks: Any, swarm: Any) -> None:
-        super().start(watermarks, swarm)
+    def start(self, watermarks: Any, swarm: Any, **options: Any) -> None:
+        super().start(watermarks, swarm, **options)
         type(self).runs += 1
         if type(self).runs % 2 == 0:
             self.do_user("client", "h0", Route.MONOLITH, 1)

@@ -46,7 +46,7 @@ def saved(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[str]]:
         sys.path.remove(str(FUZZ_TESTS))
     directory = tmp_path_factory.mktemp("shared")
     ci = profile(CI)
-    search = settings(ci, max_examples=200, phases=(Phase.reuse, *ci.phases),
+    search = settings(ci, max_examples=500, phases=(Phase.reuse, *ci.phases),
                       database=DirectoryBasedExampleDatabase(directory))
     outcome = run_invariant("INV4", make_adapter, search, seed_scenarios=False)
     assert outcome.verdict == "violation", outcome.failure_text
