@@ -26,6 +26,7 @@ from invariants.mutants import (
     m19_refusal_unanswered,
     m20_subscribe_retries_off_by_one,
     m21_watermark_off_by_one,
+    m24_flat_subscribe_backoff,
 )
 from invariants.mutants.base import Mutant
 
@@ -51,6 +52,7 @@ MUTANTS: tuple[Mutant, ...] = (
     m19_refusal_unanswered.MUTANT,
     m20_subscribe_retries_off_by_one.MUTANT,
     m21_watermark_off_by_one.MUTANT,
+    m24_flat_subscribe_backoff.MUTANT,
 )
 
 

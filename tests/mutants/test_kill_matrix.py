@@ -104,6 +104,7 @@ SEED_KILLS = [
     ("M19", "INV7", "answer-once"),
     ("M20", "INV2", "missing-target"),
     ("M21", "INV3", "flood"),
+    ("M24", "INV2", "missing-target"),
 ]
 
 

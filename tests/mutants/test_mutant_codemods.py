@@ -54,6 +54,7 @@ PRE_FIX: dict[str, tuple[str, str]] = {
     "M19": ("", "if not mesh.silo.stopped:"),
     "M20": ("if self.attempt <= self.retries:", "if self.attempt < self.retries:"),
     "M21": ("return depth > self.watermark and", "return depth >= self.watermark and"),
+    "M24": ("delay = self.first_delay_ms", "delay = self.first_delay_ms * (1 << self.attempt)"),
 }
 MAX_CHANGED_LINES = 8  # a mutant is one statement or expression, plus an import
 
@@ -232,8 +233,10 @@ def test_every_mutant_has_a_module_a_distinct_rewrite_and_its_kills() -> None:
         # Behaviour bugs and self-report lies, one obligation each.
         "M14": {"INV4"}, "M15": {"INV4"}, "M16": {"INV4"}, "M17": {"INV5"}, "M18": {"INV6"},
         "M19": {"INV7"}, "M20": {"INV2"}, "M21": {"INV3"},
+        # Timing bugs: a backoff and a breaker window and cooldown.
+        "M24": {"INV2"},
     }
-    assert [m.id for m in MUTANTS] == [f"M{i}" for i in range(1, 22)]
+    assert [m.id for m in MUTANTS] == [f"M{i}" for i in (*range(1, 22), 24)]
     assert {m.id: set(m.kills) for m in MUTANTS} == spec_kills
     assert len({m.slug for m in MUTANTS}) == len({m.codemod for m in MUTANTS}) == len(MUTANTS)
     # Two mutants may rewrite one function (M1 and M13 the same guard), never alike.
