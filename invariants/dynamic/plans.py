@@ -31,6 +31,7 @@ from invariants.dynamic.driver import (
     MAX_BULK_STEPS,
     MISSING,
     SENDERS,
+    STORM_SHAPES,
     WATERMARKS,
     MeshMachine,
     with_routes,
@@ -63,7 +64,7 @@ PLANS: Mapping[str, Plan] = {
     "INV3": _plan("flood user block ignorable", "slow remove stop anonymous chatter"),
     "INV4": _plan("user reject timeout", "block slow stop remove", (Route.GRAIN,), HUBS),
     "INV5": _plan("user stop slow", "reject timeout block failure ignorable subscribe remove"),
-    "INV6": _plan("fanout user", "storm ignorable block stop"),
+    "INV6": _plan("fanout storm user", "ignorable block stop"),
     "INV7": _plan("ignorable failure user stop", "slow reject timeout remove anonymous"),
 }
 
@@ -100,7 +101,7 @@ def _family_arguments(plan: Plan) -> dict[str, dict[str, st.SearchStrategy[Any]]
             "route": st.sampled_from([Route.DIRECT, Route.MONOLITH]),
         },
         "fanout": {"to": _HUB, "extra": st.integers(0, 50), "route": bulk_route},
-        "storm": {"to": _HUB, "route": bulk_route},
+        "storm": {"to": _HUB, "route": bulk_route, "shape": st.sampled_from(STORM_SHAPES)},
         "chatter": {"to": _HUB, "route": bulk_route},
         "subscribe": {"subscriber": _SENDER, "to": st.sampled_from(MISSING + HUBS)},
         "reject": {"to": _HUB, "count": st.integers(1, 8)},

@@ -27,6 +27,8 @@ from invariants.mutants import (
     m20_subscribe_retries_off_by_one,
     m21_watermark_off_by_one,
     m24_flat_subscribe_backoff,
+    m25_breaker_window_never_slides,
+    m26_cooldown_in_seconds,
 )
 from invariants.mutants.base import Mutant
 
@@ -53,6 +55,8 @@ MUTANTS: tuple[Mutant, ...] = (
     m20_subscribe_retries_off_by_one.MUTANT,
     m21_watermark_off_by_one.MUTANT,
     m24_flat_subscribe_backoff.MUTANT,
+    m25_breaker_window_never_slides.MUTANT,
+    m26_cooldown_in_seconds.MUTANT,
 )
 
 
