@@ -66,11 +66,9 @@ class FanoutNotDropped(Monitor):
         DROPS: "the breaker never dropped nor tripped: no storm on one key went past "
         "breaker_threshold (is the `storm` family on, and is breaker_threshold the mesh's?)",
         FRESH: "no key carried more than breaker_threshold in all but not within one window "
-        "plus cooldown: no storm was spread over two windows (is the `storm` family on with "
-        "shape `two-windows`?)",
-        COOLDOWN: "no tripped key posted again after its cooldown (is the `storm` family on "
-        "with shape `past-cooldown`, and are breaker_threshold and breaker_cooldown_ms the "
-        "mesh's?)",
+        "plus cooldown: no storm was spread over two windows (is the `storm` family on?)",
+        COOLDOWN: "no tripped key posted again after its cooldown (is the `storm` family on, "
+        "and are breaker_threshold and breaker_cooldown_ms the mesh's?)",
     })
 
     def __init__(self, params: CheckParams = DEFAULT_PARAMS) -> None:

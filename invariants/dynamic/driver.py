@@ -63,8 +63,6 @@ WATERMARKS = (4, 25, None)  # None: the mesh's default
 LIVENESS_LIMIT_MS = 10 * 60 * 1000  # teardown runs to quiescence within this bound
 MAX_BULK_STEPS = 1  # bulk steps per run (seed scenarios count): thousands of posts each
 BULK_FAMILIES = frozenset({"fanout", "storm", "chatter"})
-# How a storm on one key is spread in time (`MeshMachine.do_storm`).
-STORM_SHAPES = ("one-window", "past-cooldown", "two-windows")
 
 HEARTBEAT = MessageSpec("Heartbeat", MessageClass.IGNORABLE)
 
@@ -368,34 +366,24 @@ class MeshMachine(RuleBasedStateMachine):
             spec = MessageSpec("CreateOrUpdateNode", MessageClass.USER, f"node/{i}")
             self.post("importer", to, spec, route=route)
 
-    def do_storm(self, to: str, route: Route = Route.DIRECT, shape: str = "one-window") -> None:
-        """One key, one sender, one target, in one of the `STORM_SHAPES`:
-
-        - `one-window`: past the threshold in one instant: the last post trips the key, and
-          its drops are legitimate;
-        - `past-cooldown`: the same, then one post 1 ms before the cooldown ends (still
-          dropped) and one as it ends (admitted again);
-        - `two-windows`: half the threshold and one, then as many again once the window
-          and cooldown have passed: past the threshold in all, never within one window, so
-          nothing may be dropped.
-        """
-        if shape not in STORM_SHAPES:
-            raise ValueError(f"unknown storm shape {shape!r} (known: {', '.join(STORM_SHAPES)})")
+    def do_storm(self, to: str, route: Route = Route.DIRECT) -> None:
+        """One key, one sender, one target, ramping up to a storm: half the threshold and
+        one in one window; once the window and cooldown have passed, as many again (past
+        the threshold in all, never within one window: none may be dropped), then on in
+        that window until the key trips (its drops are legitimate); then one post 1 ms
+        before the cooldown ends (still dropped) and one as it ends (admitted again)."""
         self.bulk_steps += 1
         spec = MessageSpec("UpdateStream", MessageClass.USER, "stream/1")
         params = self.base_params
-        burst = params.breaker_threshold // 2 + 1 if shape == "two-windows" else self.past_threshold
-        for _ in range(burst):
+        for _ in range(params.breaker_threshold // 2 + 1):
             self.post("owner", to, spec, route=route)
-        if shape == "two-windows":
-            self.mesh.advance(params.breaker_window_ms + params.breaker_cooldown_ms + 1)
-            for _ in range(burst):
-                self.post("owner", to, spec, route=route)
-        elif shape == "past-cooldown":
-            self.mesh.advance(max(params.breaker_cooldown_ms - 1, 0))
+        self.mesh.advance(params.breaker_window_ms + params.breaker_cooldown_ms + 1)
+        for _ in range(self.past_threshold):
             self.post("owner", to, spec, route=route)
-            self.mesh.advance(1)
-            self.post("owner", to, spec, route=route)
+        self.mesh.advance(max(params.breaker_cooldown_ms - 1, 0))
+        self.post("owner", to, spec, route=route)
+        self.mesh.advance(1)
+        self.post("owner", to, spec, route=route)
 
     def do_chatter(self, to: str, route: Route = Route.DIRECT) -> None:
         """One key of can-be-ignored traffic past the threshold in one window: the breaker

@@ -109,15 +109,14 @@ SEED_PROGRAMS: Mapping[str, Mapping[str, Program]] = {
     "INV6": {
         # One sender, target and type about 5,000 payload identities in one window (#1200).
         "fanout": (_init(), ("fanout", {"to": "h0", "extra": 2_999})),
-        # And a genuine storm on one key next to it: its drops are legitimate, until the
-        # cooldown has passed and the key is admitted again.
+        # And a genuine storm on one key next to it, ramping up: past the threshold in all
+        # over two windows (never dropped), then within one (dropped, legitimately) until
+        # the cooldown has passed and the key is admitted again.
         "storm": (
             _init(),
-            ("storm", {"to": "h1", "shape": "past-cooldown"}),
+            ("storm", {"to": "h1"}),
             ("fanout", {"to": "h1", "extra": 0}),
         ),
-        # One key past the threshold in all, spread over two windows: never dropped.
-        "storm-two-windows": (_init(), ("storm", {"to": "h2", "shape": "two-windows"})),
     },
     "INV7": {
         # On a stopping host: a heartbeat, a DeliveryFailure and a control message through

@@ -105,7 +105,7 @@ SEED_KILLS = [
     ("M20", "INV2", "missing-target"),
     ("M21", "INV3", "flood"),
     ("M24", "INV2", "missing-target"),
-    ("M25", "INV6", "storm-two-windows"),
+    ("M25", "INV6", "storm"),
     ("M26", "INV6", "storm"),
 ]
 
