@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import atexit
 import difflib
+import functools
 import hashlib
 import importlib
 import importlib.util
@@ -97,13 +98,33 @@ _SCRATCH: Path | None = None
 _BUILDS: dict[str, MutantBuild] = {}  # package name -> build: one compile per process
 
 
+# Every mutant renames the same unchanged modules: each is parsed and renamed once per
+# process, to this placeholder, and the placeholder replaced by each build's package name.
+_PLACEHOLDER = "_mesh_mutant_package_placeholder"
+
+
+@functools.lru_cache(maxsize=512)
+def _renamed_to_placeholder(source: str, original: str) -> str | None:
+    if _PLACEHOLDER in source:
+        return None  # the text replacement could not tell the two apart
+    return rename_package(source, original, _PLACEHOLDER)
+
+
+def _rename(source: str, original: str, package: str) -> str:
+    """`rename_package(source, original, package)`, the parse shared between builds."""
+    template = _renamed_to_placeholder(source, original)
+    if template is None:
+        return rename_package(source, original, package)
+    return template.replace(_PLACEHOLDER, package)
+
+
 def _write_tree(
     package_dir: Path, sources: dict[str, str], package: str, original: str = REFERENCE_PACKAGE
 ) -> None:
     for relative, source in sources.items():
         target = package_dir / relative
         target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(rename_package(source, original, package), encoding="utf-8")
+        target.write_text(_rename(source, original, package), encoding="utf-8")
 
 
 def _import_isolated(package: str, package_dir: Path, adapter: str = "adapter") -> ModuleType:
