@@ -12,6 +12,15 @@ Obligations (what each reads), with the evidence each counts:
 - "closed subscriptions watched": once a subscription has terminated or taken its first
   answer nothing more is sent for it (SUBSCRIBE_*, POSTED/LEG_STARTED/ATTEMPT carrying its
   requests); counted per subscription closed.
+- "resubscribe delays timed": each resubscribe (attempt n >= 1) comes its backoff
+  (`subscribe_delay_ms(n)`: 250 ms doubling) after the failure of the attempt before it,
+  neither earlier nor later. The failure is the DeliveryFailure answering that attempt's
+  request, known from its FAILURE_EMITTED (the earliest a mesh can act on it) until the
+  subscriber HANDLED it (the latest), or else the attempt's timeout
+  (`subscribe_timeout_ms` after its SUBSCRIBE_ATTEMPT), whichever is first; too early is
+  a violation as the attempt is observed, too late the moment virtual time passes the
+  due time with the subscription still open (SUBSCRIBE_ATTEMPT, FAILURE_EMITTED, HANDLED).
+  Counted per resubscribe.
 
 A subscription the harness started (harness facts) is owed its bound from the moment it
 was started, whether or not the trace ever mentions it: a mesh whose trace is silent
@@ -42,6 +51,20 @@ class _Subscription:
     requests: set[str] = field(default_factory=set)
     answered: TraceEvent | None = None
     terminated: TraceEvent | None = None
+    sent: TraceEvent | None = None  # the latest SUBSCRIBE_ATTEMPT
+    failure: TraceEvent | None = None  # the FAILURE_EMITTED answering its request
+    failed_from: int | None = None  # that failure emitted (ms): the earliest it is known
+    failed_by: int | None = None  # handled by the subscriber (ms): the latest
+
+    def learnt(self, timeout_ms: int) -> tuple[int, int] | None:
+        """(earliest, latest) time the latest attempt's failure can have been acted on:
+        its failure emitted or handled, or its timeout, whichever comes first."""
+        if self.sent is None:
+            return None
+        expiry = self.sent.time_ms + timeout_ms
+        earliest = expiry if self.failed_from is None else min(self.failed_from, expiry)
+        latest = expiry if self.failed_by is None else min(self.failed_by, expiry)
+        return earliest, max(earliest, latest)
 
     @property
     def closed(self) -> TraceEvent | None:
@@ -50,6 +73,7 @@ class _Subscription:
 
 SPENT = "subscriptions that spent their N retries"
 CLOSED = "closed subscriptions watched"
+DELAYS = "resubscribe delays timed"
 
 
 class BoundedSubscribe(Monitor):
@@ -60,18 +84,29 @@ class BoundedSubscribe(Monitor):
         SPENT: "no subscription terminated after N+1 attempts: none was made to a missing "
         "target, or subscribe_retries is not the mesh's N",
         CLOSED: "no subscription answered or terminated (is the `subscribe` family on?)",
+        DELAYS: "no subscription was retried: none failed or timed out with retries left "
+        "(is the `subscribe` family on, and subscribe_retries at least 1?)",
     })
 
     def __init__(self, params: CheckParams = DEFAULT_PARAMS) -> None:
         super().__init__(params)
         self._subs: dict[str, _Subscription] = {}
         self._unseen: dict[str, Subscribed] = {}  # started by the harness, not yet traced
+        self._requests: dict[str, _Subscription] = {}  # latest request id -> subscription
+        self._failures: dict[str, _Subscription] = {}  # failure delivery id -> subscription
+        self._owing: dict[str, _Subscription] = {}  # open, its latest attempt owing a retry
 
     def on_fact(self, fact: HarnessFact) -> None:
         if isinstance(fact, Subscribed):
             self._unseen[fact.subscription_id] = fact
 
     def observe(self, event: TraceEvent) -> None:
+        if event.kind is EventKind.FAILURE_EMITTED:
+            self._failure_emitted(event)
+        elif event.kind is EventKind.HANDLED and event.delivery_id in self._failures:
+            failed = self._failures.pop(event.delivery_id or "")
+            if failed.failed_by is None:
+                failed.failed_by = event.time_ms
         sid = event.subscription_id
         if sid is None:
             return
@@ -92,9 +127,15 @@ class BoundedSubscribe(Monitor):
             state = "terminated" if sub.terminated else "answered"
             self.flag(f"subscription {sid} sent {event.kind.value} after it {state}", closed, event)
         if event.kind is EventKind.SUBSCRIBE_ATTEMPT:
+            if closed is None:
+                self._resubscribed(sid, sub, event)
             sub.attempts += 1
+            sub.sent, sub.failure, sub.failed_from, sub.failed_by = event, None, None, None
             if event.delivery_id is not None:
                 sub.requests.add(event.delivery_id)
+                self._requests[event.delivery_id] = sub
+            if closed is None and sub.attempts <= self.params.subscribe_retries:
+                self._owing[sid] = sub
             limit = self.params.subscribe_retries + 1
             if sub.attempts == limit + 1:
                 self.flag(
@@ -110,6 +151,7 @@ class BoundedSubscribe(Monitor):
             if sub.answered is None:
                 self.exercised(CLOSED)
             sub.terminated = event
+            self._owing.pop(sid, None)
             if sub.attempts == self.params.subscribe_retries + 1:
                 self.exercised(SPENT)
             # A termination past the bound was already decided when time passed it
@@ -118,6 +160,37 @@ class BoundedSubscribe(Monitor):
             if sub.terminated is None:
                 self.exercised(CLOSED)
             sub.answered = event
+            self._owing.pop(sid, None)
+
+    def _failure_emitted(self, event: TraceEvent) -> None:
+        """A DeliveryFailure answering a subscription's latest request: that attempt failed."""
+        sub = self._requests.get(event.answers or "")
+        if sub is None or sub.sent is None or sub.sent.delivery_id != event.answers:
+            return
+        if sub.failed_from is None:
+            sub.failed_from, sub.failure = event.time_ms, event
+            if event.delivery_id is not None:
+                self._failures[event.delivery_id] = sub
+
+    def _resubscribed(self, sid: str, sub: _Subscription, event: TraceEvent) -> None:
+        """Attempt n >= 1: its backoff after the failure it answers, not earlier (a late
+        one was decided when time passed its due time, in `overdue`)."""
+        window = sub.learnt(self.params.subscribe_timeout_ms)
+        if window is None or sub.attempts > self.params.subscribe_retries:
+            return  # the first attempt, or one past the bound (flagged as such)
+        self.exercised(DELAYS)
+        earliest, _latest = window
+        delay = self.params.subscribe_delay_ms(sub.attempts)
+        if event.time_ms < earliest + delay:
+            gap = event.time_ms - earliest
+            when = (f"{gap} ms after attempt {sub.attempts - 1} failed" if gap >= 0 else
+                    f"before attempt {sub.attempts - 1} failed or timed out")
+            self.flag(
+                f"subscription {sid} resubscribed (attempt {sub.attempts}) {when} "
+                f"(backoff {delay} ms)",
+                *(e for e in (sub.sent, sub.failure, event) if e is not None),
+            )
+        self._owing.pop(sid, None)
 
     def _silent(self, fact: Subscribed) -> Violation:
         return self.violation(
@@ -126,11 +199,28 @@ class BoundedSubscribe(Monitor):
             f"within its bound of {self.params.subscribe_bound_ms} ms"
         )
 
+    def _late(self, now_ms: int) -> list[Violation]:
+        found: list[Violation] = []
+        for sid, sub in self._owing.items():
+            window = sub.learnt(self.params.subscribe_timeout_ms)
+            if window is None or sub.sent is None:
+                continue
+            _earliest, latest = window
+            delay = self.params.subscribe_delay_ms(sub.attempts)
+            if now_ms > latest + delay:
+                found.append(self.violation(
+                    f"subscription {sid} not resubscribed within its backoff of {delay} ms "
+                    f"after attempt {sub.attempts - 1} failed at {latest} ms "
+                    f"({sub.attempts - 1} of {self.params.subscribe_retries} retries made)",
+                    *(e for e in (sub.sent, sub.failure) if e is not None),
+                ))
+        return found
+
     def overdue(self, now_ms: int) -> list[Violation]:
         bound = self.params.subscribe_bound_ms
         silent = [self._silent(f) for f in self._unseen.values()
                   if now_ms - f.time_ms > bound]
-        return silent + [
+        return silent + self._late(now_ms) + [
             self.violation(
                 f"subscription {sid} neither answered nor terminated {now_ms - s.first.time_ms} ms "
                 f"after it started (bound {bound} ms)",

@@ -14,6 +14,17 @@ Obligations (what each reads), with the evidence each counts:
   the identity would drop) must not be dropped (POSTED, DROPPED; harness facts: posts).
 - "drops checked against their key": every DROPPED / BREAKER_TRIPPED is held to the count
   of its own key (a genuine storm on one key may be dropped).
+- "keys counted afresh in a new window": a key that carried more than the threshold in
+  all (since it was first seen, or last tripped) but not within the window plus cooldown
+  before a post is counted afresh in each window, so that post is not dropped (POSTED,
+  DROPPED: the drop is held to the count of the window plus cooldown, as above). Counted
+  per key the first time it is seen in such a fresh window.
+- "tripped keys admitted again after the cooldown": once a key tripped (BREAKER_TRIPPED) it
+  is dropped for exactly the cooldown: a post of it ENQUEUED before `breaker_cooldown_ms`
+  has passed is admitted too early, one DROPPED once it has passed, with no more than the
+  threshold posted on the key within the window before it, too late (POSTED, ENQUEUED,
+  DROPPED, BREAKER_TRIPPED; judged against virtual time). Counted per trip whose key
+  posted again after its cooldown.
 
 The payload identity of a post is the one the harness gave it (harness facts), not the
 one the mesh reports: a POSTED that reports another identity for a harness post is a
@@ -34,6 +45,10 @@ BreakerKey = tuple[str | None, str | None, str | None, str | None]
 
 KEPT = "fan-out posts past the threshold kept"
 DROPS = "drops checked against their key"
+FRESH = "keys counted afresh in a new window"
+COOLDOWN = "tripped keys admitted again after the cooldown"
+
+Key = tuple[str | None, BreakerKey]  # the hub and the breaker key
 
 
 def breaker_key(event: TraceEvent) -> tuple[str | None, BreakerKey]:
@@ -50,16 +65,23 @@ class FanoutNotDropped(Monitor):
         "within one window (is the `fanout` family on?)",
         DROPS: "the breaker never dropped nor tripped: no storm on one key went past "
         "breaker_threshold (is the `storm` family on, and is breaker_threshold the mesh's?)",
+        FRESH: "no key carried more than breaker_threshold in all but not within one window "
+        "plus cooldown: no storm was spread over two windows (is the `storm` family on?)",
+        COOLDOWN: "no tripped key posted again after its cooldown (is the `storm` family on, "
+        "and are breaker_threshold and breaker_cooldown_ms the mesh's?)",
     })
 
     def __init__(self, params: CheckParams = DEFAULT_PARAMS) -> None:
         super().__init__(params)
-        self._arrivals: dict[tuple[str | None, BreakerKey], deque[int]] = {}
-        self._tuples: dict[tuple[str | None, BreakerKey], deque[int]] = {}  # identity left out
+        self._arrivals: dict[Key, deque[int]] = {}
+        self._tuples: dict[Key, deque[int]] = {}  # identity left out
+        self._totals: dict[Key, int] = {}  # posts since the key was first seen or last tripped
+        self._fresh: set[Key] = set()  # keys already counted in a fresh window
+        self._trips: dict[Key, tuple[TraceEvent, bool]] = {}  # last trip, re-admission judged
+        self._intake: dict[str | None, tuple[str | None, Key]] = {}  # hub -> its latest POSTED
 
     def _arrived(
-        self, table: dict[tuple[str | None, BreakerKey], deque[int]],
-        key: tuple[str | None, BreakerKey], now: int,
+        self, table: dict[Key, deque[int]], key: Key, now: int,
     ) -> deque[int]:
         horizon = now - self.params.breaker_window_ms - self.params.breaker_cooldown_ms
         arrivals = table.setdefault(key, deque())
@@ -67,7 +89,7 @@ class FanoutNotDropped(Monitor):
             arrivals.popleft()
         return arrivals
 
-    def _key(self, event: TraceEvent) -> tuple[str | None, BreakerKey]:
+    def _key(self, event: TraceEvent) -> Key:
         """The key of the post as the harness made it, where the harness made it."""
         posted = self.harness.posted(event.delivery_id)
         if posted is None or posted.target != event.hub:
@@ -87,6 +109,10 @@ class FanoutNotDropped(Monitor):
 
     def observe(self, event: TraceEvent) -> None:
         kind = event.kind
+        if kind is EventKind.ENQUEUED:
+            if self._trips:
+                self._admitted(event)
+            return
         if kind not in (EventKind.POSTED, EventKind.DROPPED, EventKind.BREAKER_TRIPPED):
             return
         if kind is EventKind.DROPPED:
@@ -94,25 +120,116 @@ class FanoutNotDropped(Monitor):
         key = self._key(event)
         arrivals = self._arrived(self._arrivals, key, event.time_ms)
         if kind is EventKind.POSTED:
-            arrivals.append(event.time_ms)
-            hub, (sender, target, message_type, _identity) = key
-            wide = self._arrived(self._tuples, (hub, (sender, target, message_type, None)),
-                                 event.time_ms)
-            wide.append(event.time_ms)
-            threshold = self.params.breaker_threshold
-            if len(wide) > threshold >= len(arrivals):
-                self.exercised(KEPT)
+            self._posted(event, key, arrivals)
             return
         self.exercised(DROPS)
+        if kind is EventKind.BREAKER_TRIPPED:
+            self._tripped(event, key, arrivals)
+        elif not self._after_cooldown(event, key, arrivals):
+            self._held_to_count(event, key, arrivals)
+
+    def _tripped(self, event: TraceEvent, key: Key, arrivals: deque[int]) -> None:
+        self._held_to_count(event, key, arrivals)
+        self._trips[key] = (event, False)
+        self._totals[key] = 0  # a trip starts the key's count afresh
+        self._fresh.discard(key)
+
+    def _held_to_count(self, event: TraceEvent, key: Key, arrivals: deque[int]) -> None:
+        """A drop or trip: legitimate only past the threshold in the window plus cooldown."""
+        kind = event.kind
         if len(arrivals) <= self.params.breaker_threshold:
             sender, target, message_type, identity = key[1]
             what = "dropped" if kind is EventKind.DROPPED else "tripped on"
+            total = self._totals.get(key, 0)
+            spread = (
+                f"; {total} in all since it was first seen or last tripped, which only a "
+                "window that never moves on would count as one"
+                if total > self.params.breaker_threshold else ""
+            )
             self.flag(
                 f"breaker {what} {event.delivery_id} ({sender}->{target} {message_type} "
                 f"identity {identity}) though its key had only {len(arrivals)} message(s) "
-                f"in the window (threshold {self.params.breaker_threshold})",
+                f"in the window (threshold {self.params.breaker_threshold}){spread}",
                 event,
             )
+
+    def _posted(self, event: TraceEvent, key: Key, arrivals: deque[int]) -> None:
+        arrivals.append(event.time_ms)
+        self._intake[event.hub] = (event.delivery_id, key)
+        hub, (sender, target, message_type, _identity) = key
+        wide = self._arrived(self._tuples, (hub, (sender, target, message_type, None)),
+                             event.time_ms)
+        wide.append(event.time_ms)
+        threshold = self.params.breaker_threshold
+        if len(wide) > threshold >= len(arrivals):
+            self.exercised(KEPT)
+        total = self._totals[key] = self._totals.get(key, 0) + 1
+        if total > threshold >= len(arrivals) and key not in self._fresh:
+            self._fresh.add(key)
+            self.exercised(FRESH)
+
+    def _in_window(self, arrivals: deque[int], now: int) -> int:
+        """Posts of the key within the window before `now` (`arrivals` is in time order)."""
+        start = now - self.params.breaker_window_ms
+        count = 0
+        for at in reversed(arrivals):
+            if at <= start:
+                break
+            count += 1
+        return count
+
+    def _since_trip(self, key: Key, event: TraceEvent) -> tuple[TraceEvent, int] | None:
+        """The key's last trip and the ms since it, once per trip judged after its cooldown."""
+        trip = self._trips.get(key)
+        if trip is None:
+            return None
+        tripped, judged = trip
+        elapsed = event.time_ms - tripped.time_ms
+        if elapsed >= self.params.breaker_cooldown_ms and not judged:
+            self._trips[key] = (tripped, True)
+            self.exercised(COOLDOWN)
+        return tripped, elapsed
+
+    def _admitted(self, event: TraceEvent) -> None:
+        """An ENQUEUED of a tripped key: not before its cooldown has passed."""
+        intake = self._intake.get(event.hub)
+        if intake is None or intake[0] != event.delivery_id:
+            return
+        key = intake[1]
+        since = self._since_trip(key, event)
+        if since is None:
+            return
+        tripped, elapsed = since
+        cooldown = self.params.breaker_cooldown_ms
+        if elapsed < cooldown:
+            self.flag(
+                f"breaker admitted {event.delivery_id} {elapsed} ms after its key tripped on "
+                f"{tripped.delivery_id} (cooldown {cooldown} ms): the key was re-opened early",
+                tripped,
+                event,
+            )
+
+    def _after_cooldown(self, event: TraceEvent, key: Key, arrivals: deque[int]) -> bool:
+        """A DROPPED of a tripped key once its cooldown has passed: flagged (True) unless the
+        window before it carried more than the threshold again."""
+        since = self._since_trip(key, event)
+        if since is None:
+            return False
+        tripped, elapsed = since
+        cooldown = self.params.breaker_cooldown_ms
+        if elapsed < cooldown:
+            return False
+        in_window = self._in_window(arrivals, event.time_ms)
+        if in_window > self.params.breaker_threshold:
+            return False
+        self.flag(
+            f"breaker still dropped {event.delivery_id} {elapsed} ms after its key tripped on "
+            f"{tripped.delivery_id} (cooldown {cooldown} ms), with {in_window} message(s) of "
+            f"the key in the window (threshold {self.params.breaker_threshold})",
+            tripped,
+            event,
+        )
+        return True
 
 
 check = check_function(FanoutNotDropped)

@@ -20,7 +20,8 @@ class CheckParams:
     # INV2: bounded subscribe.
     subscribe_retries: int = 5
     subscribe_timeout_ms: int = 30_000
-    subscribe_backoff_ms: int = 250
+    subscribe_backoff_ms: int = 250  # before the first resubscribe
+    subscribe_backoff_factor: int = 2  # each later backoff is the one before times this
     # INV4: non-idempotent delivery retries.
     delivery_retries: int = 6
     retry_base_ms: int = 250
@@ -51,15 +52,27 @@ class CheckParams:
     # INV1: follow-up events a rejected post may cause beyond its one rejection record.
     rejection_followups: int = 0
 
+    def __post_init__(self) -> None:
+        if self.subscribe_backoff_factor < 1:
+            raise ValueError(
+                f"subscribe_backoff_factor must be at least 1 (1: a flat backoff), got "
+                f"{self.subscribe_backoff_factor}"
+            )
+
     def retry_delay_ms(self, retry: int) -> int:
         """Delay before retry number `retry` (1-based): min(base * 2^(retry-1), cap)."""
         return min(self.retry_base_ms << (retry - 1), self.retry_cap_ms)
+
+    def subscribe_delay_ms(self, retry: int) -> int:
+        """Backoff before resubscribe number `retry` (1-based): base * factor^(retry-1)."""
+        growth: int = self.subscribe_backoff_factor ** max(retry - 1, 0)
+        return self.subscribe_backoff_ms * growth
 
     @property
     def subscribe_bound_ms(self) -> int:
         """Virtual time within which a subscription must have answered or terminated."""
         attempts = self.subscribe_retries + 1
-        backoff = sum(self.subscribe_backoff_ms << n for n in range(self.subscribe_retries))
+        backoff = sum(self.subscribe_delay_ms(n) for n in range(1, self.subscribe_retries + 1))
         return attempts * self.subscribe_timeout_ms + backoff
 
 

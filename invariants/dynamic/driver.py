@@ -401,11 +401,23 @@ class MeshMachine(RuleBasedStateMachine):
             self.post("importer", to, spec, route=route)
 
     def do_storm(self, to: str, route: Route = Route.DIRECT) -> None:
-        """One key past the threshold in one window: its drops are legitimate."""
+        """One key, one sender, one target, ramping up to a storm: half the threshold and
+        one in one window; once the window and cooldown have passed, as many again (past
+        the threshold in all, never within one window: none may be dropped), then on in
+        that window until the key trips (its drops are legitimate); then one post 1 ms
+        before the cooldown ends (still dropped) and one as it ends (admitted again)."""
         self.bulk_steps += 1
         spec = MessageSpec("UpdateStream", MessageClass.USER, "stream/1")
+        params = self.base_params
+        for _ in range(params.breaker_threshold // 2 + 1):
+            self.post("owner", to, spec, route=route)
+        self.mesh.advance(params.breaker_window_ms + params.breaker_cooldown_ms + 1)
         for _ in range(self.past_threshold):
             self.post("owner", to, spec, route=route)
+        self.mesh.advance(max(params.breaker_cooldown_ms - 1, 0))
+        self.post("owner", to, spec, route=route)
+        self.mesh.advance(1)
+        self.post("owner", to, spec, route=route)
 
     def do_chatter(self, to: str, route: Route = Route.DIRECT) -> None:
         """One key of can-be-ignored traffic past the threshold in one window: the breaker

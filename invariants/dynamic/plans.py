@@ -69,7 +69,7 @@ PLANS: Mapping[str, Plan] = {
     "INV4": _plan("user reject timeout aggregate", "block slow stop remove", (Route.GRAIN,),
                   HUBS),
     "INV5": _plan("user stop slow", "reject timeout block failure ignorable subscribe remove"),
-    "INV6": _plan("fanout user", "storm ignorable block stop", roundtrip=True),
+    "INV6": _plan("fanout storm user", "ignorable block stop", roundtrip=True),
     "INV7": _plan("ignorable failure user stop", "slow reject timeout remove anonymous",
                   roundtrip=True),
 }

@@ -143,8 +143,14 @@ SEED_PROGRAMS: Mapping[str, Mapping[str, Program]] = {
     "INV6": {
         # One sender, target and type about 5,000 payload identities in one window (#1200).
         "fanout": (_init(), ("fanout", {"to": "h0", "extra": 2_999})),
-        # And a genuine storm on one key next to it: its drops are legitimate.
-        "storm": (_init(), ("storm", {"to": "h1"}), ("fanout", {"to": "h1", "extra": 0})),
+        # And a genuine storm on one key next to it, ramping up: past the threshold in all
+        # over two windows (never dropped), then within one (dropped, legitimately) until
+        # the cooldown has passed and the key is admitted again.
+        "storm": (
+            _init(),
+            ("storm", {"to": "h1"}),
+            ("fanout", {"to": "h1", "extra": 0}),
+        ),
     },
     "INV7": {
         "answer-once": _answer_once(),

@@ -28,6 +28,9 @@ from invariants.mutants import (
     m21_watermark_off_by_one,
     m22_properties_off_the_wire,
     m23_aggregate_first_member,
+    m24_flat_subscribe_backoff,
+    m25_breaker_window_never_slides,
+    m26_cooldown_in_seconds,
 )
 from invariants.mutants.base import Mutant
 
@@ -55,6 +58,9 @@ MUTANTS: tuple[Mutant, ...] = (
     m21_watermark_off_by_one.MUTANT,
     m22_properties_off_the_wire.MUTANT,
     m23_aggregate_first_member.MUTANT,
+    m24_flat_subscribe_backoff.MUTANT,
+    m25_breaker_window_never_slides.MUTANT,
+    m26_cooldown_in_seconds.MUTANT,
 )
 
 

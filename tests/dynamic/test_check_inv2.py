@@ -2,13 +2,26 @@
 
 from dyn_traces import K, Trace
 
-from invariants.checks import CheckParams
+from invariants.checks import DEFAULT_PARAMS, CheckParams
 from invariants.checks import inv2_bounded_subscribe as inv2
 
 
-def _attempts(t: Trace, n: int, sid: str = "s1", step_ms: int = 1_000) -> None:
-    for i in range(n):
-        t.at(t.t + step_ms).add(K.SUBSCRIBE_ATTEMPT, hub="sub", subscription_id=sid, attempt=i)
+def _attempts(t: Trace, n: int, sid: str = "s1", params: CheckParams = DEFAULT_PARAMS) -> None:
+    """`n` attempts, each failing NotFound (emitted 1 ms later, handled by the subscriber
+    1 ms after that) and each retry its backoff after the failure before it."""
+    first = len([e for e in t.events if e.kind is K.SUBSCRIBE_ATTEMPT])
+    for i in range(first, first + n):
+        if i:
+            t.at(t.t + params.subscribe_delay_ms(i))
+        _attempt(t, i, sid)
+
+
+def _attempt(t: Trace, i: int, sid: str = "s1", *, fails: bool = True) -> None:
+    t.add(K.SUBSCRIBE_ATTEMPT, hub="sub", subscription_id=sid, attempt=i, delivery_id=f"r{i}")
+    if fails:
+        t.at(t.t + 1).add(K.FAILURE_EMITTED, hub="gone", delivery_id=f"f{i}",
+                          answers=f"r{i}", error="NotFound")
+        t.at(t.t + 1).add(K.HANDLED, hub="sub", delivery_id=f"f{i}")
 
 
 def test_six_attempts_then_termination_passes() -> None:
@@ -30,15 +43,16 @@ def test_seventh_attempt_is_flagged() -> None:
     _attempts(t, 7)
     [v] = inv2.check(t.events)
     assert "more than 6 attempts" in v.message
-    assert v.seqs == (0, 6)
+    assert v.seqs == (0, 18)
 
 
 def test_fewer_retries_configured_are_honoured() -> None:
     t = Trace()
-    _attempts(t, 3)
-    assert inv2.check(t.events, CheckParams(subscribe_retries=2)) == []
-    _attempts(t, 1)
-    assert len(inv2.check(t.events, CheckParams(subscribe_retries=2))) == 1
+    two = CheckParams(subscribe_retries=2)
+    _attempts(t, 3, params=two)
+    assert inv2.check(t.events, two) == []
+    _attempts(t, 1, params=two)
+    assert len(inv2.check(t.events, two)) == 1
 
 
 def test_anything_sent_after_termination_is_flagged() -> None:
@@ -50,21 +64,24 @@ def test_anything_sent_after_termination_is_flagged() -> None:
     assert "sent posted after it terminated" in v.message
 
 
+NO_RETRIES = CheckParams(subscribe_retries=0)  # one attempt: nothing owed but the bound
+
+
 def test_open_past_the_bound_is_overdue_but_not_before() -> None:
     t = Trace()
-    _attempts(t, 1)
-    bound = CheckParams().subscribe_bound_ms
-    assert inv2.check(t.events, now_ms=1_000 + bound) == []
-    [v] = inv2.check(t.events, now_ms=1_001 + bound)
+    _attempt(t.at(1_000), 0, fails=False)
+    bound = NO_RETRIES.subscribe_bound_ms
+    assert inv2.check(t.events, NO_RETRIES, now_ms=1_000 + bound) == []
+    [v] = inv2.check(t.events, NO_RETRIES, now_ms=1_001 + bound)
     assert "neither answered nor terminated" in v.message
 
 
 def test_termination_later_than_the_bound_is_flagged() -> None:
     t = Trace()
-    _attempts(t, 1)
+    _attempt(t.at(1_000), 0, fails=False)
     t.at(10_000_000).add(K.SUBSCRIBE_TERMINATED, hub="sub", subscription_id="s1")
     # Decided the moment virtual time passed the bound, before the late termination.
-    [v] = inv2.check(t.events)
+    [v] = inv2.check(t.events, NO_RETRIES)
     assert "neither answered nor terminated 9999000 ms after it started" in v.message
 
 
@@ -85,3 +102,79 @@ def test_an_earlier_request_landing_late_is_not_a_new_send() -> None:
     t.add(K.POSTED, hub="slow", subscription_id="s1", delivery_id="r2")
     [v] = inv2.check(t.events)
     assert "sent posted after it terminated" in v.message
+
+
+# Resubscribe delays: 250 ms doubling after the failure each retry answers.
+
+
+def test_retries_on_their_doubling_backoff_pass_and_are_counted() -> None:
+    t = Trace()
+    _attempts(t, 6)
+    t.add(K.SUBSCRIBE_TERMINATED, hub="sub", subscription_id="s1")
+    monitor = inv2.BoundedSubscribe()
+    monitor.feed(t.events)
+    assert monitor.violations(final=True) == []
+    assert monitor.evidence[inv2.DELAYS] == 5
+    # Attempt n comes 250 * 2^(n-1) ms after the failure of attempt n-1 was handled.
+    times = [e.time_ms for e in t.events if e.kind is K.SUBSCRIBE_ATTEMPT]
+    assert times == [0, 252, 754, 1756, 3758, 7760]
+
+
+def test_a_flat_backoff_is_a_resubscribe_too_early() -> None:
+    t = Trace()
+    _attempts(t, 2)
+    t.at(t.t + 250)  # the base delay again, where 500 ms are due
+    _attempt(t, 2)
+    [v] = inv2.check(t.events)
+    assert "resubscribed (attempt 2) 251 ms after attempt 1 failed (backoff 500 ms)" in v.message
+    assert [e.kind for e in v.events] == [K.SUBSCRIBE_ATTEMPT, K.FAILURE_EMITTED,
+                                          K.SUBSCRIBE_ATTEMPT]
+
+
+def test_a_resubscribe_later_than_its_backoff_is_overdue_the_moment_time_passes_it() -> None:
+    t = Trace()
+    _attempts(t, 1)  # failure handled at 2 ms: the retry is due at 252
+    assert inv2.check(t.events, now_ms=252) == []
+    [v] = inv2.check(t.events, now_ms=253)
+    assert "not resubscribed within its backoff of 250 ms after attempt 0 failed at 2 ms" \
+        in v.message
+    # A retry that lands late, in the same step as the deadline, is still caught.
+    _attempt(t.at(400), 1)
+    [late] = inv2.check(t.events)
+    assert late.message == v.message
+
+
+def test_a_timed_out_attempt_is_retried_its_backoff_after_the_timeout() -> None:
+    t = Trace()
+    _attempt(t, 0, fails=False)
+    timeout = CheckParams().subscribe_timeout_ms
+    assert inv2.check(t.events, now_ms=timeout + 250) == []
+    assert len(inv2.check(t.events, now_ms=timeout + 251)) == 1
+    early = Trace()
+    _attempt(early, 0, fails=False)
+    _attempt(early.at(timeout + 249), 1)
+    [v] = inv2.check(early.events)
+    assert "resubscribed (attempt 1) 249 ms after attempt 0 failed (backoff 250 ms)" \
+        in v.message
+    _attempt(t.at(timeout + 250), 1)
+    assert inv2.check(t.events) == []
+
+
+def test_the_configured_backoff_is_the_one_held() -> None:
+    flat = CheckParams(subscribe_backoff_ms=100, subscribe_backoff_factor=1)
+    t = Trace()
+    _attempts(t, 4, params=flat)
+    assert inv2.check(t.events, flat) == []
+    assert len(inv2.check(t.events)) == 3  # held to 250 ms doubling, each retry is early
+
+
+def test_a_failure_answering_an_earlier_attempt_does_not_move_the_due_time() -> None:
+    t = Trace()
+    _attempt(t, 0, fails=False)
+    _attempt(t.at(30_250), 1, fails=False)
+    # The first request's failure lands late, after its attempt was given up on.
+    t.at(30_300).add(K.FAILURE_EMITTED, hub="gone", delivery_id="f0", answers="r0")
+    t.at(30_301).add(K.HANDLED, hub="sub", delivery_id="f0")
+    _attempt(t.at(30_551), 2)
+    [v] = inv2.check(t.events)
+    assert "resubscribed (attempt 2) before attempt 1 failed or timed out" in v.message

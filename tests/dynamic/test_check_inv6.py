@@ -76,3 +76,104 @@ def test_messages_in_another_window_do_not_justify_a_drop() -> None:
     t.at(10_000)
     _msg(t, K.DROPPED, 21, "s")
     assert len(inv6.check(t.events, SMALL)) == 1
+
+
+# A storm spread over two windows, and a tripped key's cooldown (threshold 20, window 1 s,
+# cooldown 2 s).
+
+
+def _burst(t: Trace, first: int, count: int, kind: K = K.ENQUEUED) -> None:
+    for i in range(first, first + count):
+        _msg(t, kind, i, "one-stream")
+
+
+def _trip(t: Trace, i: int) -> None:
+    """Post `i` of the key trips it (and is dropped)."""
+    t.add(K.POSTED, hub="cache", delivery_id=f"m{i}", sender="owner", target="cache",
+          message_type="SyncStream", message_class=C.USER, diagnostic_key="one-stream")
+    t.add(K.BREAKER_TRIPPED, hub="cache", delivery_id=f"m{i}", sender="owner", target="cache",
+          message_type="SyncStream", diagnostic_key="one-stream")
+    t.add(K.DROPPED, hub="cache", delivery_id=f"m{i}")
+
+
+def test_a_key_spread_over_two_windows_is_counted_afresh() -> None:
+    t = Trace()
+    _burst(t, 0, 11)
+    _burst(t.at(3_001), 11, 11)  # 22 in all, 11 within any window plus cooldown
+    monitor = inv6.FanoutNotDropped(SMALL)
+    monitor.feed(t.events)
+    assert monitor.violations(final=True) == []
+    assert monitor.evidence[inv6.FRESH] == 1  # counted per key, not per post
+
+
+def test_a_window_that_never_moves_on_is_flagged() -> None:
+    t = Trace()
+    _burst(t, 0, 11)
+    t.at(3_001)
+    _burst(t, 11, 9)
+    _trip(t, 20)  # the 21st post in all, the 10th in its window
+    found = inv6.check(t.events, SMALL)
+    assert [v.message for v in found] == [
+        "breaker tripped on m20 (owner->cache SyncStream identity one-stream) though its key "
+        "had only 10 message(s) in the window (threshold 20); 21 in all since it was first "
+        "seen or last tripped, which only a window that never moves on would count as one",
+        "breaker dropped m20 (owner->cache SyncStream identity one-stream) though its key had "
+        "only 10 message(s) in the window (threshold 20)",
+    ]
+
+
+def test_a_tripped_key_is_dropped_through_its_cooldown_and_admitted_as_it_ends() -> None:
+    t = Trace()
+    _burst(t, 0, 20)
+    _trip(t, 20)
+    _msg(t.at(1_999), K.DROPPED, 21, "one-stream")
+    _msg(t.at(2_000), K.ENQUEUED, 22, "one-stream")
+    monitor = inv6.FanoutNotDropped(SMALL)
+    monitor.feed(t.events)
+    assert monitor.violations(final=True) == []
+    assert monitor.evidence[inv6.COOLDOWN] == 1
+
+
+def test_a_key_admitted_before_its_cooldown_has_passed_is_flagged() -> None:
+    t = Trace()
+    _burst(t, 0, 20)
+    _trip(t, 20)
+    _msg(t.at(1_999), K.ENQUEUED, 21, "one-stream")  # too early: a cooldown of 2 ms, say
+    [v] = inv6.check(t.events, SMALL)
+    assert v.message == ("breaker admitted m21 1999 ms after its key tripped on m20 "
+                         "(cooldown 2000 ms): the key was re-opened early")
+    assert [e.kind for e in v.events] == [K.BREAKER_TRIPPED, K.ENQUEUED]
+
+
+def test_a_key_still_dropped_after_its_cooldown_is_flagged() -> None:
+    t = Trace()
+    _burst(t, 0, 20)
+    _trip(t, 20)
+    # Within 3 s of the storm, so the window-plus-cooldown bound alone would allow it.
+    _msg(t.at(2_000), K.DROPPED, 21, "one-stream")  # too late: the cooldown read as seconds
+    [v] = inv6.check(t.events, SMALL)
+    assert v.message == ("breaker still dropped m21 2000 ms after its key tripped on m20 "
+                         "(cooldown 2000 ms), with 1 message(s) of the key in the window "
+                         "(threshold 20)")
+    assert [e.kind for e in v.events] == [K.BREAKER_TRIPPED, K.DROPPED]
+
+
+def test_a_key_may_trip_again_after_its_cooldown() -> None:
+    t = Trace()
+    _burst(t, 0, 20)
+    _trip(t, 20)
+    t.at(2_000)
+    _burst(t, 21, 20)
+    _trip(t, 41)
+    _msg(t, K.DROPPED, 42, "one-stream")
+    assert inv6.check(t.events, SMALL) == []
+
+
+def test_the_configured_cooldown_is_the_one_held() -> None:
+    short = CheckParams(breaker_threshold=20, breaker_cooldown_ms=500)
+    t = Trace()
+    _burst(t, 0, 20)
+    _trip(t, 20)
+    _msg(t.at(500), K.ENQUEUED, 21, "one-stream")
+    assert inv6.check(t.events, short) == []
+    assert len(inv6.check(t.events, SMALL)) == 1

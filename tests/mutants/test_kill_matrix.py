@@ -104,6 +104,9 @@ SEED_KILLS = [
     ("M19", "INV7", "answer-once"),
     ("M20", "INV2", "missing-target"),
     ("M21", "INV3", "flood"),
+    ("M24", "INV2", "missing-target"),
+    ("M25", "INV6", "storm"),
+    ("M26", "INV6", "storm"),
 ]
 
 

@@ -15,7 +15,8 @@ from invariants.mutants.build import reference_root
 from invariants.mutants.registry import MUTANTS, find_mutant, select_mutants
 
 # The pre-fix code each mutant must produce (the pre-fix shape), and the code it must remove ("" for
-# nothing: M4, M8, M11, M12 and M19 only remove, M9 only adds).
+# nothing: M4, M8, M11, M12, M19 and M25 only remove, M9 only adds, M26 keeps its target as
+# the start of what it writes).
 PRE_FIX: dict[str, tuple[str, str]] = {
     "M1": ("if isinstance(delivery.message, DeliveryFailure):", "if not delivery.may_answer():"),
     "M2": ("if is_transient(exc) and attempt", "if is_resendable(exc) and attempt"),
@@ -56,6 +57,9 @@ PRE_FIX: dict[str, tuple[str, str]] = {
     "M21": ("return depth > self.watermark and", "return depth >= self.watermark and"),
     "M22": ("if isinstance(v, str)}", '"properties": dict(self.properties)'),
     "M23": ("queue.extend(exc.exceptions[:1])", "queue.extend(exc.exceptions)"),
+    "M24": ("delay = self.first_delay_ms", "delay = self.first_delay_ms * (1 << self.attempt)"),
+    "M25": ("", "if now_ms - start >= self.window_ms:"),
+    "M26": ("tripped_until = now_ms + self.cooldown_ms * 1000", ""),  # rewritten in place
 }
 MAX_CHANGED_LINES = 8  # a mutant is one statement or expression, plus an import
 
@@ -199,7 +203,8 @@ def test_an_uncapped_or_differently_capped_delay_is_not_the_target() -> None:
 
 
 def test_budget_and_bound_codemods_match_inside_their_function_only() -> None:
-    """The same comparison, timer or call elsewhere is left alone (M16, M17, M20-M23)."""
+    """The same comparison, timer, call or delay elsewhere is left alone (M16, M17,
+    M20-M24, M26)."""
     elsewhere = {
         "M16": "def deliver(self, attempt):\n    return attempt < self.router.retries\n",
         "M17": "def cancel(self):\n    self.timer.after(self.budget_ms, self._budget_spent)\n",
@@ -207,6 +212,8 @@ def test_budget_and_bound_codemods_match_inside_their_function_only() -> None:
         "M21": "def admit(self, depth):\n    return depth >= self.watermark\n",
         "M22": "def copy(self):\n    return dict(self.properties)\n",
         "M23": "def members(exc, queue):\n    queue.extend(exc.exceptions)\n",
+        "M24": "def start(self):\n    return self.first_delay_ms * (1 << self.attempt)\n",
+        "M26": "def trip(self, now_ms):\n    return now_ms + self.cooldown_ms\n",
     }
     for mutant_id, source in elsewhere.items():
         with pytest.raises(MutantNotApplicable, match=rf"{mutant_id} .*found 0"):
@@ -238,8 +245,10 @@ def test_every_mutant_has_a_module_a_distinct_rewrite_and_its_kills() -> None:
         "M19": {"INV7"}, "M20": {"INV2"}, "M21": {"INV3"},
         # Shapes only an optional capability drives: the round trip, aggregate faults.
         "M22": {"INV7"}, "M23": {"INV4"},
+        # Timing bugs: a backoff and a breaker window and cooldown.
+        "M24": {"INV2"}, "M25": {"INV6"}, "M26": {"INV6"},
     }
-    assert [m.id for m in MUTANTS] == [f"M{i}" for i in range(1, 24)]
+    assert [m.id for m in MUTANTS] == [f"M{i}" for i in range(1, 27)]
     assert {m.id: set(m.kills) for m in MUTANTS} == spec_kills
     assert len({m.slug for m in MUTANTS}) == len({m.codemod for m in MUTANTS}) == len(MUTANTS)
     # Two mutants may rewrite one function (M1 and M13 the same guard), never alike.
