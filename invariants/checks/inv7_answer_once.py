@@ -19,13 +19,20 @@ Obligations (what each reads), with the evidence each counts:
   format (harness fact `RoundTripSet`; the seed's "also after a JSON round trip": the
   marker must survive serialisation). Not applicable to an adapter without the
   envelope round trip capability.
+- "posted deliveries accounted for": every delivery the harness posted (harness fact
+  `Posted`) reaches an end by quiescence: handled, handler faulted, rejected, gated,
+  dropped, shed, answered, its answer suppressed or its dispatch refused, or its leg
+  drained by the stop; one still pending when the stop completed, or queued at a hub the
+  harness removed, is cut off, not lost. A delivery with none of these was lost: the
+  mesh neither ran it nor told anyone. Counted per delivery that reached an end.
 """
 
 from __future__ import annotations
 
 from types import MappingProxyType
 
-from invariants.adapter import Capability
+from invariants.adapter import Capability, FaultKind
+from invariants.checks.harness_facts import HarnessFact, Injected, Posted
 from invariants.checks.monitor import Monitor, check_function
 from invariants.checks.params import DEFAULT_PARAMS, CheckParams
 from invariants.checks.violation import Violation
@@ -44,6 +51,13 @@ SUPPRESSED = "suppressed deliveries left unanswered"
 PACKAGED = "packaged suppressed deliveries left unanswered"
 ANSWERED = "ordinary failed deliveries answered once"
 ROUNDTRIP = "round-tripped suppressed deliveries left unanswered"
+ACCOUNTED = "posted deliveries accounted for"
+
+# Events that end a delivery (`delivery_id`): it ran, or was refused and told so or logged.
+_ENDS = frozenset({
+    EventKind.HANDLED, EventKind.HANDLER_FAULTED, EventKind.REJECTED, EventKind.GATED,
+    EventKind.DROPPED, EventKind.SHED, EventKind.ANSWER_SUPPRESSED, EventKind.DISPATCH_REFUSED,
+})
 
 
 class AnswerOnce(Monitor):
@@ -57,6 +71,8 @@ class AnswerOnce(Monitor):
         ANSWERED: "no ordinary delivery failed routing and was answered",
         ROUNDTRIP: "no packaged heartbeat, lifecycle or failure delivery posted while the "
         "envelope round trip was on failed routing (is the INV7 machine drawing it?)",
+        ACCOUNTED: "no delivery the harness posted reached an end before quiescence (does "
+        "the adapter emit HANDLED with the delivery id?)",
     })
     obligation_needs = MappingProxyType({ROUNDTRIP: Capability.ENVELOPE_ROUNDTRIP})
 
@@ -68,9 +84,35 @@ class AnswerOnce(Monitor):
         self._rejected: set[str] = set()
         self._suppressed: set[str] = set()  # suppressed-class deliveries whose routing failed
         self._stopped = False  # after the stop completed nothing is routed, nor answered
+        # Deliveries the harness posted that have not ended yet -> where they were last seen.
+        self._open: dict[str, TraceEvent | None] = {}
+
+    def on_fact(self, fact: HarnessFact) -> None:
+        if isinstance(fact, Posted) and not self._stopped:
+            self._open[fact.delivery_id] = None
+        elif isinstance(fact, Injected) and fact.kind is FaultKind.REMOVE_TARGET:
+            # Its queue goes with the hub: what waited there is cut off, not lost.
+            for did, seen in list(self._open.items()):
+                if seen is not None and seen.kind is EventKind.ENQUEUED and seen.hub == fact.target:
+                    del self._open[did]
+
+    def _track(self, event: TraceEvent, did: str | None) -> None:
+        """`did`: the delivery the event is about (the answered one, for an answer)."""
+        if did is None or did not in self._open:
+            return
+        kind = event.kind
+        if kind in _ENDS or kind is EventKind.FAILURE_EMITTED or (
+            kind is EventKind.LEG_ENDED and event.reason == "drained"
+        ):
+            del self._open[did]
+            self.exercised(ACCOUNTED)
+        else:
+            self._open[did] = event
 
     def observe(self, event: TraceEvent) -> None:
         kind, did = event.kind, event.delivery_id
+        if self._open:
+            self._track(event, event.answers if kind is EventKind.FAILURE_EMITTED else did)
         if kind is EventKind.POSTED and did is not None:
             self._posted.setdefault(did, event)
         elif kind is EventKind.REJECTED and did is not None:
@@ -79,6 +121,7 @@ class AnswerOnce(Monitor):
             self._observe_answer(event, event.answers)
         elif kind is EventKind.STOP_COMPLETED:
             self._stopped = True
+            self._open.clear()  # cut off by the stop, not lost
         elif kind in _ROUTING_FAILED or (kind is EventKind.LEG_ENDED and _failed_leg(event)):
             if did is None or did in self._failed or did in self._suppressed or self._stopped:
                 return
@@ -115,11 +158,21 @@ class AnswerOnce(Monitor):
                       *shown)
 
     def unfinished(self) -> list[Violation]:
-        return [
+        found = [
             self.violation(f"ordinary delivery {did} failed routing and was never answered", ev)
             for did, ev in self._failed.items()
             if did not in self._answers and did not in self._rejected
         ]
+        for did, seen in self._open.items():
+            posted = self.harness.posts[did]
+            where = (f"last seen {seen.kind.value} at {seen.hub or '?'} at {seen.time_ms} ms"
+                     if seen is not None else "no event of it at all")
+            found.append(self.violation(
+                f"delivery {did} the harness posted ({posted.message_type} from "
+                f"{posted.sender} to {posted.target} via {posted.route.value} at "
+                f"{posted.time_ms} ms) reached no end by quiescence: {where}",
+                *((seen,) if seen is not None else ())))
+        return found
 
 
 check = check_function(AnswerOnce)

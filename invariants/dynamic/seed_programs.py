@@ -158,6 +158,9 @@ SEED_PROGRAMS: Mapping[str, Mapping[str, Program]] = {
         # suppresses the answer survives serialisation (seed 004, "also after a JSON
         # round trip").
         "answer-once-roundtrip": _answer_once(roundtrip=True),
+        # A backlog at one hub, posted in one instant: every message reaches an end (each
+        # request gets its outcome; a message left queued is lost without an answer).
+        "backlog": (_init(), _user("h0", D, count=3), _user("h1", M, count=2)),
         # A departed owner heart-beaten: its heartbeats fail routing and are never answered.
         "departed-owner": (
             _init(),

@@ -31,6 +31,7 @@ from invariants.mutants import (
     m24_flat_subscribe_backoff,
     m25_breaker_window_never_slides,
     m26_cooldown_in_seconds,
+    m27_pump_stops_early,
 )
 from invariants.mutants.base import Mutant
 
@@ -61,6 +62,7 @@ MUTANTS: tuple[Mutant, ...] = (
     m24_flat_subscribe_backoff.MUTANT,
     m25_breaker_window_never_slides.MUTANT,
     m26_cooldown_in_seconds.MUTANT,
+    m27_pump_stops_early.MUTANT,
 )
 
 

@@ -3,7 +3,10 @@
 import pytest
 from dyn_traces import C, K, Trace
 
+from invariants.adapter import FaultKind, Route
+from invariants.checks import Injected, Posted
 from invariants.checks import inv7_answer_once as inv7
+from invariants.checks.monitor import run_monitor
 from invariants.trace import dump_jsonl, load_jsonl
 
 
@@ -89,3 +92,41 @@ def test_routing_failures_after_the_stop_completed_are_owed_no_answer() -> None:
     t.add(K.STOP_COMPLETED, hub="silo")
     t.add(K.DISPATCH_REFUSED, hub="monolith", delivery_id="late", error="ShuttingDown")
     assert inv7.check(t.events, final=True, declared={"late": C.USER}) == []
+
+
+def _posted(did: str, target: str = "h0") -> Posted:
+    return Posted(did, "client", target, "Request", C.USER, None, "user", Route.DIRECT, 0, 0)
+
+
+def test_a_posted_delivery_that_reaches_no_end_is_lost() -> None:
+    t = Trace()
+    t.add(K.POSTED, hub="h0", delivery_id="d1", message_class=C.USER, message_type="Request")
+    t.add(K.ENQUEUED, hub="h0", delivery_id="d1")
+    t.add(K.POSTED, hub="h0", delivery_id="d2", message_class=C.USER, message_type="Request")
+    t.add(K.ENQUEUED, hub="h0", delivery_id="d2")
+    t.add(K.HANDLED, hub="h0", delivery_id="d1")
+    facts = [_posted("d1"), _posted("d2")]
+    found = inv7.check(t.events, final=True, facts=facts)
+    assert [v.message for v in found] == [
+        "delivery d2 the harness posted (Request from client to h0 via direct at 0 ms) "
+        "reached no end by quiescence: last seen enqueued at h0 at 0 ms"]
+    monitor = inv7.AnswerOnce()
+    run_monitor(monitor, t.events, facts=facts)
+    assert monitor.evidence[inv7.ACCOUNTED] == 1
+    t.add(K.HANDLED, hub="h0", delivery_id="d2")
+    assert inv7.check(t.events, final=True, facts=facts) == []
+
+
+def test_a_delivery_cut_off_by_the_stop_or_a_removed_hub_is_not_lost() -> None:
+    t = Trace()
+    t.add(K.POSTED, hub="h0", delivery_id="d1", message_class=C.USER, message_type="Request")
+    t.add(K.ENQUEUED, hub="h0", delivery_id="d1")
+    t.add(K.POSTED, hub="h1", delivery_id="d2", message_class=C.USER, message_type="Request")
+    t.add(K.ENQUEUED, hub="h1", delivery_id="d2")
+    removed = Injected(FaultKind.REMOVE_TARGET, "h0", 1, 0, 0, len(t.events))
+    t.add(K.STOP_COMPLETED, hub="silo")
+    facts = [_posted("d1"), _posted("d2", "h1"), removed]
+    assert inv7.check(t.events, final=True, facts=facts) == []
+    # Without the stop only d2, queued at a hub that is still there, is lost.
+    assert [v.message.split(" the harness")[0]
+            for v in inv7.check(t.events[:-1], final=True, facts=facts)] == ["delivery d2"]

@@ -107,6 +107,9 @@ SEED_KILLS = [
     ("M24", "INV2", "missing-target"),
     ("M25", "INV6", "storm"),
     ("M26", "INV6", "storm"),
+    ("M22", "INV7", "answer-once-roundtrip"),
+    ("M23", "INV4", "aggregate"),
+    ("M27", "INV7", "backlog"),
 ]
 
 

@@ -60,6 +60,7 @@ PRE_FIX: dict[str, tuple[str, str]] = {
     "M24": ("delay = self.first_delay_ms", "delay = self.first_delay_ms * (1 << self.attempt)"),
     "M25": ("", "if now_ms - start >= self.window_ms:"),
     "M26": ("tripped_until = now_ms + self.cooldown_ms * 1000", ""),  # rewritten in place
+    "M27": ("if len(queue) > 1:", "if queue:"),
 }
 MAX_CHANGED_LINES = 8  # a mutant is one statement or expression, plus an import
 
@@ -247,8 +248,10 @@ def test_every_mutant_has_a_module_a_distinct_rewrite_and_its_kills() -> None:
         "M22": {"INV7"}, "M23": {"INV4"},
         # Timing bugs: a backoff and a breaker window and cooldown.
         "M24": {"INV2"}, "M25": {"INV6"}, "M26": {"INV6"},
+        # A delivery lost without a word: the conservation of what the harness posted.
+        "M27": {"INV7"},
     }
-    assert [m.id for m in MUTANTS] == [f"M{i}" for i in range(1, 27)]
+    assert [m.id for m in MUTANTS] == [f"M{i}" for i in range(1, 28)]
     assert {m.id: set(m.kills) for m in MUTANTS} == spec_kills
     assert len({m.slug for m in MUTANTS}) == len({m.codemod for m in MUTANTS}) == len(MUTANTS)
     # Two mutants may rewrite one function (M1 and M13 the same guard), never alike.
