@@ -160,4 +160,9 @@ class RoundTrippingAdapter(MeshAdapter, Protocol):
         and back before it is routed; the seed's "also after a JSON round trip"."""
 
 
+class ClockError(Exception):
+    """The adapter's virtual clock did not move as the harness asked: every timing verdict
+    would read a wrong clock, so the run stops with this instead of judging."""
+
+
 AdapterFactory = Callable[[Chooser], MeshAdapter]

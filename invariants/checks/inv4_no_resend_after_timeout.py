@@ -19,6 +19,13 @@ Obligations (what each reads), with the evidence each counts:
   whose call the harness made fail with an aggregate (AGGREGATE_NEXT, with its order) is
   held to "timed-out deliveries sent once". Counted per such delivery that ended. Not
   applicable to an adapter without the aggregate faults capability.
+- "injected call faults honoured": a call the harness made time out (TIMEOUT_NEXT or
+  AGGREGATE_NEXT) does not run at the callee while its caller still waits, and one it made
+  be rejected (REJECT_NEXT) never reaches the callee; a mesh that ignores the faults it is
+  given would make every verdict about them vacuous. A kind of fault the mesh ignored and
+  also honoured in the run is a violation (decided at quiescence); one it ignored every
+  time is one it does not model, whose obligations then go unexercised. Counted per call
+  fault spent.
 
 Whether an attempt timed out is a fact the harness decides, not the mesh's say-so: it
 timed out when the harness armed TIMEOUT_NEXT (or AGGREGATE_NEXT, spent first) at its
@@ -48,6 +55,7 @@ TO_BUDGET = "rejected deliveries re-sent to the budget"
 DELAYS = "retry delays timed"
 AGGREGATE_TIMEOUT_FIRST = "aggregates (timeout first) sent once"
 AGGREGATE_REJECTION_FIRST = "aggregates (rejection first) sent once"
+HONOURED = "injected call faults honoured"
 _CALL_TIMEOUTS = (FaultKind.TIMEOUT_NEXT, FaultKind.AGGREGATE_NEXT)
 
 
@@ -66,6 +74,7 @@ class _Delivery:
     ended: bool = False
     ran: bool = False  # the callee ran the current attempt (offered it to the target hub)
     aggregate: bool | None = None  # a call failed with an armed aggregate: timeout first?
+    waiting: bool = False  # the caller awaits the current attempt's answer
 
 
 class NoResendAfterTimeout(Monitor):
@@ -85,6 +94,8 @@ class NoResendAfterTimeout(Monitor):
         "delivery (is the INV4 plan's `aggregate` family on?)",
         AGGREGATE_REJECTION_FIRST: "no aggregate_next with the rejection first met a grain "
         "delivery (is the INV4 plan's `aggregate` family on?)",
+        HONOURED: "no reject_next, timeout_next or aggregate_next the harness armed was "
+        "spent by a grain call (does the adapter honour them?)",
     })
     obligation_needs = MappingProxyType({
         AGGREGATE_TIMEOUT_FIRST: Capability.AGGREGATE_FAULTS,
@@ -98,6 +109,14 @@ class NoResendAfterTimeout(Monitor):
         self._stopped_at: int | None = None  # nothing is retried once the stop completed
         self._armed: dict[tuple[FaultKind, str], int] = {}  # faults the harness armed, unspent
         self._aggregates: dict[str, list[bool]] = {}  # target -> armed aggregates' orders
+        # Call faults the mesh honoured at least once, and the violations of those it
+        # ignored: a kind ignored every time is one the mesh does not model (its
+        # obligations go unexercised); a kind honoured only sometimes is a bug.
+        self._honoured: set[FaultKind] = set()
+        self._ignores: list[tuple[FaultKind, Violation]] = []
+
+    def _ignored(self, kind: FaultKind, violation: Violation) -> None:
+        self._ignores.append((kind, violation))
 
     def on_fact(self, fact: HarnessFact) -> None:
         if not isinstance(fact, Injected):
@@ -125,6 +144,14 @@ class NoResendAfterTimeout(Monitor):
             d = self._deliveries.get(did or "")
             if d is not None and event.hub == d.target:
                 d.ran = True
+                if d.expect in _CALL_TIMEOUTS and d.waiting and d.sent_at is not None:
+                    fault = d.expect.value if d.expect is not None else ""
+                    self._ignored(d.expect, self.violation(
+                        f"the harness armed {fault} at {d.target}, but {did}'s call ran at "
+                        f"the callee {event.time_ms - d.sent_at.time_ms} ms after it was "
+                        "sent, its caller still waiting: the fault was not honoured",
+                        d.sent_at, event))
+                    d.expect = None
             return
         ended = did if event.kind is EventKind.LEG_ENDED else None
         if event.kind is EventKind.FAILURE_EMITTED:
@@ -148,6 +175,12 @@ class NoResendAfterTimeout(Monitor):
         else:
             d.calls += 1
             d.received_at = event
+            if d.expect is FaultKind.REJECT_NEXT:
+                self._ignored(d.expect, self.violation(
+                    f"the harness armed reject_next at {d.target}, but {did}'s call reached "
+                    "the callee: a rejected call is held by nobody",
+                    *(e for e in (d.sent_at, event) if e is not None)))
+                d.expect = None
             # A timeout the harness armed is spent by the call that reaches the callee, an
             # aggregate (which holds one) before a bare one.
             if d.expect is None:
@@ -168,6 +201,7 @@ class NoResendAfterTimeout(Monitor):
         d.attempts += 1
         d.target = event.target or d.target
         d.sent_at, d.received_at, d.expect, d.ran = event, None, None, False
+        d.waiting = True
         if d.aggregate is not None and d.timed_out is None:
             d.aggregate = None  # that aggregate's attempt was not the delivery's timeout
         # A rejection the harness armed is spent by the next call to the target.
@@ -217,6 +251,10 @@ class NoResendAfterTimeout(Monitor):
         return None
 
     def _observe_failed(self, d: _Delivery, did: str, event: TraceEvent) -> None:
+        if d.expect is not None and d.waiting:
+            self.exercised(HONOURED)  # the call the fault was spent on failed, as armed
+            self._honoured.add(d.expect)
+        d.waiting = False
         truth = self._truth(d, event)
         if truth is not None and not event.timed_out:
             attempt = event.attempt if event.attempt is not None else d.attempts - 1
@@ -248,6 +286,7 @@ class NoResendAfterTimeout(Monitor):
         """The leg ended or the sender was answered: fine unless a retry was still owed
         (a leg the stop's pool drain terminated owes nothing)."""
         failure = self._owes_retry(d)
+        d.waiting = False
         if not d.ended:
             d.ended = True
             if d.timed_out is not None:
@@ -289,7 +328,8 @@ class NoResendAfterTimeout(Monitor):
         return found
 
     def unfinished(self) -> list[Violation]:
-        return [
+        ignored = [v for kind, v in self._ignores if kind in self._honoured]
+        return ignored + [
             self.violation(
                 f"timed-out delivery {did} reached the callee {d.calls} times (expected 1)",
                 d.timed_out,

@@ -36,6 +36,7 @@ from hypothesis.stateful import RuleBasedStateMachine, invariant
 
 from invariants.adapter import (
     AdapterFactory,
+    ClockError,
     Fault,
     FaultKind,
     MeshAdapter,
@@ -345,7 +346,13 @@ class MeshMachine(RuleBasedStateMachine):
     def teardown(self) -> None:
         if self.adapter is None or self.failed:
             return
+        before = self.mesh.now_ms()
         quiescent = self.mesh.run_until_idle(LIVENESS_LIMIT_MS)
+        now = self.mesh.now_ms()
+        if not before <= now <= before + LIVENESS_LIMIT_MS:
+            raise ClockError(f"{type(self.mesh).__name__}.run_until_idle("
+                             f"{LIVENESS_LIMIT_MS}) moved virtual time from {before} ms to "
+                             f"{now} ms, outside [{before}, {before + LIVENESS_LIMIT_MS}]")
         self._feed()
         self._harvest()
         if currently_in_test_context():
@@ -462,7 +469,17 @@ class MeshMachine(RuleBasedStateMachine):
 
     def do_advance(self, ms: int, schedule: list[int]) -> None:
         self.chooser.load(schedule)
-        self.mesh.advance(ms)
+        self.advance_clock(ms)
+
+    def advance_clock(self, ms: int) -> None:
+        """`advance(ms)`, and the virtual clock checked: the harness knows where it must be."""
+        mesh = self.mesh
+        before = mesh.now_ms()
+        mesh.advance(ms)
+        now = mesh.now_ms()
+        if now != before + ms:
+            raise ClockError(f"{type(mesh).__name__}.advance({ms}) moved virtual time from "
+                             f"{before} ms to {now} ms, not to {before + ms} ms")
 
     def play(self, name: str) -> None:
         """Replay a seed scenario's steps (its own `init` aside) on this run's hubs, so the
@@ -472,7 +489,7 @@ class MeshMachine(RuleBasedStateMachine):
             if family == "init" or (family == "stop" and self.stopped):
                 continue
             if family == "advance":
-                self.mesh.advance(arguments["ms"])
+                self.advance_clock(arguments["ms"])
             else:
                 getattr(self, f"do_{family}")(**arguments)
 

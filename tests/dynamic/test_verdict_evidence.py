@@ -8,6 +8,8 @@ trace that lies (`lying_meshes`); each check is paired with its control.
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from lying_meshes import (
     KeyWithoutIdentity,
@@ -20,7 +22,7 @@ from lying_meshes import (
 )
 
 from harness.invariant_items import evidence_lines
-from invariants.adapter import DEFAULT_CAPABILITIES
+from invariants.adapter import DEFAULT_CAPABILITIES, Fault, FaultKind, Route
 from invariants.checks import CheckParams
 from invariants.checks.inv4_no_resend_after_timeout import (
     AGGREGATE_REJECTION_FIRST,
@@ -164,3 +166,51 @@ def test_a_declared_round_trip_without_its_method_is_a_clear_error() -> None:
     assert outcome.verdict == "error"
     assert "declares the envelope_roundtrip capability but has no " \
         "set_envelope_roundtrip(on) method" in (outcome.failure_text or "")
+
+
+class _HonoursEveryOtherTimeout(ReferenceAdapter):
+    """Its fault injector drops every second TIMEOUT_NEXT it is given."""
+
+    def __init__(self, chooser: Any) -> None:
+        super().__init__(chooser)
+        self.timeouts = 0
+
+    def inject(self, fault: Fault) -> None:
+        if fault.kind is FaultKind.TIMEOUT_NEXT:
+            self.timeouts += 1
+            if self.timeouts % 2 == 0:
+                return
+        super().inject(fault)
+
+
+def test_a_fault_honoured_only_sometimes_is_a_violation() -> None:
+    program = (
+        ("init", {"watermarks": (None, None, None), "swarm": {}, "scenario": None}),
+        ("timeout", {"to": "h0", "count": 1}),
+        ("user", {"sender": "client", "to": "h0", "route": Route.GRAIN, "count": 1}),
+        ("advance", {"ms": 31_000, "schedule": []}),
+        ("timeout", {"to": "h1", "count": 1}),
+        ("user", {"sender": "client", "to": "h1", "route": Route.GRAIN, "count": 1}),
+    )
+    outcome = run_program("INV4", _HonoursEveryOtherTimeout, program)
+    assert outcome.verdict == "violation", outcome.failure_text
+    assert any("the harness armed timeout_next at h1, but d3's call ran at the callee" in
+               v.message and "the fault was not honoured" in v.message
+               for v in outcome.violations)
+    assert run_program("INV4", make_adapter, program).passed
+
+
+class _FrozenClock(ReferenceAdapter):
+    def advance(self, ms: int) -> None:
+        super().advance(ms // 2)
+
+
+def test_a_clock_that_does_not_move_as_asked_stops_the_run() -> None:
+    program = (
+        ("init", {"watermarks": (None, None, None), "swarm": {}, "scenario": None}),
+        ("advance", {"ms": 1_000, "schedule": []}),
+    )
+    outcome = run_program("INV1", _FrozenClock, program)
+    assert outcome.verdict == "error"
+    assert "ClockError: _FrozenClock.advance(1000) moved virtual time from 0 ms to 500 ms, " \
+        "not to 1000 ms" in (outcome.failure_text or "")
