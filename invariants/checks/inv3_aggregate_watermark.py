@@ -19,6 +19,9 @@ Obligations (what each reads), with the evidence each counts:
 - "probes handled after a blocked turn's release": a user-facing message queued behind a
   blocked turn is handled within `probe_deadline_ms` of the release (TURN_RELEASED,
   HANDLED).
+- "blocked turns held": a hub whose turn the harness blocked (harness fact BLOCK_HUB for
+  `duration_ms`; overlapping holds last until the latest ends) handles nothing until the
+  hold ends (HANDLED). Counted per hold that ran out.
 - "exempt traffic kept off the breaker": can-be-ignored, lifecycle and failure traffic
   reached an intake, and the per-key breaker never dropped or tripped on it (DROPPED,
   BREAKER_TRIPPED); counted per such message shed or enqueued.
@@ -34,6 +37,8 @@ from __future__ import annotations
 from dataclasses import replace
 from types import MappingProxyType
 
+from invariants.adapter import FaultKind
+from invariants.checks.harness_facts import HarnessFact, Injected
 from invariants.checks.monitor import Monitor, check_function
 from invariants.checks.params import DEFAULT_PARAMS, CheckParams
 from invariants.checks.violation import Violation
@@ -51,6 +56,7 @@ SHED = "sheddable messages shed past the watermark"
 KEPT = "user-facing and lifecycle messages kept past the watermark"
 PROBES = "probes handled after a blocked turn's release"
 EXEMPT = "exempt traffic kept off the breaker"
+HELD = "blocked turns held"
 
 
 class AggregateWatermark(Monitor):
@@ -64,6 +70,7 @@ class AggregateWatermark(Monitor):
         PROBES: "no user-facing message was queued behind a blocked turn (is the `block` "
         "family on?)",
         EXEMPT: "no can-be-ignored, lifecycle or failure message reached an intake",
+        HELD: "no block_hub the harness injected ran out (is the `block` family on?)",
     })
 
     def __init__(self, params: CheckParams = DEFAULT_PARAMS) -> None:
@@ -73,6 +80,26 @@ class AggregateWatermark(Monitor):
         self._released: dict[str, TraceEvent] = {}  # hub -> its last TURN_RELEASED
         self._due: dict[str, tuple[int, TraceEvent]] = {}  # user id -> (deadline, ENQUEUED)
         self._stated: dict[str, int] = {}  # hub -> watermark its HUB_CREATED stated
+        self._blocked: dict[str, tuple[int, Injected]] = {}  # hub -> (held until, the block)
+
+    def on_fact(self, fact: HarnessFact) -> None:
+        if isinstance(fact, Injected) and fact.kind is FaultKind.BLOCK_HUB:
+            until = fact.time_ms + fact.duration_ms
+            held = self._blocked.get(fact.target)
+            if held is None or held[0] < until:
+                self._blocked[fact.target] = (until, fact)
+
+    def _check_held(self, event: TraceEvent) -> None:
+        """Holds that ran out by `event`'s time are counted; a HANDLED inside one is not
+        allowed."""
+        for hub, (until, block) in list(self._blocked.items()):
+            if event.time_ms >= until:
+                del self._blocked[hub]
+                self.exercised(HELD)
+            elif event.kind is EventKind.HANDLED and event.hub == hub:
+                self.flag(f"{hub} handled {event.delivery_id} at {event.time_ms} ms, while "
+                          f"the turn the harness blocked at {block.time_ms} ms for "
+                          f"{block.duration_ms:,} ms was held (until {until} ms)", event)
 
     def _watermark(self, hub: str) -> int:
         """The driver's configured figure first, then what the mesh stated, then the default."""
@@ -86,6 +113,8 @@ class AggregateWatermark(Monitor):
         return self._depth.get(hub, 0)
 
     def observe(self, event: TraceEvent) -> None:
+        if self._blocked:
+            self._check_held(event)
         if event.kind is EventKind.FAULT_INJECTED and event.reason == REMOVE_TARGET:
             self._forget_hub(event.target)
             return
@@ -172,6 +201,7 @@ class AggregateWatermark(Monitor):
         """A removed hub's queue is gone with it: nothing in it is owed a turn."""
         if hub is None:
             return
+        self._blocked.pop(hub, None)
         self._depth.pop(hub, None)
         for did in self._queued_users.pop(hub, {}):
             self._due.pop(did, None)

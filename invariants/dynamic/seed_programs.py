@@ -88,6 +88,15 @@ SEED_PROGRAMS: Mapping[str, Mapping[str, Program]] = {
             _user("h0", D),
             ("advance", {"ms": 1_000, "schedule": []}),
         ),
+        # A hold extended while it lasts: the turn stays held until the later one ends.
+        "overlapping-holds": (
+            _init(),
+            ("block", {"to": "h0", "duration_ms": 1_000}),
+            _user("h0", D),
+            ("advance", {"ms": 250, "schedule": []}),
+            ("block", {"to": "h0", "duration_ms": 5_000}),
+            ("advance", {"ms": 1_000, "schedule": []}),
+        ),
     },
     "INV4": {
         # A delivery whose call outlives the response timeout: 1 call, not 7 (seed 000).

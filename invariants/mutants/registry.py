@@ -32,6 +32,7 @@ from invariants.mutants import (
     m25_breaker_window_never_slides,
     m26_cooldown_in_seconds,
     m27_pump_stops_early,
+    m28_first_release_wins,
 )
 from invariants.mutants.base import Mutant
 
@@ -63,6 +64,7 @@ MUTANTS: tuple[Mutant, ...] = (
     m25_breaker_window_never_slides.MUTANT,
     m26_cooldown_in_seconds.MUTANT,
     m27_pump_stops_early.MUTANT,
+    m28_first_release_wins.MUTANT,
 )
 
 

@@ -2,8 +2,10 @@
 
 from dyn_traces import C, K, Trace
 
-from invariants.checks import CheckParams
+from invariants.adapter import FaultKind
+from invariants.checks import CheckParams, Injected
 from invariants.checks import inv3_aggregate_watermark as inv3
+from invariants.checks.monitor import run_monitor
 
 LOW = CheckParams(watermarks={"h": 3})
 
@@ -116,3 +118,19 @@ def test_watermark_stated_by_the_mesh_applies_unless_the_driver_configured_one()
     [v] = inv3.check(t.events)  # the default 10,000 would admit all three
     assert "at depth 2 >= watermark 2" in v.message
     assert inv3.check(t.events, CheckParams(watermarks={"h": 3})) == []
+
+
+def test_nothing_is_handled_while_an_injected_hold_lasts() -> None:
+    def run(handled_at: int) -> tuple[list[str], int]:
+        t = Trace()
+        _intake(t, K.ENQUEUED, "u1", C.USER)
+        holds = [Injected(FaultKind.BLOCK_HUB, "h", 1, 1_000, 0, len(t.events)),
+                 Injected(FaultKind.BLOCK_HUB, "h", 1, 5_000, 0, len(t.events))]  # the later
+        t.at(handled_at).add(K.HANDLED, hub="h", delivery_id="u1")
+        monitor = inv3.AggregateWatermark()
+        found = run_monitor(monitor, t.events, facts=holds)
+        return [v.message for v in found], monitor.evidence[inv3.HELD]
+
+    assert run(1_000) == (["h handled u1 at 1000 ms, while the turn the harness blocked at "
+                           "0 ms for 5,000 ms was held (until 5000 ms)"], 0)
+    assert run(5_000) == ([], 1)

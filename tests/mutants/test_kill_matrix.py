@@ -110,6 +110,7 @@ SEED_KILLS = [
     ("M22", "INV7", "answer-once-roundtrip"),
     ("M23", "INV4", "aggregate"),
     ("M27", "INV7", "backlog"),
+    ("M28", "INV3", "overlapping-holds"),
 ]
 
 
