@@ -59,7 +59,6 @@ class StormBreaker:
         self.cooldown_ms = cooldown_ms
         self.max_keys = max_keys
         self.trip_count = 0
-        self.drop_count = 0
         # Insertion order is recency order: a key seen again is popped and put back last.
         # A plain dict keeps that order with half the hashing and comparing of an
         # OrderedDict. Once the breaker is full, every new key evicts the oldest, which a
@@ -94,14 +93,12 @@ class StormBreaker:
             start, count, tripped_until = window
             if now_ms < tripped_until:
                 windows[key] = window
-                self.drop_count += 1
                 return False, False
         if now_ms - start >= self.window_ms:
             start, count = now_ms, 0
         count += 1
         if count > self.threshold:
             self.trip_count += 1
-            self.drop_count += 1
             tripped_until = now_ms + self.cooldown_ms
             windows[key] = (tripped_until, 0, tripped_until)
             return False, True

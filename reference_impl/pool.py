@@ -92,7 +92,6 @@ class RoutingPool:
         self.trace = trace
         self.in_flight = 0
         self.saturated = False
-        self.saturation_episodes = 0
         self._legs: dict[str, LegHandle] = {}  # insertion order = oldest first
         self._next_id = 0
         self._idle_waiters: list[Callable[[], None]] = []
@@ -108,7 +107,6 @@ class RoutingPool:
                                self.in_flight)
         if not self.saturated and self.in_flight >= SATURATION_HIGH:
             self.saturated = True
-            self.saturation_episodes += 1
             self.trace.emit(EventKind.SATURATION_LOGGED, depth=self.in_flight)
         operation.run(leg)
         return leg

@@ -70,26 +70,10 @@ class Scheduler:
     def after(self, delay_ms: int, callback: Callable[..., None], *args: Any) -> Timer:
         return self.at(self.now + delay_ms, callback, *args)
 
-    def next_due(self) -> int | None:
-        """When the next live event is due, or None when nothing is scheduled."""
-        ready, head = self._ready, self._ready_head
-        while head < len(ready) and ready[head].cancelled:
-            head += 1  # a cancelled event at the head is dead: skip it for good
-        self._ready_head = head
-        if head < len(ready):
-            return self.now
+    def _fill_ready(self) -> None:
+        """Move every event of the earliest due time into the ready batch (the heap's head
+        is live: `run` drops cancelled ones first)."""
         heap = self._heap
-        while heap and heap[0][2].cancelled:
-            heapq.heappop(heap)
-        return heap[0][0] if heap else None
-
-    def _fill_ready(self) -> bool:
-        """Move every event of the earliest due time into the ready batch."""
-        heap = self._heap
-        while heap and heap[0][2].cancelled:
-            heapq.heappop(heap)
-        if not heap:
-            return False
         due = heap[0][0]
         ready: list[Timer] = []
         while heap and heap[0][0] == due:
@@ -99,27 +83,6 @@ class Scheduler:
         self.now = due
         self._ready = ready
         self._ready_head = 0
-        return True
-
-    def step(self) -> bool:
-        """Run one event; False when nothing is scheduled."""
-        while True:
-            ready, head = self._ready, self._ready_head
-            count = len(ready) - head
-            if count <= 0:
-                if not self._fill_ready():
-                    return False
-                continue
-            pick = 0 if self._fifo or count == 1 else self._choose(count)
-            if pick:
-                timer = ready.pop(head + pick)  # the others keep their relative order
-            else:
-                timer = ready[head]
-                self._ready_head = head + 1
-            if not timer.cancelled:
-                self.events_run += 1
-                timer.callback(*timer.args)
-                return True
 
     def _choose(self, count: int) -> int:
         pick = self.chooser.choose(count, "next-event")
@@ -150,7 +113,7 @@ class Scheduler:
                 timer = ready[head]
                 self._ready_head = head + 1
             if not timer.cancelled:
-                self.events_run += 1
+                self.events_run += 1  # read by benchmarks/sim_throughput.py only
                 timer.callback(*timer.args)
 
     def run_until(self, limit_ms: int) -> None:
