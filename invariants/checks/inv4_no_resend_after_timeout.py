@@ -24,8 +24,8 @@ Obligations (what each reads), with the evidence each counts:
   be rejected (REJECT_NEXT) never reaches the callee; a mesh that ignores the faults it is
   given would make every verdict about them vacuous. A kind of fault the mesh ignored and
   also honoured in the run is a violation (decided at quiescence); one it ignored every
-  time is one it does not model, whose obligations then go unexercised. Counted per call
-  fault spent.
+  time is not exercised ("reject_next faults honoured", "timeout_next faults honoured",
+  "aggregate_next faults honoured": counted per fault of that kind spent as armed).
 
 Whether an attempt timed out is a fact the harness decides, not the mesh's say-so: it
 timed out when the harness armed TIMEOUT_NEXT (or AGGREGATE_NEXT, spent first) at its
@@ -55,7 +55,12 @@ TO_BUDGET = "rejected deliveries re-sent to the budget"
 DELAYS = "retry delays timed"
 AGGREGATE_TIMEOUT_FIRST = "aggregates (timeout first) sent once"
 AGGREGATE_REJECTION_FIRST = "aggregates (rejection first) sent once"
-HONOURED = "injected call faults honoured"
+# "injected call faults honoured", per kind: a kind the mesh ignores every time is one
+# whose verdicts would all be vacuous.
+HONOURED: dict[FaultKind, str] = {
+    kind: f"{kind.value} faults honoured"
+    for kind in (FaultKind.REJECT_NEXT, FaultKind.TIMEOUT_NEXT, FaultKind.AGGREGATE_NEXT)
+}
 _CALL_TIMEOUTS = (FaultKind.TIMEOUT_NEXT, FaultKind.AGGREGATE_NEXT)
 
 
@@ -94,12 +99,17 @@ class NoResendAfterTimeout(Monitor):
         "delivery (is the INV4 plan's `aggregate` family on?)",
         AGGREGATE_REJECTION_FIRST: "no aggregate_next with the rejection first met a grain "
         "delivery (is the INV4 plan's `aggregate` family on?)",
-        HONOURED: "no reject_next, timeout_next or aggregate_next the harness armed was "
-        "spent by a grain call (does the adapter honour them?)",
+        HONOURED[FaultKind.REJECT_NEXT]: "no reject_next the harness armed was spent by a grain "
+        "call that then failed as armed (does the adapter honour reject_next?)",
+        HONOURED[FaultKind.TIMEOUT_NEXT]: "no timeout_next the harness armed was spent by a grain "
+        "call that then failed as armed (does the adapter honour timeout_next?)",
+        HONOURED[FaultKind.AGGREGATE_NEXT]: "no aggregate_next the harness armed was spent "
+        "by a grain call that then failed as armed (does the adapter honour it?)",
     })
     obligation_needs = MappingProxyType({
         AGGREGATE_TIMEOUT_FIRST: Capability.AGGREGATE_FAULTS,
         AGGREGATE_REJECTION_FIRST: Capability.AGGREGATE_FAULTS,
+        HONOURED[FaultKind.AGGREGATE_NEXT]: Capability.AGGREGATE_FAULTS,
     })
 
     def __init__(self, params: CheckParams = DEFAULT_PARAMS) -> None:
@@ -252,7 +262,7 @@ class NoResendAfterTimeout(Monitor):
 
     def _observe_failed(self, d: _Delivery, did: str, event: TraceEvent) -> None:
         if d.expect is not None and d.waiting:
-            self.exercised(HONOURED)  # the call the fault was spent on failed, as armed
+            self.exercised(HONOURED[d.expect])  # the call it was spent on failed, as armed
             self._honoured.add(d.expect)
         d.waiting = False
         truth = self._truth(d, event)

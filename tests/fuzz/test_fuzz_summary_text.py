@@ -81,5 +81,6 @@ def test_each_test_shows_its_evidence_and_what_it_left_unexercised(tmp_path: Pat
     assert report.not_exercised("INV7") == []  # it never ran: a shortfall, said apart
     data = report_json(report)["tests"]["INV4"]
     assert data["evidence"]["timed-out deliveries sent once"] == 41
-    assert data["not_exercised"] == ["rejected deliveries re-sent to the budget"]
+    assert data["not_exercised"][0] == "rejected deliveries re-sent to the budget"
+    assert "timed-out deliveries sent once" not in data["not_exercised"]
     assert list(data["not_applicable"]) == ["aggregates (rejection first) sent once"]
