@@ -21,6 +21,11 @@ Obligations (what each reads), with the evidence each counts:
   a violation as the attempt is observed, too late the moment virtual time passes the
   due time with the subscription still open (SUBSCRIBE_ATTEMPT, FAILURE_EMITTED, HANDLED).
   Counted per resubscribe.
+- "subscriptions to a live target answered": a subscription the harness started to a
+  hub that exists (its HUB_CREATED seen) is answered (SUBSCRIBE_ANSWERED), unless the
+  harness removed or blocked that hub, or asked for the stop, before the answer (harness
+  facts): then a timeout or a terminal error is the mesh's right. Decided at quiescence;
+  counted per such subscription answered.
 
 A subscription the harness started (harness facts) is owed its bound from the moment it
 was started, whether or not the trace ever mentions it: a mesh whose trace is silent
@@ -32,8 +37,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
-from invariants.adapter import Capability
-from invariants.checks.harness_facts import HarnessFact, Subscribed
+from invariants.adapter import Capability, FaultKind
+from invariants.checks.harness_facts import HarnessFact, Injected, StopAsked, Subscribed
 from invariants.checks.monitor import Monitor, check_function
 from invariants.checks.params import DEFAULT_PARAMS, CheckParams
 from invariants.checks.violation import Violation
@@ -74,6 +79,9 @@ class _Subscription:
 SPENT = "subscriptions that spent their N retries"
 CLOSED = "closed subscriptions watched"
 DELAYS = "resubscribe delays timed"
+LIVE = "subscriptions to a live target answered"
+# Faults at a target that excuse a subscription to it from being answered.
+_EXCUSING = frozenset({FaultKind.REMOVE_TARGET, FaultKind.BLOCK_HUB})
 
 
 class BoundedSubscribe(Monitor):
@@ -86,6 +94,8 @@ class BoundedSubscribe(Monitor):
         CLOSED: "no subscription answered or terminated (is the `subscribe` family on?)",
         DELAYS: "no subscription was retried: none failed or timed out with retries left "
         "(is the `subscribe` family on, and subscribe_retries at least 1?)",
+        LIVE: "no subscription to an existing hub was answered free of a removal, a block "
+        "or the stop (does the mesh emit SUBSCRIBE_ANSWERED?)",
     })
 
     def __init__(self, params: CheckParams = DEFAULT_PARAMS) -> None:
@@ -95,12 +105,30 @@ class BoundedSubscribe(Monitor):
         self._requests: dict[str, _Subscription] = {}  # latest request id -> subscription
         self._failures: dict[str, _Subscription] = {}  # failure delivery id -> subscription
         self._owing: dict[str, _Subscription] = {}  # open, its latest attempt owing a retry
+        self._hubs: set[str] = set()  # hubs the trace says exist
+        self._excused: set[str] = set()  # hubs the harness removed or blocked
+        self._live: dict[str, Subscribed] = {}  # to a live hub, owed an answer
+        self._stop_asked = False
 
     def on_fact(self, fact: HarnessFact) -> None:
         if isinstance(fact, Subscribed):
             self._unseen[fact.subscription_id] = fact
+            if fact.target in self._hubs and fact.target not in self._excused \
+                    and not self._stop_asked:
+                self._live[fact.subscription_id] = fact
+        elif isinstance(fact, Injected) and fact.kind in _EXCUSING:
+            self._excused.add(fact.target)
+            self._live = {k: v for k, v in self._live.items() if v.target != fact.target}
+        elif isinstance(fact, StopAsked):
+            self._stop_asked = True
+            self._live.clear()
 
     def observe(self, event: TraceEvent) -> None:
+        if event.kind is EventKind.HUB_CREATED and event.hub is not None:
+            self._hubs.add(event.hub)
+        elif event.kind is EventKind.SUBSCRIBE_ANSWERED and event.subscription_id in self._live:
+            del self._live[event.subscription_id or ""]
+            self.exercised(LIVE)
         if event.kind is EventKind.FAILURE_EMITTED:
             self._failure_emitted(event)
         elif event.kind is EventKind.HANDLED and event.delivery_id in self._failures:
@@ -235,7 +263,21 @@ class BoundedSubscribe(Monitor):
             self.violation(f"subscription {sid} still open at quiescence", s.first)
             for sid, s in self._subs.items()
             if s.closed is None
+        ] + [
+            self.violation(
+                f"subscription {sid} from {f.subscriber} to {f.target}, which exists and "
+                f"was neither removed nor blocked, was never answered"
+                + _ending(self._subs.get(sid)),
+                *((self._subs[sid].first,) if sid in self._subs else ()))
+            for sid, f in self._live.items()
         ]
+
+
+def _ending(sub: _Subscription | None) -> str:
+    if sub is None or sub.terminated is None:
+        return ""
+    return f": it terminated ({sub.terminated.reason or 'no reason'}) after {sub.attempts} " \
+        "attempt(s)"
 
 
 check = check_function(BoundedSubscribe)

@@ -78,6 +78,13 @@ SEED_PROGRAMS: Mapping[str, Mapping[str, Program]] = {
             ("subscribe", {"subscriber": "client", "to": "h0/gone"}),
             ("advance", {"ms": 31_000, "schedule": []}),
         ),
+        # And to a hub that exists, beside it: that one is answered, never retried out.
+        "live-target": (
+            _init(),
+            ("subscribe", {"subscriber": "client", "to": "h0"}),
+            ("subscribe", {"subscriber": "peer", "to": "h1/gone"}),
+            ("advance", {"ms": 31_000, "schedule": []}),
+        ),
     },
     "INV3": {
         # Watermark 25, the turn held, 200 can-be-ignored messages, a user probe (test 4).

@@ -33,6 +33,7 @@ from invariants.mutants import (
     m26_cooldown_in_seconds,
     m27_pump_stops_early,
     m28_first_release_wins,
+    m29_answer_ignored,
 )
 from invariants.mutants.base import Mutant
 
@@ -65,6 +66,7 @@ MUTANTS: tuple[Mutant, ...] = (
     m26_cooldown_in_seconds.MUTANT,
     m27_pump_stops_early.MUTANT,
     m28_first_release_wins.MUTANT,
+    m29_answer_ignored.MUTANT,
 )
 
 

@@ -178,3 +178,31 @@ def test_a_failure_answering_an_earlier_attempt_does_not_move_the_due_time() -> 
     _attempt(t.at(30_551), 2)
     [v] = inv2.check(t.events)
     assert "resubscribed (attempt 2) before attempt 1 failed or timed out" in v.message
+
+
+def test_a_subscription_to_a_live_hub_is_owed_its_answer() -> None:
+    from invariants.adapter import FaultKind
+    from invariants.checks import Injected, Subscribed
+
+    def run(answered: bool, *, removed: bool = False) -> list[str]:
+        t = Trace()
+        t.add(K.HUB_CREATED, hub="h0")
+        facts: list[object] = [Subscribed("s1", "client", "h0", 0, 0, len(t.events))]
+        if removed:
+            facts.append(Injected(FaultKind.REMOVE_TARGET, "h0", 1, 0, 0, len(t.events)))
+        _attempt(t, 0, fails=False)
+        if answered:
+            t.add(K.SUBSCRIBE_ANSWERED, hub="client", subscription_id="s1", attempt=0)
+        else:
+            t.add(K.SUBSCRIBE_TERMINATED, hub="client", subscription_id="s1",
+                  reason="retries_exhausted:timeout")
+        params = CheckParams(subscribe_retries=0)
+        return [v.message for v in inv2.check(t.events, params, final=True,
+                                                facts=facts)]  # type: ignore[arg-type]
+
+    assert run(True) == []
+    assert run(False) == [
+        "subscription s1 from client to h0, which exists and was neither removed nor "
+        "blocked, was never answered: it terminated (retries_exhausted:timeout) after 1 "
+        "attempt(s)"]
+    assert run(False, removed=True) == []

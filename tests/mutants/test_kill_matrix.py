@@ -111,6 +111,7 @@ SEED_KILLS = [
     ("M23", "INV4", "aggregate"),
     ("M27", "INV7", "backlog"),
     ("M28", "INV3", "overlapping-holds"),
+    ("M29", "INV2", "live-target"),
 ]
 
 
