@@ -50,6 +50,9 @@ REMOVE_TARGET = "remove_target"
 
 _BREAKER_EXEMPT = frozenset({MessageClass.IGNORABLE, MessageClass.LIFECYCLE, MessageClass.FAILURE})
 _KEPT = frozenset({MessageClass.USER, MessageClass.LIFECYCLE})  # never shed
+# Intake events judged by the class the harness posted their delivery with.
+_CLASSED = frozenset({EventKind.SHED, EventKind.DROPPED, EventKind.ENQUEUED,
+                      EventKind.BREAKER_TRIPPED})
 
 
 SHED = "sheddable messages shed past the watermark"
@@ -124,7 +127,7 @@ class AggregateWatermark(Monitor):
         hub = event.hub
         if hub is None:
             return
-        if event.kind in (EventKind.SHED, EventKind.DROPPED, EventKind.ENQUEUED):
+        if event.kind in _CLASSED:
             event = self._as_posted(self.facts.complete(event))
         kind, cls = event.kind, event.message_class
         if kind is EventKind.ENQUEUED:
@@ -171,7 +174,7 @@ class AggregateWatermark(Monitor):
         said = event.message_class
         if said is posted.message_class:
             return event
-        if said is not None:
+        if said is not None and event.kind is not EventKind.BREAKER_TRIPPED:
             self.flag(
                 f"the mesh reports {event.delivery_id} at {event.hub} as {said.value}, but "
                 f"the harness posted it as {posted.message_class.value}",

@@ -26,6 +26,9 @@ Obligations (what each reads), with the evidence each counts:
   also honoured in the run is a violation (decided at quiescence); one it ignored every
   time is not exercised ("reject_next faults honoured", "timeout_next faults honoured",
   "aggregate_next faults honoured": counted per fault of that kind spent as armed).
+  The other way round, a call refused with a re-sendable error though the harness armed
+  no rejection and asked for no stop is a violation too: a call fails only as the harness
+  made it (a fault book that spends more than it was given).
 
 Whether an attempt timed out is a fact the harness decides, not the mesh's say-so: it
 timed out when the harness armed TIMEOUT_NEXT (or AGGREGATE_NEXT, spent first) at its
@@ -44,7 +47,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 
 from invariants.adapter import Capability, FaultKind
-from invariants.checks.harness_facts import HarnessFact, Injected
+from invariants.checks.harness_facts import HarnessFact, Injected, StopAsked
 from invariants.checks.monitor import Monitor, check_function
 from invariants.checks.params import DEFAULT_PARAMS, CheckParams
 from invariants.checks.violation import Violation
@@ -123,12 +126,15 @@ class NoResendAfterTimeout(Monitor):
         # ignored: a kind ignored every time is one the mesh does not model (its
         # obligations go unexercised); a kind honoured only sometimes is a bug.
         self._honoured: set[FaultKind] = set()
+        self._stop_asked = False  # once asked, calls may be refused as shutting down
         self._ignores: list[tuple[FaultKind, Violation]] = []
 
     def _ignored(self, kind: FaultKind, violation: Violation) -> None:
         self._ignores.append((kind, violation))
 
     def on_fact(self, fact: HarnessFact) -> None:
+        if isinstance(fact, StopAsked):
+            self._stop_asked = True
         if not isinstance(fact, Injected):
             return
         if fact.kind is FaultKind.AGGREGATE_NEXT:
@@ -261,6 +267,14 @@ class NoResendAfterTimeout(Monitor):
         return None
 
     def _observe_failed(self, d: _Delivery, did: str, event: TraceEvent) -> None:
+        if (d.expect is None and d.waiting and not self._stop_asked
+                and event.error in self.params.resendable_errors and d.received_at is None
+                and self.harness.posted(did) is not None):  # judged only beside the facts
+            # A refusal out of nowhere: the harness armed none, nor began a stop.
+            self.flag(f"the mesh reports {did}'s attempt {d.attempts - 1} as {event.error}, "
+                      f"but the harness armed no rejection at {d.target} and asked for no "
+                      "stop: a call fails only as the harness made it",
+                      *(e for e in (d.sent_at, event) if e is not None))
         if d.expect is not None and d.waiting:
             self.exercised(HONOURED[d.expect])  # the call it was spent on failed, as armed
             self._honoured.add(d.expect)

@@ -119,6 +119,14 @@ SEED_PROGRAMS: Mapping[str, Mapping[str, Program]] = {
             _user("h1", G),
             ("advance", {"ms": 30_000, "schedule": []}),
         ),
+        # One rejection: re-sent once, and the second call goes through (seed 000: a
+        # rejection is re-sent, and only what was refused fails).
+        "one-rejection": (
+            _init(),
+            ("reject", {"to": "h2", "count": 1}),
+            _user("h2", G),
+            ("advance", {"ms": 1_000, "schedule": []}),
+        ),
         # A timeout inside an aggregate with a rejection, in either order: still 1 call
         # (seed 000's ATimeoutCarriedInsideAnAggregate_IsAlsoNotResent(timeoutFirst)).
         "aggregate": (

@@ -34,6 +34,7 @@ from invariants.mutants import (
     m27_pump_stops_early,
     m28_first_release_wins,
     m29_answer_ignored,
+    m30_fault_never_spent,
 )
 from invariants.mutants.base import Mutant
 
@@ -67,6 +68,7 @@ MUTANTS: tuple[Mutant, ...] = (
     m27_pump_stops_early.MUTANT,
     m28_first_release_wins.MUTANT,
     m29_answer_ignored.MUTANT,
+    m30_fault_never_spent.MUTANT,
 )
 
 

@@ -112,6 +112,7 @@ SEED_KILLS = [
     ("M27", "INV7", "backlog"),
     ("M28", "INV3", "overlapping-holds"),
     ("M29", "INV2", "live-target"),
+    ("M30", "INV4", "one-rejection"),
 ]
 
 

@@ -63,6 +63,7 @@ PRE_FIX: dict[str, tuple[str, str]] = {
     "M27": ("if len(queue) > 1:", "if queue:"),
     "M28": ("if not self.blocked:", "self.mesh.scheduler.now < self._blocked_until:"),
     "M29": ("if self.state is SubscriptionState.ACTIVE or", "if self.state is not"),
+    "M30": ("counters[target] = left", "counters[target] = left - 1"),
 }
 MAX_CHANGED_LINES = 8  # a mutant is one statement or expression, plus an import
 
@@ -256,8 +257,10 @@ def test_every_mutant_has_a_module_a_distinct_rewrite_and_its_kills() -> None:
         "M28": {"INV3"},
         # A live target's answer thrown away: owed by what the harness subscribed to.
         "M29": {"INV2"},
+        # More faults than the harness armed: a call fails only as the harness made it.
+        "M30": {"INV4"},
     }
-    assert [m.id for m in MUTANTS] == [f"M{i}" for i in range(1, 30)]
+    assert [m.id for m in MUTANTS] == [f"M{i}" for i in range(1, 31)]
     assert {m.id: set(m.kills) for m in MUTANTS} == spec_kills
     assert len({m.slug for m in MUTANTS}) == len({m.codemod for m in MUTANTS}) == len(MUTANTS)
     # Two mutants may rewrite one function (M1 and M13 the same guard), never alike.
