@@ -23,8 +23,8 @@ Obligations (what each reads), with the evidence each counts:
   Counted per resubscribe.
 - "subscriptions to a live target answered": a subscription the harness started to a
   hub that exists (its HUB_CREATED seen) is answered (SUBSCRIBE_ANSWERED), unless the
-  harness removed or blocked that hub, or asked for the stop, before the answer (harness
-  facts): then a timeout or a terminal error is the mesh's right. Decided at quiescence;
+  harness removed, blocked or slowed that hub, or asked for the stop, before the answer
+  (harness facts): then a timeout or a terminal error is the mesh's right. Decided at quiescence;
   counted per such subscription answered.
 
 A subscription the harness started (harness facts) is owed its bound from the moment it
@@ -81,7 +81,8 @@ CLOSED = "closed subscriptions watched"
 DELAYS = "resubscribe delays timed"
 LIVE = "subscriptions to a live target answered"
 # Faults at a target that excuse a subscription to it from being answered.
-_EXCUSING = frozenset({FaultKind.REMOVE_TARGET, FaultKind.BLOCK_HUB})
+_EXCUSING = frozenset({FaultKind.REMOVE_TARGET, FaultKind.BLOCK_HUB,
+                       FaultKind.SLOW_DESTINATION})
 
 
 class BoundedSubscribe(Monitor):
@@ -94,8 +95,8 @@ class BoundedSubscribe(Monitor):
         CLOSED: "no subscription answered or terminated (is the `subscribe` family on?)",
         DELAYS: "no subscription was retried: none failed or timed out with retries left "
         "(is the `subscribe` family on, and subscribe_retries at least 1?)",
-        LIVE: "no subscription to an existing hub was answered free of a removal, a block "
-        "or the stop (does the mesh emit SUBSCRIBE_ANSWERED?)",
+        LIVE: "no subscription to an existing hub was answered free of a removal, a block, "
+        "a slow destination or the stop (does the mesh emit SUBSCRIBE_ANSWERED?)",
     })
 
     def __init__(self, params: CheckParams = DEFAULT_PARAMS) -> None:
@@ -266,7 +267,7 @@ class BoundedSubscribe(Monitor):
         ] + [
             self.violation(
                 f"subscription {sid} from {f.subscriber} to {f.target}, which exists and "
-                f"was neither removed nor blocked, was never answered"
+                f"was neither removed, blocked nor slowed, was never answered"
                 + _ending(self._subs.get(sid)),
                 *((self._subs[sid].first,) if sid in self._subs else ()))
             for sid, f in self._live.items()

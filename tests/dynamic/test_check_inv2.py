@@ -202,7 +202,7 @@ def test_a_subscription_to_a_live_hub_is_owed_its_answer() -> None:
 
     assert run(True) == []
     assert run(False) == [
-        "subscription s1 from client to h0, which exists and was neither removed nor "
-        "blocked, was never answered: it terminated (retries_exhausted:timeout) after 1 "
+        "subscription s1 from client to h0, which exists and was neither removed, "
+        "blocked nor slowed, was never answered: it terminated (retries_exhausted:timeout) after 1 "
         "attempt(s)"]
     assert run(False, removed=True) == []
