@@ -94,18 +94,17 @@ def test_routing_failures_after_the_stop_completed_are_owed_no_answer() -> None:
     assert inv7.check(t.events, final=True, declared={"late": C.USER}) == []
 
 
-def _posted(did: str, target: str = "h0") -> Posted:
-    return Posted(did, "client", target, "Request", C.USER, None, "user", Route.DIRECT, 0, 0)
+def _queued(t: Trace, did: str, hub: str = "h0") -> Posted:
+    """A request queued at `hub`, and the harness fact of its post."""
+    t.add(K.POSTED, hub=hub, delivery_id=did, message_class=C.USER, message_type="Request")
+    t.add(K.ENQUEUED, hub=hub, delivery_id=did)
+    return Posted(did, "client", hub, "Request", C.USER, None, "user", Route.DIRECT, 0, 0)
 
 
 def test_a_posted_delivery_that_reaches_no_end_is_lost() -> None:
     t = Trace()
-    t.add(K.POSTED, hub="h0", delivery_id="d1", message_class=C.USER, message_type="Request")
-    t.add(K.ENQUEUED, hub="h0", delivery_id="d1")
-    t.add(K.POSTED, hub="h0", delivery_id="d2", message_class=C.USER, message_type="Request")
-    t.add(K.ENQUEUED, hub="h0", delivery_id="d2")
+    facts = [_queued(t, "d1"), _queued(t, "d2")]
     t.add(K.HANDLED, hub="h0", delivery_id="d1")
-    facts = [_posted("d1"), _posted("d2")]
     found = inv7.check(t.events, final=True, facts=facts)
     assert [v.message for v in found] == [
         "delivery d2 the harness posted (Request from client to h0 via direct at 0 ms) "
@@ -119,13 +118,9 @@ def test_a_posted_delivery_that_reaches_no_end_is_lost() -> None:
 
 def test_a_delivery_cut_off_by_the_stop_or_a_removed_hub_is_not_lost() -> None:
     t = Trace()
-    t.add(K.POSTED, hub="h0", delivery_id="d1", message_class=C.USER, message_type="Request")
-    t.add(K.ENQUEUED, hub="h0", delivery_id="d1")
-    t.add(K.POSTED, hub="h1", delivery_id="d2", message_class=C.USER, message_type="Request")
-    t.add(K.ENQUEUED, hub="h1", delivery_id="d2")
-    removed = Injected(FaultKind.REMOVE_TARGET, "h0", 1, 0, 0, len(t.events))
+    facts = [_queued(t, "d1"), _queued(t, "d2", "h1"),
+             Injected(FaultKind.REMOVE_TARGET, "h0", 1, 0, 0, 4)]  # after both are queued
     t.add(K.STOP_COMPLETED, hub="silo")
-    facts = [_posted("d1"), _posted("d2", "h1"), removed]
     assert inv7.check(t.events, final=True, facts=facts) == []
     # Without the stop only d2, queued at a hub that is still there, is lost.
     assert [v.message.split(" the harness")[0]
