@@ -21,8 +21,7 @@ Obligations (what each reads), with the evidence each counts:
   HANDLED).
 - "blocked turns held": a hub whose turn the harness blocked (harness fact BLOCK_HUB for
   `duration_ms`; overlapping holds last until the latest ends) handles nothing until the
-  hold ends (HANDLED). Counted per hold that ran out. Likewise a hub the harness removed
-  (REMOVE_TARGET) handles nothing after it (checked with this obligation, not counted).
+  hold ends (HANDLED). Counted per hold that ran out.
 - "exempt traffic kept off the breaker": can-be-ignored, lifecycle and failure traffic
   reached an intake, and the per-key breaker never dropped or tripped on it (DROPPED,
   BREAKER_TRIPPED); counted per such message shed or enqueued.
@@ -85,11 +84,8 @@ class AggregateWatermark(Monitor):
         self._due: dict[str, tuple[int, TraceEvent]] = {}  # user id -> (deadline, ENQUEUED)
         self._stated: dict[str, int] = {}  # hub -> watermark its HUB_CREATED stated
         self._blocked: dict[str, tuple[int, Injected]] = {}  # hub -> (held until, the block)
-        self._removed: dict[str, Injected] = {}  # hubs the harness removed
 
     def on_fact(self, fact: HarnessFact) -> None:
-        if isinstance(fact, Injected) and fact.kind is FaultKind.REMOVE_TARGET:
-            self._removed[fact.target] = fact
         if isinstance(fact, Injected) and fact.kind is FaultKind.BLOCK_HUB:
             until = fact.time_ms + fact.duration_ms
             held = self._blocked.get(fact.target)
@@ -137,10 +133,6 @@ class AggregateWatermark(Monitor):
         if kind is EventKind.ENQUEUED:
             self._observe_enqueued(event, hub)
         elif kind is EventKind.HANDLED:
-            removed = self._removed.get(hub)
-            if removed is not None:
-                self.flag(f"{hub} handled {event.delivery_id} at {event.time_ms} ms, after the "
-                          f"harness removed it at {removed.time_ms} ms", event)
             self._depth[hub] = max(0, self._depth.get(hub, 0) - 1)
             if event.delivery_id is not None:
                 self._queued_users.get(hub, {}).pop(event.delivery_id, None)
