@@ -21,6 +21,7 @@ from invariants.adapter import (
     FirstChooser,
     MeshAdapter,
     MessageSpec,
+    RoundTrippingAdapter,
     Route,
     capabilities_of,
 )
@@ -133,16 +134,15 @@ def _aggregate_proves(
 
 
 def _roundtrip_steps(run: Exercise) -> None:
-    setter = getattr(run.adapter, "set_envelope_roundtrip", None)
-    if callable(setter):
-        setter(True)
+    if isinstance(run.adapter, RoundTrippingAdapter):
+        run.adapter.set_envelope_roundtrip(True)
     run.post("client", "alpha", MessageSpec("Request"), Route.MONOLITH)
 
 
 def _roundtrip_proves(
     trace: Sequence[TraceEvent], run: Exercise, params: CheckParams
 ) -> list[Broken]:
-    if not callable(getattr(run.adapter, "set_envelope_roundtrip", None)):
+    if not isinstance(run.adapter, RoundTrippingAdapter):
         return [Broken("capabilities", None, "-", "the adapter declares envelope_roundtrip, "
                        "but has no set_envelope_roundtrip(on) method")]
     (post,) = run.posts
