@@ -165,4 +165,8 @@ class ClockError(Exception):
     would read a wrong clock, so the run stops with this instead of judging."""
 
 
+class MeshHung(Exception):
+    """A step the harness asked of the mesh did not return within its CPU-time budget."""
+
+
 AdapterFactory = Callable[[Chooser], MeshAdapter]

@@ -64,6 +64,7 @@ from invariants.dynamic.report import (
     write_diagram,
 )
 from invariants.dynamic.seed_programs import SEED_PROGRAMS, Program
+from invariants.dynamic.step_budget import within_budget
 from invariants.trace import EventKind, MessageClass, TraceEvent
 
 HUBS = ("h0", "h1", "h2")
@@ -239,6 +240,9 @@ class MeshMachine(RuleBasedStateMachine):
         )
         self.mesh.inject(fault)
 
+    def _clock_text(self) -> str:
+        return f"{self.adapter.now_ms()} ms" if self.adapter is not None else "the start"
+
     def _tell_in_place(self, fact: Injected | StopAsked) -> None:
         """A fault or stop, told after every event so far and before any it causes."""
         self._feed()
@@ -251,11 +255,13 @@ class MeshMachine(RuleBasedStateMachine):
     def step(self) -> None:
         self.steps += 1
 
-    def acting(self, body: Callable[[], None]) -> None:
-        """Run one step's body; if the mesh or adapter raises, the run is over: teardown
-        must not judge a half-done step (its liveness verdict would hide the exception)."""
+    def acting(self, body: Callable[[], None], what: str = "a step") -> None:
+        """Run one step's body within the step budget; if the mesh or adapter raises (or
+        hangs), the run is over: teardown must not judge a half-done step (its liveness
+        verdict would hide the exception)."""
         try:
-            body()
+            with within_budget(f"{what} at {self._clock_text()}"):
+                body()
         except InvariantViolated:
             raise
         except Exception:
@@ -347,7 +353,8 @@ class MeshMachine(RuleBasedStateMachine):
         if self.adapter is None or self.failed:
             return
         before = self.mesh.now_ms()
-        quiescent = self.mesh.run_until_idle(LIVENESS_LIMIT_MS)
+        with within_budget(f"run_until_idle({LIVENESS_LIMIT_MS}) at teardown, {before} ms"):
+            quiescent = self.mesh.run_until_idle(LIVENESS_LIMIT_MS)
         now = self.mesh.now_ms()
         if not before <= now <= before + LIVENESS_LIMIT_MS:
             raise ClockError(f"{type(self.mesh).__name__}.run_until_idle("

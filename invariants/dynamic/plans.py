@@ -218,7 +218,7 @@ _initialize: Any = initialize
 def _wrap(family: str, body: Callable[..., None]) -> Callable[..., None]:
     def step(self: MeshMachine, **arguments: Any) -> None:
         self.step()
-        self.acting(lambda: body(self, **arguments))
+        self.acting(lambda: body(self, **arguments), f"step {family!r}")
 
     step.__name__ = step.__qualname__ = family
     return step
@@ -280,7 +280,7 @@ def machine_class(
             if scenario is not None:
                 self.play(scenario)
 
-        self.acting(begin)
+        self.acting(begin, "step 'init'")
 
     init_arguments: dict[str, st.SearchStrategy[Any]] = {
         "watermarks": st.tuples(*(st.sampled_from(WATERMARKS) for _ in HUBS)),

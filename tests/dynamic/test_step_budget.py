@@ -1,0 +1,70 @@
+"""The step budget: a mesh that never returns from a step fails the run with `MeshHung`
+instead of hanging it. Negative control: Cosmic Ray's mutant of the stop's stage walk that
+re-enters the same stage at the same instant for ever (`index + 1` -> `index // 1` in
+`Silo._leave`); the unmutated mesh passes the same program within the same budget."""
+
+from __future__ import annotations
+
+import pytest
+
+from invariants.dynamic.runner import run_program
+from invariants.dynamic.seed_programs import SEED_PROGRAMS
+from invariants.dynamic.step_budget import STEP_BUDGET_ENV, step_budget_seconds
+from invariants.mutants.matrix import reference_scan_config
+from invariants.mutants.score.engine import apply, enumerate_file
+from invariants.mutants.score.evaluate import build, forget, package_name
+from invariants.mutants.score.target import reference_target
+from reference_impl.adapter import make_adapter
+
+pytest.importorskip("cosmic_ray")
+
+PROGRAM = SEED_PROGRAMS["INV5"]["stop-with-legs"]
+
+
+def _stage_walk_never_advances() -> dict[str, str]:
+    target = reference_target(reference_scan_config())
+    source = target.sources["lifecycle.py"]
+    operators = ("core/ReplaceBinaryOperator_Add_FloorDiv",)
+    [mutant] = [
+        m for m in enumerate_file("lifecycle.py", source, operators) if m.function == "Silo._leave"
+    ]
+    return {**target.sources, "lifecycle.py": apply(mutant, source)}
+
+
+def test_a_hung_step_fails_the_run_and_names_the_step(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(STEP_BUDGET_ENV, "0.5")
+    sources = _stage_walk_never_advances()
+    target = reference_target(reference_scan_config())
+    _dir, factory = build(target, "hang", sources)
+    try:
+        outcome = run_program("INV5", factory, PROGRAM, name="stop-with-legs")
+    finally:
+        forget(package_name("hang", sources))
+    assert outcome.verdict == "error"
+    assert outcome.failure_text is not None
+    first = outcome.failure_text.splitlines()[0]
+    assert first.startswith("MeshHung: run_until_idle(")
+    assert "did not return within 0.5 CPU seconds" in first
+
+
+def test_the_unmutated_mesh_passes_within_the_same_budget(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(STEP_BUDGET_ENV, "0.5")
+    outcome = run_program("INV5", make_adapter, PROGRAM, name="stop-with-legs")
+    assert outcome.verdict == "pass", outcome.failure_text
+
+
+@pytest.mark.parametrize(("raw", "expected"), [("", 5.0), (" 2.5 ", 2.5), ("0", 0.0)])
+def test_the_budget_reads_the_environment(
+    monkeypatch: pytest.MonkeyPatch, raw: str, expected: float
+) -> None:
+    monkeypatch.setenv(STEP_BUDGET_ENV, raw)
+    assert step_budget_seconds() == expected
+
+
+@pytest.mark.parametrize("raw", ["soon", "-1"])
+def test_a_bad_budget_is_a_one_line_error_naming_the_variable(
+    monkeypatch: pytest.MonkeyPatch, raw: str
+) -> None:
+    monkeypatch.setenv(STEP_BUDGET_ENV, raw)
+    with pytest.raises(ValueError, match=rf"^{STEP_BUDGET_ENV}="):
+        step_budget_seconds()
