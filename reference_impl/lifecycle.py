@@ -46,7 +46,8 @@ class Silo:
         """Begin the stop. Once begun, a further graceful stop changes nothing and a
         non-graceful one cancels an Active-stage hold (the host gave up waiting)."""
         if self.refusing:
-            if not graceful:
+            if not graceful:  # the host gave up: the token is cancelled from now on
+                self.graceful = False
                 self.quiescence.cancel()
             return
         self.graceful = graceful

@@ -25,7 +25,10 @@ Obligations (what each reads), with the evidence each counts:
   given would make every verdict about them vacuous. A kind of fault the mesh ignored and
   also honoured in the run is a violation (decided at quiescence); one it ignored every
   time is not exercised ("reject_next faults honoured", "timeout_next faults honoured",
-  "aggregate_next faults honoured": counted per fault of that kind spent as armed).
+  "aggregate_next faults honoured": counted per fault of that kind spent as armed: a
+  timeout's call failing no sooner than a response timeout after it was sent, a
+  rejection's at once, but not at a target the harness removed or after it began the
+  stop, which fail a call by themselves).
   The other way round, a call refused with a re-sendable error though the harness armed
   no rejection and asked for no stop is a violation too: a call fails only as the harness
   made it (a fault book that spends more than it was given).
@@ -126,6 +129,7 @@ class NoResendAfterTimeout(Monitor):
         # ignored: a kind ignored every time is one the mesh does not model (its
         # obligations go unexercised); a kind honoured only sometimes is a bug.
         self._honoured: set[FaultKind] = set()
+        self._removed: set[str] = set()  # targets the harness removed
         self._stop_asked = False  # once asked, calls may be refused as shutting down
         self._ignores: list[tuple[FaultKind, Violation]] = []
 
@@ -137,6 +141,8 @@ class NoResendAfterTimeout(Monitor):
             self._stop_asked = True
         if not isinstance(fact, Injected):
             return
+        if fact.kind is FaultKind.REMOVE_TARGET:
+            self._removed.add(fact.target)
         if fact.kind is FaultKind.AGGREGATE_NEXT:
             self._aggregates.setdefault(fact.target, []).extend([fact.timeout_first] * fact.count)
         elif fact.kind in (FaultKind.REJECT_NEXT, FaultKind.TIMEOUT_NEXT):
@@ -247,6 +253,16 @@ class NoResendAfterTimeout(Monitor):
         d.last_failure, d.resendable = None, False
         self._owing.pop(did, None)
 
+    def _failed_as_armed(self, d: _Delivery, event: TraceEvent) -> bool:
+        """Whether the call the fault was spent on failed the way the fault makes it: a
+        timeout (alone or in an aggregate) no sooner than a response timeout after the
+        call was sent; a rejection at once, unless the harness had removed the target or
+        begun the stop, either of which fails a call by itself."""
+        if d.expect is FaultKind.REJECT_NEXT:
+            return not self._stop_asked and (d.target or "") not in self._removed
+        sent = d.sent_at
+        return sent is not None and event.time_ms - sent.time_ms >= self.params.response_timeout_ms
+
     def _truth(self, d: _Delivery, event: TraceEvent) -> str | None:
         """Why the harness knows this attempt timed out, or None."""
         timeout = self.params.response_timeout_ms
@@ -275,8 +291,8 @@ class NoResendAfterTimeout(Monitor):
                       f"but the harness armed no rejection at {d.target} and asked for no "
                       "stop: a call fails only as the harness made it",
                       *(e for e in (d.sent_at, event) if e is not None))
-        if d.expect is not None and d.waiting:
-            self.exercised(HONOURED[d.expect])  # the call it was spent on failed, as armed
+        if d.expect is not None and d.waiting and self._failed_as_armed(d, event):
+            self.exercised(HONOURED[d.expect])
             self._honoured.add(d.expect)
         d.waiting = False
         truth = self._truth(d, event)

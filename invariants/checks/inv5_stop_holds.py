@@ -20,6 +20,11 @@ Obligations (what each reads), with the evidence each counts:
   with the residual legs logged oldest first (STOP_HOLD_RELEASED "budget", RESIDUAL_LEG).
 - "non-graceful stops not held": a non-graceful stop entered Active with legs in flight
   and did not hold (STOP_HOLD_STARTED, the time Active was left).
+- "holds ended when the host gave up": the harness asked for a non-graceful stop while a
+  graceful one ran and legs were in flight at Active (the host's shutdown timeout expiring
+  mid-hold, or before the hold began), and Active was left at that instant or, reached
+  later, not held (the second stop request; STOP_HOLD_STARTED, the time Active was left).
+  After the give-up nothing is held, and legs may be cut off.
 - "dispatches after the stop began refused": the harness posted through a router after
   it asked for the stop, and no route leg was started for it (harness facts: posts and
   the stop request; LEG_STARTED).
@@ -50,6 +55,7 @@ NOT_HELD = "non-graceful stops not held"
 REFUSED = "dispatches after the stop began refused"
 ORDER = "stages entered in descending order"
 COMPLETED = "requested stops completed"
+GAVE_UP = "holds ended when the host gave up"
 
 _ROUTING = frozenset({
     EventKind.LEG_STARTED,
@@ -73,6 +79,8 @@ class StopHolds(Monitor):
         BUDGET: "no stop hold ran out its budget (stop_budget_ms): no leg outlived it",
         NOT_HELD: "no non-graceful stop found a leg in flight at Active",
         REFUSED: "the harness never posted through a router after asking for the stop",
+        GAVE_UP: "the harness never gave up on a graceful stop while it held Active with "
+        "legs in flight (is the `give_up` family on?)",
         ORDER: "no stop ran more than one stage",
         COMPLETED: "no requested stop completed",
     })
@@ -97,6 +105,7 @@ class StopHolds(Monitor):
         self._legs: dict[str, TraceEvent] = {}  # open legs, in dispatch order
         self._cut: set[str] = set()  # deliveries gated or refused during the stop
         self._asked: StopAsked | None = None  # the harness's own request
+        self._gave_up: StopAsked | None = None  # a non-graceful request during a graceful stop
         self._waited = False  # the graceful stop found legs in flight at Active
         self._requested: TraceEvent | None = None
         self._active_entered: TraceEvent | None = None
@@ -122,6 +131,13 @@ class StopHolds(Monitor):
         if isinstance(fact, StopAsked) and self._asked is None:
             self._asked = fact
             self.saw("stops requested")
+        elif (
+            isinstance(fact, StopAsked) and not fact.graceful and self._graceful
+            and self._gave_up is None
+        ):
+            if self._holding and self._legs:
+                self.exercised(GAVE_UP)
+            self._gave_up = fact
         elif (
             isinstance(fact, Posted) and self._asked is not None and fact.route is not Route.DIRECT
         ):
@@ -166,6 +182,8 @@ class StopHolds(Monitor):
             self._hold = event
             if not self._graceful:
                 self.flag("a non-graceful stop holds", *self._context(event))
+            elif self._gave_up is not None:
+                self.flag("a stop the harness gave up on holds", *self._context(event))
         elif kind is EventKind.STOP_HOLD_RELEASED:
             self._observe_hold_released(event)
         elif kind is EventKind.RESIDUAL_LEG and event.leg_id is not None:
@@ -195,12 +213,14 @@ class StopHolds(Monitor):
 
     @property
     def _holding(self) -> bool:
-        """A graceful stop is between entering Active and leaving it, budget unspent."""
+        """A graceful stop is between entering Active and leaving it, budget unspent and
+        not given up."""
         return (
             self._graceful
             and self._active_entered is not None
             and not self._active_left
             and not self._budget_released
+            and self._gave_up is None
         )
 
     def _context(self, event: TraceEvent) -> tuple[TraceEvent, ...]:
@@ -222,18 +242,20 @@ class StopHolds(Monitor):
             self.saw("Active entered")
             self._active_entered = event
             if self._legs:
-                self._waited = self._graceful
-                self.exercised(HELD if self._graceful else NOT_HELD)
+                self._waited = self._graceful and self._gave_up is None
+                self.exercised(
+                    GAVE_UP if self._gave_up is not None
+                    else HELD if self._graceful else NOT_HELD
+                )
         if event.stage != self._deactivation:
             return
         self.saw("GrainDeactivation entered")
-        if self._graceful and self._waited and not self._budget_released:
-            self.exercised(ZERO_AT_DEACTIVATION)
         if (
-            self._graceful
-            and not self._budget_released
-            and self._legs
+            self._graceful and self._waited and not self._budget_released
+            and self._gave_up is None
         ):
+            self.exercised(ZERO_AT_DEACTIVATION)
+        if self._graceful and not self._budget_released and self._gave_up is None and self._legs:
             oldest = next(iter(self._legs.values()))
             self.flag(
                 f"{len(self._legs)} leg(s) in flight at GrainDeactivation (must be 0)",
@@ -250,6 +272,14 @@ class StopHolds(Monitor):
         if not self._graceful:
             if held > 0:
                 self.flag(f"a non-graceful stop held Active for {held} ms", entered, event)
+            return
+        gave_up = self._gave_up
+        if gave_up is not None:
+            after = event.time_ms - max(entered.time_ms, gave_up.time_ms)
+            if after > 0 and not self._budget_released:
+                self.flag(f"Active held {after} ms after the harness gave up on the stop "
+                          f"at {gave_up.time_ms} ms (a non-graceful stop ends the hold)",
+                          entered, event)
             return
         if held > self.params.stop_budget_ms:
             self.flag(
@@ -295,6 +325,15 @@ class StopHolds(Monitor):
             return []
         if self._last_stage is not None and self._last_stage.stage != self._active:
             return []
+        gave_up = self._gave_up
+        if gave_up is not None and not self._active_left and now_ms > gave_up.time_ms:
+            return [
+                self.violation(
+                    f"stop still held at Active {now_ms - gave_up.time_ms} ms after the "
+                    "harness gave up on it (a non-graceful stop ends the hold)",
+                    start,
+                )
+            ]
         if now_ms - start.time_ms > self.params.stop_budget_ms:
             return [
                 self.violation(

@@ -465,14 +465,31 @@ class MeshMachine(RuleBasedStateMachine):
     def do_remove(self, to: str) -> None:
         self.inject(Fault(FaultKind.REMOVE_TARGET, to))
 
-    def do_stop(self, graceful: bool, racing: Sequence[tuple[str, Route]] = ()) -> None:
+    def do_stop(
+        self,
+        graceful: bool,
+        racing: Sequence[tuple[str, Route]] = (),
+        slow_ms: int = 0,
+        give_up_ms: int = 0,
+    ) -> None:
         """Stop the silo; `racing` posts are sent in the same instant, so their legs (and
-        the NACKs they cause) are in flight while the stop runs."""
+        the NACKs they cause) are in flight while the stop runs, and for `slow_ms` more
+        when their targets are slowed by that much first (a hold that lasts, or outlives
+        the stop budget). With `give_up_ms`, a graceful stop is given up on that much
+        later: the host's shutdown timeout expires mid-hold, a non-graceful stop request
+        that ends any hold."""
+        if slow_ms:
+            for to in dict.fromkeys(to for to, _route in racing):
+                self.do_slow(to, slow_ms)
         for to, route in racing:
             self.post("client", to, MessageSpec("Request"), route=route)
         self.stopped = True
         self._tell_in_place(StopAsked(graceful, self.mesh.now_ms(), 0))
         self.mesh.stop(graceful=graceful)
+        if graceful and give_up_ms:
+            self.advance_clock(give_up_ms)
+            self._tell_in_place(StopAsked(False, self.mesh.now_ms(), 0))
+            self.mesh.stop(graceful=False)
 
     def do_advance(self, ms: int, schedule: list[int]) -> None:
         self.chooser.load(schedule)

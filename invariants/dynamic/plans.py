@@ -49,6 +49,10 @@ class Plan:
     # Whether runs draw the envelope round trip (where the adapter offers it): the checks
     # that read what the envelope carries (its marker, its identity stamp).
     roundtrip: bool = False
+    # Whether stops draw how long their racing legs last and when the host gives up: the
+    # check that judges the stop's hold. (Each draw more changes every later choice, so
+    # the other plans' stops stay as they were.)
+    holds: bool = False
 
 
 def _plan(
@@ -58,8 +62,10 @@ def _plan(
     targets: tuple[str, ...] = Plan.targets,
     *,
     roundtrip: bool = False,
+    holds: bool = False,
 ) -> Plan:
-    return Plan(frozenset(core.split()), frozenset(extra.split()), routes, targets, roundtrip)
+    return Plan(frozenset(core.split()), frozenset(extra.split()), routes, targets, roundtrip,
+                holds)
 
 
 PLANS: Mapping[str, Plan] = {
@@ -68,7 +74,8 @@ PLANS: Mapping[str, Plan] = {
     "INV3": _plan("flood user block ignorable", "slow remove stop anonymous chatter"),
     "INV4": _plan("user reject timeout aggregate", "block slow stop remove", (Route.GRAIN,),
                   HUBS),
-    "INV5": _plan("user stop slow", "reject timeout block failure ignorable subscribe remove"),
+    "INV5": _plan("user stop slow",
+                  "reject timeout block failure ignorable subscribe remove", holds=True),
     "INV6": _plan("fanout storm user", "ignorable block stop", roundtrip=True),
     "INV7": _plan("ignorable failure user stop", "slow reject timeout remove anonymous",
                   roundtrip=True),
@@ -119,6 +126,10 @@ def _family_arguments(plan: Plan) -> dict[str, dict[str, st.SearchStrategy[Any]]
         "stop": {
             "graceful": st.sampled_from([True, False]),  # graceful first: it holds
             "racing": st.lists(st.tuples(to, route), max_size=3),
+            **({
+                "slow_ms": st.sampled_from([0, 5_000, 45_000]),
+                "give_up_ms": st.sampled_from([0, 1_000]),
+            } if plan.holds else {}),
         },
     }
 
@@ -128,7 +139,8 @@ FAMILIES: tuple[str, ...] = tuple(_family_arguments(PLANS["INV1"]))
 # A checker with no plan of its own (a new one) is driven by every family, user traffic
 # always on and the rest swarm-toggled: slower to find a bug than a tailored plan, never
 # blind to one.
-DEFAULT_PLAN = Plan(frozenset({"user"}), frozenset(FAMILIES) - {"user"}, roundtrip=True)
+DEFAULT_PLAN = Plan(frozenset({"user"}), frozenset(FAMILIES) - {"user"}, roundtrip=True,
+                    holds=True)
 
 
 def plan_of(check_id: str) -> Plan:
@@ -167,6 +179,7 @@ def within(plan: Plan, capabilities: frozenset[Capability]) -> Plan:
         routes or (Route.DIRECT,),
         plan.targets,
         plan.roundtrip and Capability.ENVELOPE_ROUNDTRIP in capabilities,
+        plan.holds,
     )
 
 
@@ -260,6 +273,7 @@ def machine_class(
         tuple(dict.fromkeys(r for p in plans for r in p.routes)),
         tuple(dict.fromkeys(t for p in plans for t in p.targets)),
         any(p.roundtrip for p in plans),
+        any(p.holds for p in plans),
     ), capabilities)
     families = plan.core | plan.extra
     arguments = _family_arguments(plan)

@@ -157,6 +157,14 @@ SEED_PROGRAMS: Mapping[str, Mapping[str, Program]] = {
             _user("h2", sender="peer"),
             ("stop", {"graceful": True}),
         ),
+        # The host gives up mid-hold (its shutdown timeout expired): the hold ends there.
+        "stop-given-up": (
+            _init(),
+            ("slow", {"to": "h1", "duration_ms": 20_000}),
+            _user("h1", G, count=2),
+            ("advance", {"ms": 100, "schedule": []}),
+            ("stop", {"graceful": True, "give_up_ms": 1_000}),
+        ),
         "stop-non-graceful": (
             _init(),
             ("slow", {"to": "h1", "duration_ms": 5_000}),

@@ -14,19 +14,17 @@ import hashlib
 import shutil
 import signal
 import sys
-import threading
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from types import FrameType
 from typing import Any, Literal, cast
 
 from invariants.adapter import AdapterFactory
 from invariants.dynamic.mesh_keys import MESH_ID_ATTRIBUTE
 from invariants.dynamic.runner import Outcome, run_invariant, run_program
 from invariants.dynamic.seed_programs import SEED_PROGRAMS
+from invariants.dynamic.step_budget import cpu_alarm
 from invariants.mutants.build import PACKAGE_PREFIX, isolate
 from invariants.mutants.matrix import scan_tree
 from invariants.mutants.score.engine import EngineMutant, apply
@@ -71,27 +69,11 @@ def finding_key(finding: Finding) -> FindingKey:
     return (finding.rule, finding.path, finding.symbol, finding.snippet)
 
 
-@contextmanager
-def _deadline(seconds: float | None) -> Iterator[None]:
+def _deadline(seconds: float | None) -> AbstractContextManager[None]:
     """Stop after `seconds` of this process's CPU time (SIGVTALRM), not wall time: a loaded
-    machine must not turn a slow kill into a timeout, and pytest-timeout's SIGALRM stays
-    free. Main thread only; elsewhere a run is not bounded."""
-    if not seconds or threading.current_thread() is not threading.main_thread():
-        yield
-        return
-
-    def expire(_signum: int, _frame: FrameType | None) -> None:
-        raise MutantTimeout
-
-    previous = signal.signal(signal.SIGVTALRM, expire)
-    # Then again every half second: a run that swallows the first signal (a broad `except`
-    # in the mesh or the engine) is still stopped.
-    signal.setitimer(signal.ITIMER_VIRTUAL, seconds, 0.5)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_VIRTUAL, 0)
-        signal.signal(signal.SIGVTALRM, previous)
+    machine must not turn a slow kill into a timeout, and pytest-timeout's SIGALRM and the
+    step budget's SIGPROF stay free."""
+    return cpu_alarm(seconds or 0, signal.ITIMER_VIRTUAL, signal.SIGVTALRM, MutantTimeout)
 
 
 def package_name(mutant_id: str, sources: dict[str, str]) -> str:
