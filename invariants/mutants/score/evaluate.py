@@ -120,14 +120,27 @@ def _dynamic(
     # the same, and a fixed order credits a seed kill to the same check on every machine.
     for check in target.checks:
         for name, program in SEED_PROGRAMS.get(check, {}).items():
-            outcome = run_program(check, factory, program, params=target.params, name=name)
+            try:
+                outcome = run_program(check, factory, program, params=target.params, name=name)
+            except Exception as exc:  # raised outside a step (making the adapter, say)
+                return _raised(check, "seed", exc)
             if not outcome.passed:
                 return Verdict("killed", check, "seed", 1, evidence(outcome))
     for check in order:  # then the searches, cheapest first
-        outcome = run_invariant(check, factory, profile, params=target.params)
+        try:
+            outcome = run_invariant(check, factory, profile, params=target.params)
+        except Exception as exc:
+            return _raised(check, "search", exc)
         if not outcome.passed:
             return Verdict("killed", check, "search", outcome.examples, evidence(outcome))
     return None
+
+
+def _raised(check: str, phase: Phase, exc: Exception) -> Verdict:
+    """The mesh raised where the harness runs no step (its adapter factory, say): the
+    harness run fails on it, so the check kills the mutant."""
+    return Verdict("killed", check, phase, 0,
+                   f"error: {type(exc).__name__}: {_first_line(str(exc))}")
 
 
 def evaluate(
