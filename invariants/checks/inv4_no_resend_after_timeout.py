@@ -30,8 +30,10 @@ Obligations (what each reads), with the evidence each counts:
   rejection's at once, but not at a target the harness removed or after it began the
   stop, which fail a call by themselves).
   The other way round, a call refused with a re-sendable error though the harness armed
-  no rejection and asked for no stop is a violation too: a call fails only as the harness
-  made it (a fault book that spends more than it was given).
+  no rejection and asked for no stop is a violation too, and so is a call that timed out
+  though the harness spent no timeout on it, never slowed, blocked or removed its target
+  and asked for no stop: a call fails only as the harness made it (a fault book that
+  spends more than it was given).
 
 Whether an attempt timed out is a fact the harness decides, not the mesh's say-so: it
 timed out when the harness armed TIMEOUT_NEXT (or AGGREGATE_NEXT, spent first) at its
@@ -130,6 +132,7 @@ class NoResendAfterTimeout(Monitor):
         # obligations go unexercised); a kind honoured only sometimes is a bug.
         self._honoured: set[FaultKind] = set()
         self._removed: set[str] = set()  # targets the harness removed
+        self._held: set[str] = set()  # and those it slowed or blocked: a call may time out
         self._stop_asked = False  # once asked, calls may be refused as shutting down
         self._ignores: list[tuple[FaultKind, Violation]] = []
 
@@ -143,6 +146,8 @@ class NoResendAfterTimeout(Monitor):
             return
         if fact.kind is FaultKind.REMOVE_TARGET:
             self._removed.add(fact.target)
+        elif fact.kind in (FaultKind.BLOCK_HUB, FaultKind.SLOW_DESTINATION):
+            self._held.add(fact.target)
         if fact.kind is FaultKind.AGGREGATE_NEXT:
             self._aggregates.setdefault(fact.target, []).extend([fact.timeout_first] * fact.count)
         elif fact.kind in (FaultKind.REJECT_NEXT, FaultKind.TIMEOUT_NEXT):
@@ -253,6 +258,19 @@ class NoResendAfterTimeout(Monitor):
         d.last_failure, d.resendable = None, False
         self._owing.pop(did, None)
 
+    def _unprovoked_timeout(self, d: _Delivery, did: str, event: TraceEvent) -> bool:
+        """A call timed out (by the mesh's word or the clock) that nothing the harness did
+        could make time out: no timeout or aggregate armed and spent on it, its target
+        never slowed, blocked or removed, no stop asked for."""
+        if d.expect is not None or not d.waiting or self._stop_asked:
+            return False
+        target = d.target or ""
+        if target in self._held or target in self._removed or self.harness.posted(did) is None:
+            return False
+        sent = d.sent_at
+        late = sent is not None and event.time_ms - sent.time_ms >= self.params.response_timeout_ms
+        return bool(event.timed_out) or late
+
     def _failed_as_armed(self, d: _Delivery, event: TraceEvent) -> bool:
         """Whether the call the fault was spent on failed the way the fault makes it: a
         timeout (alone or in an aggregate) no sooner than a response timeout after the
@@ -290,6 +308,11 @@ class NoResendAfterTimeout(Monitor):
             self.flag(f"the mesh reports {did}'s attempt {d.attempts - 1} as {event.error}, "
                       f"but the harness armed no rejection at {d.target} and asked for no "
                       "stop: a call fails only as the harness made it",
+                      *(e for e in (d.sent_at, event) if e is not None))
+        elif self._unprovoked_timeout(d, did, event):
+            self.flag(f"{did}'s attempt {d.attempts - 1} timed out, but the harness armed no "
+                      f"timeout at {d.target}, never slowed, blocked or removed it and asked "
+                      "for no stop: a call fails only as the harness made it",
                       *(e for e in (d.sent_at, event) if e is not None))
         if d.expect is not None and d.waiting and self._failed_as_armed(d, event):
             self.exercised(HONOURED[d.expect])

@@ -112,6 +112,13 @@ SEED_PROGRAMS: Mapping[str, Mapping[str, Program]] = {
             ("timeout", {"to": "h0", "count": 7}),
             _user("h0", G),
         ),
+        # One timeout armed, two deliveries: the first call times out (sent once), the
+        # second goes through; only what the harness made time out times out.
+        "one-timeout": (
+            _init(),
+            ("timeout", {"to": "h2", "count": 1}),
+            _user("h2", G, count=2),
+        ),
         # An invalid activation on every call: re-sent until the budget is spent.
         "rejection-retry": (
             _init(),
