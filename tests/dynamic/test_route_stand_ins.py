@@ -43,7 +43,8 @@ def test_grain_scenarios_are_kept_on_a_mesh_without_a_grain_router() -> None:
 def test_a_family_the_adapter_lacks_still_leaves_the_scenario_out() -> None:
     # INV4's scenarios inject rejections and timeouts: no route stands in for a family.
     assert set(_light_scenarios(("INV4",), ALL)) == {
-        "INV4:timeout", "INV4:rejection-retry", "INV4:one-rejection", "INV4:aggregate"}
+        "INV4:timeout", "INV4:one-timeout", "INV4:rejection-retry", "INV4:one-rejection",
+        "INV4:aggregate"}
     assert _light_scenarios(("INV4",), NO_GRAIN) == []
 
 
