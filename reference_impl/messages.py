@@ -57,16 +57,6 @@ class Message:
         self.diagnostic_key = diagnostic_key
         self.reply_to = reply_to
 
-    @property
-    def can_be_ignored(self) -> bool:
-        """Heartbeats and other ignorable traffic, shutdown and dispose requests."""
-        return self.message_class in (MessageClass.IGNORABLE, MessageClass.LIFECYCLE)
-
-    @property
-    def system_message(self) -> bool:
-        """Exempt from the identity check only."""
-        return self.message_class is MessageClass.SYSTEM
-
     def suppresses_answer(self) -> bool:
         """The payload's own answer policy: a failure to route it is never answered."""
         return self.message_class.suppresses_answer
