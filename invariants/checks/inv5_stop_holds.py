@@ -18,6 +18,9 @@ Obligations (what each reads), with the evidence each counts:
   leg in flight (counted per graceful stop that reached it with legs to wait for).
 - "hold budgets expired with the residual named": a hold released by its 30 s budget,
   with the residual legs logged oldest first (STOP_HOLD_RELEASED "budget", RESIDUAL_LEG).
+- "graceful stops with nothing in flight not held": a graceful stop entered Active with no
+  leg in flight and none started until it left, and it left at that instant: there is
+  nothing to wait for (LEG_STARTED/LEG_ENDED, STOP_STAGE_ENTERED/LEFT).
 - "non-graceful stops not held": a non-graceful stop entered Active with legs in flight
   and did not hold (STOP_HOLD_STARTED, the time Active was left).
 - "holds ended when the host gave up": the harness asked for a non-graceful stop while a
@@ -56,6 +59,7 @@ REFUSED = "dispatches after the stop began refused"
 ORDER = "stages entered in descending order"
 COMPLETED = "requested stops completed"
 GAVE_UP = "holds ended when the host gave up"
+IDLE = "graceful stops with nothing in flight not held"
 
 _ROUTING = frozenset({
     EventKind.LEG_STARTED,
@@ -77,6 +81,7 @@ class StopHolds(Monitor):
         ZERO_AT_DEACTIVATION: "no graceful stop that had legs to wait for reached "
         "GrainDeactivation",
         BUDGET: "no stop hold ran out its budget (stop_budget_ms): no leg outlived it",
+        IDLE: "no graceful stop reached Active with nothing in flight",
         NOT_HELD: "no non-graceful stop found a leg in flight at Active",
         REFUSED: "the harness never posted through a router after asking for the stop",
         GAVE_UP: "the harness never gave up on a graceful stop while it held Active with "
@@ -88,7 +93,7 @@ class StopHolds(Monitor):
     @classmethod
     def cause(cls, obligation: str, evidence: Mapping[str, int]) -> str:
         stops = evidence.get("stops requested", 0)
-        if obligation in (HELD, ZERO_AT_DEACTIVATION, BUDGET, NOT_HELD) and stops:
+        if obligation in (HELD, ZERO_AT_DEACTIVATION, BUDGET, NOT_HELD, IDLE) and stops:
             for name in ("Active", "GrainDeactivation"):
                 if evidence.get(f"{name} entered", 0) == 0:
                     return (f"{stops} stop(s) were requested but no stop stage named {name} "
@@ -116,6 +121,7 @@ class StopHolds(Monitor):
         self._last_stage: TraceEvent | None = None
         self._completed: TraceEvent | None = None
         self._active_left = False
+        self._legs_at_active = False  # a leg was in flight while Active was held
 
     @property
     def _graceful(self) -> bool:
@@ -158,6 +164,8 @@ class StopHolds(Monitor):
                     *self._context(event),
                 )
             self._legs[event.leg_id] = event
+            if self._active_entered is not None and not self._active_left:
+                self._legs_at_active = True
         elif kind is EventKind.LEG_ENDED and event.leg_id is not None:
             self._observe_leg_ended(event)
         elif (
@@ -241,6 +249,7 @@ class StopHolds(Monitor):
         if event.stage == self._active:
             self.saw("Active entered")
             self._active_entered = event
+            self._legs_at_active = bool(self._legs)
             if self._legs:
                 self._waited = self._graceful and self._gave_up is None
                 self.exercised(
@@ -272,6 +281,13 @@ class StopHolds(Monitor):
         if not self._graceful:
             if held > 0:
                 self.flag(f"a non-graceful stop held Active for {held} ms", entered, event)
+            return
+        if not self._legs_at_active and self._gave_up is None:
+            if held > 0:
+                self.flag(f"a graceful stop held Active for {held} ms with nothing in flight "
+                          "(no leg to wait for)", entered, event)
+            else:
+                self.exercised(IDLE)
             return
         gave_up = self._gave_up
         if gave_up is not None:
@@ -325,6 +341,17 @@ class StopHolds(Monitor):
             return []
         if self._last_stage is not None and self._last_stage.stage != self._active:
             return []
+        if (
+            entered is not None and not self._active_left and not self._legs_at_active
+            and self._gave_up is None and now_ms > entered.time_ms
+        ):
+            return [
+                self.violation(
+                    f"stop still held at Active {now_ms - entered.time_ms} ms after it began, "
+                    "with nothing in flight (no leg to wait for)",
+                    entered,
+                )
+            ]
         gave_up = self._gave_up
         if gave_up is not None and not self._active_left and now_ms > gave_up.time_ms:
             return [

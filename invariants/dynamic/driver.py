@@ -40,6 +40,7 @@ from invariants.adapter import (
     Fault,
     FaultKind,
     MeshAdapter,
+    MeshHung,
     MessageSpec,
     RoundTrippingAdapter,
     Route,
@@ -333,7 +334,12 @@ class MeshMachine(RuleBasedStateMachine):
     def safety(self) -> None:
         if self.adapter is None:
             return
-        self._feed()
+        try:
+            with within_budget(f"trace() after a step, at {self._clock_text()}"):
+                self._feed()
+        except MeshHung:
+            self.failed = True
+            raise
         self._verify(final=False)
 
     def _harvest(self) -> None:
@@ -360,7 +366,8 @@ class MeshMachine(RuleBasedStateMachine):
             raise ClockError(f"{type(self.mesh).__name__}.run_until_idle("
                              f"{LIVENESS_LIMIT_MS}) moved virtual time from {before} ms to "
                              f"{now} ms, outside [{before}, {before + LIVENESS_LIMIT_MS}]")
-        self._feed()
+        with within_budget(f"trace() at teardown, {now} ms"):
+            self._feed()
         self._harvest()
         if currently_in_test_context():
             event("quiescent at teardown" if quiescent else "not quiescent within the bound")

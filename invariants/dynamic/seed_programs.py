@@ -112,12 +112,14 @@ SEED_PROGRAMS: Mapping[str, Mapping[str, Program]] = {
             ("timeout", {"to": "h0", "count": 7}),
             _user("h0", G),
         ),
-        # One timeout armed, two deliveries: the first call times out (sent once), the
-        # second goes through; only what the harness made time out times out.
+        # One timeout armed, then one more, three deliveries: the first two calls time
+        # out (each sent once), the third goes through; only what the harness made time
+        # out times out.
         "one-timeout": (
             _init(),
             ("timeout", {"to": "h2", "count": 1}),
-            _user("h2", G, count=2),
+            ("timeout", {"to": "h2", "count": 1}),
+            _user("h2", G, count=3),
         ),
         # An invalid activation on every call: re-sent until the budget is spent.
         "rejection-retry": (
@@ -172,6 +174,8 @@ SEED_PROGRAMS: Mapping[str, Mapping[str, Program]] = {
             ("advance", {"ms": 100, "schedule": []}),
             ("stop", {"graceful": True, "give_up_ms": 1_000}),
         ),
+        # A graceful stop with nothing in flight: nothing to wait for, so no hold.
+        "stop-idle": (_init(), ("stop", {"graceful": True})),
         "stop-non-graceful": (
             _init(),
             ("slow", {"to": "h1", "duration_ms": 5_000}),

@@ -48,8 +48,13 @@ def cpu_alarm(
     """Raise `raising` in the block once it has used `seconds` of CPU time (`timer`:
     ITIMER_PROF or ITIMER_VIRTUAL, signalled by `signum`), and again every half second
     after, so a loop that swallows the first signal (a broad `except`, a gc callback) is
-    still stopped. Main thread only (signals); elsewhere, and for 0 seconds, unbounded."""
-    if not seconds or threading.current_thread() is not threading.main_thread():
+    still stopped. Main thread only (signals); elsewhere, and for 0 seconds, unbounded;
+    within another alarm of the same timer, that one bounds the block."""
+    if (
+        not seconds
+        or threading.current_thread() is not threading.main_thread()
+        or signal.getitimer(timer)[0] > 0  # inside another budget of this timer: it holds
+    ):
         yield
         return
     armed = [True]  # off before the timer is: a late signal after the block is ignored
