@@ -28,7 +28,7 @@ def add_parser(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "prove",
         help="kill matrix: the reference and its pre-fix mutants against every check",
-        description="Run the reference mesh and its pre-fix mutants (M1-M21, M24-M26) against "
+        description="Run the reference mesh and its pre-fix mutants (M1-M30) against "
         "every static rule and dynamic invariant. Exit 0 when every listed kill happened and the "
         "reference passed everything, 1 otherwise, 2 on a usage error.",
     )
