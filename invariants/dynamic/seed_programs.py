@@ -117,9 +117,9 @@ SEED_PROGRAMS: Mapping[str, Mapping[str, Program]] = {
         # out times out.
         "one-timeout": (
             _init(),
-            ("timeout", {"to": "h2", "count": 1}),
-            ("timeout", {"to": "h2", "count": 1}),
-            _user("h2", G, count=3),
+            ("timeout", {"to": "h1", "count": 1}),
+            ("timeout", {"to": "h1", "count": 1}),
+            _user("h1", G, count=3),
         ),
         # An invalid activation on every call: re-sent until the budget is spent.
         "rejection-retry": (

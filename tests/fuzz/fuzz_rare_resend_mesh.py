@@ -3,7 +3,7 @@
 The delivery retry re-sends a timed-out grain call (it gates on `is_transient`, which
 admits timeouts) only when the call went to hub `h2` and its error is a bare timeout (not
 an aggregate, which INV4's machine injects often enough to find it). The seed programs
-time out bare calls to `h0` only, so `run_invariant`'s known shapes pass on this mesh; a
+time out bare calls to `h0` and `h1` only, so `run_invariant`'s known shapes pass on this mesh; a
 session has to find the bug, and CI can only fail on it by replaying what it saved.
 
 It is M2's codemod narrowed to that hub, applied to a copy of the current reference like

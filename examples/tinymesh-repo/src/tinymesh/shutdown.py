@@ -3,7 +3,8 @@
 From the first step no new letter is dispatched (the couriers turn them away), so the
 in-flight count only falls; SERVING waits for it to reach zero, at most `BUDGET_MS`,
 then names what is left, oldest first. DETACHING cuts what did not land and closes the
-mailboxes' gates; FINAL ends the open watches. A stop that is not graceful holds nothing.
+mailboxes' gates; FINAL ends the open watches. A stop that is not graceful holds nothing,
+and one asked for while a graceful stop runs (the host gave up waiting) ends its hold.
 """
 
 from __future__ import annotations
@@ -29,6 +30,10 @@ class Shutdown:
 
     def begin(self, graceful: bool) -> None:
         if self.begun:
+            if not graceful and self.graceful:  # the host gave up: hold no longer
+                self.graceful = False
+                if self.mesh.courier.on_drained is not None:
+                    self._release("cancelled")
             return
         mesh = self.mesh
         self.begun, self.graceful = True, graceful
