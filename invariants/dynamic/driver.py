@@ -40,7 +40,6 @@ from invariants.adapter import (
     Fault,
     FaultKind,
     MeshAdapter,
-    MeshHung,
     MessageSpec,
     RoundTrippingAdapter,
     Route,
@@ -334,12 +333,7 @@ class MeshMachine(RuleBasedStateMachine):
     def safety(self) -> None:
         if self.adapter is None:
             return
-        try:
-            with within_budget(f"trace() after a step, at {self._clock_text()}"):
-                self._feed()
-        except MeshHung:
-            self.failed = True
-            raise
+        self.acting(self._feed, "trace() after a step")
         self._verify(final=False)
 
     def _harvest(self) -> None:
