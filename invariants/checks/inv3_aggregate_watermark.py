@@ -21,7 +21,8 @@ Obligations (what each reads), with the evidence each counts:
   HANDLED).
 - "blocked turns held": a hub whose turn the harness blocked (harness fact BLOCK_HUB for
   `duration_ms`; overlapping holds last until the latest ends) handles nothing until the
-  hold ends (HANDLED). Counted per hold that ran out.
+  hold ends (HANDLED). Counted per hold that ran out. A hub the harness removed (harness
+  fact REMOVE_TARGET) has no turn to block: a block there is not a hold.
 - "exempt traffic kept off the breaker": can-be-ignored, lifecycle and failure traffic
   reached an intake, and the per-key breaker never dropped or tripped on it (DROPPED,
   BREAKER_TRIPPED); counted per such message shed or enqueued.
@@ -84,9 +85,14 @@ class AggregateWatermark(Monitor):
         self._due: dict[str, tuple[int, TraceEvent]] = {}  # user id -> (deadline, ENQUEUED)
         self._stated: dict[str, int] = {}  # hub -> watermark its HUB_CREATED stated
         self._blocked: dict[str, tuple[int, Injected]] = {}  # hub -> (held until, the block)
+        self._removed: set[str] = set()  # hubs the harness removed: a block there holds nothing
 
     def on_fact(self, fact: HarnessFact) -> None:
-        if isinstance(fact, Injected) and fact.kind is FaultKind.BLOCK_HUB:
+        if isinstance(fact, Injected) and fact.kind is FaultKind.REMOVE_TARGET:
+            self._removed.add(fact.target)
+            self._blocked.pop(fact.target, None)
+        if (isinstance(fact, Injected) and fact.kind is FaultKind.BLOCK_HUB
+                and fact.target not in self._removed):
             until = fact.time_ms + fact.duration_ms
             held = self._blocked.get(fact.target)
             if held is None or held[0] < until:

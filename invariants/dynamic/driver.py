@@ -63,6 +63,7 @@ from invariants.dynamic.report import (
     failure_note,
     write_diagram,
 )
+from invariants.dynamic.rule_swarm import keep_on
 from invariants.dynamic.seed_programs import SEED_PROGRAMS, Program
 from invariants.dynamic.step_budget import within_budget
 from invariants.trace import EventKind, MessageClass, TraceEvent
@@ -166,6 +167,7 @@ class MeshMachine(RuleBasedStateMachine):
 
     def __init__(self) -> None:
         super().__init__()
+        keep_on(self, self.always_on_rules())
         self.chooser = ScriptedChooser()
         self.adapter: MeshAdapter | None = None
         self.monitors: list[Monitor] = []
@@ -183,6 +185,11 @@ class MeshMachine(RuleBasedStateMachine):
         self._seen: set[str] = set()
         self.stats = _RECORDING.get() or RunStats()
         self.stats.examples += 1
+
+    @classmethod
+    def always_on_rules(cls) -> frozenset[str]:
+        """The rules no run goes without: the plan's core families and the clock."""
+        return cls.core_families | ({"advance"} if hasattr(cls, "advance") else set())
 
     # Driving ----------------------------------------------------------------------------
 

@@ -134,3 +134,20 @@ def test_nothing_is_handled_while_an_injected_hold_lasts() -> None:
     assert run(1_000) == (["h handled u1 at 1000 ms, while the turn the harness blocked at "
                            "0 ms for 5,000 ms was held (until 5000 ms)"], 0)
     assert run(5_000) == ([], 1)
+
+
+def test_a_block_on_a_hub_the_harness_removed_is_not_a_hold() -> None:
+    """A removed hub has no turn to hold: what it still handles of its old queue is not a
+    turn taken during a hold (a mesh may finish a departed hub's queue)."""
+    def run(removed_first: bool) -> list[str]:
+        t = Trace()
+        _intake(t, K.ENQUEUED, "u1", C.USER)
+        remove = Injected(FaultKind.REMOVE_TARGET, "h", 1, 0, 0, len(t.events))
+        block = Injected(FaultKind.BLOCK_HUB, "h", 1, 1_000, 0, len(t.events))
+        t.at(10).add(K.HANDLED, hub="h", delivery_id="u1")
+        facts = [remove, block] if removed_first else [block]
+        return [v.message for v in run_monitor(inv3.AggregateWatermark(), t.events, facts=facts)]
+
+    assert run(removed_first=True) == []
+    assert run(removed_first=False) == ["h handled u1 at 10 ms, while the turn the harness "
+                                        "blocked at 0 ms for 1,000 ms was held (until 1000 ms)"]

@@ -1,10 +1,12 @@
 """A mesh with M2's pre-fix shape confined to one hub: a fuzzing session's kind of bug.
 
 The delivery retry re-sends a timed-out grain call (it gates on `is_transient`, which
-admits timeouts) only when the call went to hub `h2` and its error is a bare timeout (not
-an aggregate, which INV4's machine injects often enough to find it). The seed programs
-time out bare calls to `h0` and `h1` only, so `run_invariant`'s known shapes pass on this mesh; a
-session has to find the bug, and CI can only fail on it by replaying what it saved.
+admits timeouts) only when the call went from `peer` to hub `h2`, failed once the mesh had
+run 150 virtual seconds and its error is a bare timeout (not an aggregate, which INV4's
+machine injects often enough to find it). The seed programs time out bare calls to `h0`
+and `h1` only, and `ci`'s runs (16 steps) rarely advance the clock that far first, so
+`run_invariant` passes on this mesh; a session (60-step runs) has to find the bug, and CI can only fail on it by
+replaying what it saved.
 
 It is M2's codemod narrowed to that hub, applied to a copy of the current reference like
 every mutant (not registered: it is a fixture, not a pre-fix shape), so it follows the
@@ -29,6 +31,10 @@ from invariants.mutants.build import build_mutant
 from invariants.mutants.m2_resend_timeouts import MUTANT as M2
 
 BUGGY_HUB = "h2"
+BUGGY_SENDER = "peer"
+# Only once the mesh has run 150 virtual seconds: a long run's bug (five of the longest
+# `advance` steps first; the fuzz profile's runs are 60 steps, ci's 16).
+BUGGY_FROM_MS = 150_000
 
 
 class ResendTimeoutsOnOneHub(MutationCodemod):
@@ -41,12 +47,15 @@ class ResendTimeoutsOnOneHub(MutationCodemod):
         AddImportsVisitor.add_needed_import(self.context, "reference_impl.ladder", "is_transient")
         return cst.parse_expression(
             f'(is_transient(exc) if self.delivery.target == "{BUGGY_HUB}" '
+            f'and self.delivery.sender == "{BUGGY_SENDER}" '
+            f'and self.router.mesh.scheduler.now >= {BUGGY_FROM_MS} '
             'and not isinstance(exc, BaseExceptionGroup) else is_resendable(exc))'
         )
 
 
 RARE_RESEND = dataclasses.replace(
-    M2, id="M2h2", slug="resend-timeouts-at-h2", shape=f"M2's retry gate, at hub {BUGGY_HUB} only",
+    M2, id="M2h2", slug="resend-timeouts-at-h2",
+    shape=f"M2's retry gate, from {BUGGY_SENDER} to hub {BUGGY_HUB} only",
     codemod=ResendTimeoutsOnOneHub,
 )
 _BUILD = build_mutant(RARE_RESEND)
