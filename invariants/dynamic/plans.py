@@ -241,7 +241,7 @@ def _is_enabled(family: str) -> Callable[[MeshMachine], bool]:
     if family == "stop":
         return lambda self: family in self.enabled and not self.stopped
     if family in BULK_FAMILIES:
-        return lambda self: family in self.enabled and self.bulk_steps < MAX_BULK_STEPS
+        return lambda self: family in self.enabled and self.bulk_steps[family] < MAX_BULK_STEPS
     return lambda self: family in self.enabled
 
 
