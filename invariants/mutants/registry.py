@@ -87,3 +87,8 @@ def select_mutants(names: Sequence[str] | None) -> tuple[Mutant, ...]:
         return MUTANTS
     chosen = {find_mutant(name).id for name in names}
     return tuple(mutant for mutant in MUTANTS if mutant.id in chosen)
+
+
+def id_range() -> str:
+    """The registered ids as a range for help texts ("M1..M30")."""
+    return f"{MUTANTS[0].id}..{MUTANTS[-1].id}"

@@ -21,6 +21,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from invariants.mutants.registry import id_range
+
 PROG = "mesh-harness fuzz"
 
 
@@ -63,7 +65,8 @@ def add_parser(subparsers: Any) -> None:
     parser.add_argument("--adapter", metavar="MODULE:FACTORY",
                         help="the mesh under test (default: the reference mesh)")
     parser.add_argument("--mutant", metavar="NAME",
-                        help="fuzz a pre-fix mutant of the reference mesh (M1..M21, M24..M26)")
+                        help="fuzz a pre-fix mutant of the reference mesh "
+                        f"({id_range()}, by id or slug)")
     parser.add_argument("--invariant", action="extend", nargs="+", metavar="ID",
                         help="invariants to fuzz (default: all)")
     parser.add_argument("--min-examples", type=_positive_int, default=1, metavar="N",

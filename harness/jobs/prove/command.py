@@ -20,6 +20,7 @@ from harness.shared_database import add_shared_database_option, command_database
 from invariants.dynamic.profiles import replaying
 from invariants.mutants.base import MutantNotApplicable
 from invariants.mutants.matrix import ALL_CHECKS, Matrix, prove
+from invariants.mutants.registry import id_range
 from invariants.mutants.render import matrix_text
 from invariants.scan.config import ConfigError
 
@@ -28,7 +29,7 @@ def add_parser(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "prove",
         help="kill matrix: the reference and its pre-fix mutants against every check",
-        description="Run the reference mesh and its pre-fix mutants (M1-M30) against "
+        description=f"Run the reference mesh and its pre-fix mutants ({id_range()}) against "
         "every static rule and dynamic invariant. Exit 0 when every listed kill happened and the "
         "reference passed everything, 1 otherwise, 2 on a usage error.",
     )
