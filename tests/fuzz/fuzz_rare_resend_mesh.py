@@ -5,8 +5,8 @@ admits timeouts) only when the call went from `peer` to hub `h2`, failed once th
 run 150 virtual seconds and its error is a bare timeout (not an aggregate, which INV4's
 machine injects often enough to find it). The seed programs time out bare calls to `h0`
 and `h1` only, and `ci`'s runs (16 steps) rarely advance the clock that far first, so
-`run_invariant` passes on this mesh; a session (60-step runs) has to find the bug, and CI can only fail on it by
-replaying what it saved.
+`run_invariant` passes on this mesh; a session (60-step runs) has to find the bug, and CI
+can only fail on it by replaying what it saved.
 
 It is M2's codemod narrowed to that hub, applied to a copy of the current reference like
 every mutant (not registered: it is a fixture, not a pre-fix shape), so it follows the

@@ -5,8 +5,9 @@ variable; a bad value is one error line naming where it was given.
 
 The saved failure comes from a mesh whose bug the `ci` profile does not find by itself
 (`fuzz_rare_resend_mesh`: M2's bug on hub h2 only, in long runs), found by a longer
-derandomized run of longer programs, as a fuzzing session would find it. The controls: the same run without the database
-passes, and so does a twin of the mesh with it (a failure replays only on its own mesh).
+derandomized run of longer programs, as a fuzzing session would find it. The controls:
+the same run without the database passes, and so does a twin of the mesh with it (a
+failure replays only on its own mesh).
 """
 
 from __future__ import annotations
@@ -46,7 +47,8 @@ def saved(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[str]]:
         sys.path.remove(str(FUZZ_TESTS))
     directory = tmp_path_factory.mktemp("shared")
     ci = profile(CI)
-    search = settings(ci, max_examples=500, stateful_step_count=60, phases=(Phase.reuse, *ci.phases),
+    search = settings(ci, max_examples=500, stateful_step_count=60,
+                      phases=(Phase.reuse, *ci.phases),
                       database=DirectoryBasedExampleDatabase(directory))
     outcome = run_invariant("INV4", make_adapter, search)
     assert outcome.verdict == "violation", outcome.failure_text
