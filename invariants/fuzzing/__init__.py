@@ -10,6 +10,7 @@
   each rotating through its tests in time slices), applied to HypoFuzz's hub and workers.
 - `replay_alignment`: HypoFuzz replays a recorded choice sequence in step with the test's
   draws (forced ones included), so its re-executions run the same program.
+- `coverage_scope`: HypoFuzz's coverage guidance measured on the mesh, not the harness.
 - `observed`, `goals`, `failures`, `shortfall`, `summary`: what the session ran, reached
   and found, and which selected tests did not get their examples.
 """

@@ -8,18 +8,22 @@ imports this module again) has them too:
 - the harness's schedule across the tests (`sliced_worker`: the hub's assignment, kept
   alive until the workers report, and workers rotating through their tests in slices);
 - the replay of a recorded choice sequence in step with the test's draws
-  (`replay_alignment`), without which HypoFuzz's coverage guidance keeps nothing.
+  (`replay_alignment`), without which HypoFuzz's coverage guidance keeps nothing;
+- coverage measured on the mesh, not on the harness's own code (`coverage_scope`), which
+  nearly doubles the examples a session runs.
 """
 
 from __future__ import annotations
 
 from invariants.fuzzing import sliced_worker
+from invariants.fuzzing.coverage_scope import measure_the_mesh_only
 from invariants.fuzzing.replay_alignment import align_replayed_choices
 
 
 def install_fixes() -> None:
     sliced_worker.install()
     align_replayed_choices()
+    measure_the_mesh_only()
 
 
 if __name__ in ("__main__", "__mp_main__"):  # the launcher, or a worker it spawned
