@@ -34,6 +34,10 @@ def keep_on(machine: RuleBasedStateMachine, rules: Iterable[str]) -> None:
     """Make Hypothesis's swarm leave `rules` (rule names) enabled in every run of
     `machine`; call it from the machine's `__init__`, after `RuleBasedStateMachine`'s."""
     strategy = machine._rules_strategy  # Hypothesis's RuleStrategy for this run
+    if not hasattr(strategy, "enabled_rules_strategy"):
+        # Setting it would silently do nothing: fail where the cause is plain.
+        raise RuntimeError("this Hypothesis keeps a state machine's rule swarm elsewhere; "
+                           "invariants.dynamic.rule_swarm needs updating")
     names = frozenset(rule.function.__name__ for rule in strategy.rules)
     unknown = set(rules) - names
     if unknown:

@@ -73,3 +73,15 @@ def test_an_unknown_rule_is_an_error_at_once() -> None:
 
     with pytest.raises(ValueError, match=r"Empty has no rule\(s\) \['missing'\]"):
         keep_on(Empty(), {"missing"})
+
+
+def test_a_hypothesis_without_the_swarm_attribute_is_an_error_not_a_no_op() -> None:
+    class Machine(RuleBasedStateMachine):
+        @rule()
+        def only(self) -> None:
+            pass
+
+    machine = Machine()
+    del machine._rules_strategy.enabled_rules_strategy
+    with pytest.raises(RuntimeError, match="rule_swarm needs updating"):
+        keep_on(machine, {"only"})
