@@ -104,6 +104,15 @@ SEED_PROGRAMS: Mapping[str, Mapping[str, Program]] = {
             ("block", {"to": "h0", "duration_ms": 5_000}),
             ("advance", {"ms": 1_000, "schedule": []}),
         ),
+        # A shorter hold inside a longer one: it does not cut the longer one short.
+        "hold-inside-a-hold": (
+            _init(),
+            ("block", {"to": "h0", "duration_ms": 5_000}),
+            _user("h0", D),
+            ("advance", {"ms": 250, "schedule": []}),
+            ("block", {"to": "h0", "duration_ms": 1_000}),
+            ("advance", {"ms": 1_000, "schedule": []}),
+        ),
     },
     "INV4": {
         # A delivery whose call outlives the response timeout: 1 call, not 7 (seed 000).
