@@ -88,11 +88,12 @@ class AggregateWatermark(Monitor):
         self._removed: set[str] = set()  # hubs the harness removed: a block there holds nothing
 
     def on_fact(self, fact: HarnessFact) -> None:
-        if isinstance(fact, Injected) and fact.kind is FaultKind.REMOVE_TARGET:
+        if not isinstance(fact, Injected):
+            return
+        if fact.kind is FaultKind.REMOVE_TARGET:
             self._removed.add(fact.target)
             self._blocked.pop(fact.target, None)
-        if (isinstance(fact, Injected) and fact.kind is FaultKind.BLOCK_HUB
-                and fact.target not in self._removed):
+        elif fact.kind is FaultKind.BLOCK_HUB and fact.target not in self._removed:
             until = fact.time_ms + fact.duration_ms
             held = self._blocked.get(fact.target)
             if held is None or held[0] < until:

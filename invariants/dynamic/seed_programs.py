@@ -52,6 +52,19 @@ def _user(to: str, route: Route = M, count: int = 1, sender: str = "client") -> 
     return ("user", {"sender": sender, "to": to, "route": route, "count": count})
 
 
+def _two_holds(first_ms: int, second_ms: int) -> Program:
+    """h0's turn held, a user message queued behind it, and 250 ms later a second hold;
+    then a second passes, inside whichever hold lasts longer."""
+    return (
+        _init(),
+        ("block", {"to": "h0", "duration_ms": first_ms}),
+        _user("h0", D),
+        ("advance", {"ms": 250, "schedule": []}),
+        ("block", {"to": "h0", "duration_ms": second_ms}),
+        ("advance", {"ms": 1_000, "schedule": []}),
+    )
+
+
 SEED_PROGRAMS: Mapping[str, Mapping[str, Program]] = {
     "INV1": {
         # A post with no identity, repeated: logged once each, never answered (seed 004).
@@ -96,23 +109,9 @@ SEED_PROGRAMS: Mapping[str, Mapping[str, Program]] = {
             ("advance", {"ms": 1_000, "schedule": []}),
         ),
         # A hold extended while it lasts: the turn stays held until the later one ends.
-        "overlapping-holds": (
-            _init(),
-            ("block", {"to": "h0", "duration_ms": 1_000}),
-            _user("h0", D),
-            ("advance", {"ms": 250, "schedule": []}),
-            ("block", {"to": "h0", "duration_ms": 5_000}),
-            ("advance", {"ms": 1_000, "schedule": []}),
-        ),
+        "overlapping-holds": _two_holds(1_000, 5_000),
         # A shorter hold inside a longer one: it does not cut the longer one short.
-        "hold-inside-a-hold": (
-            _init(),
-            ("block", {"to": "h0", "duration_ms": 5_000}),
-            _user("h0", D),
-            ("advance", {"ms": 250, "schedule": []}),
-            ("block", {"to": "h0", "duration_ms": 1_000}),
-            ("advance", {"ms": 1_000, "schedule": []}),
-        ),
+        "hold-inside-a-hold": _two_holds(5_000, 1_000),
     },
     "INV4": {
         # A delivery whose call outlives the response timeout: 1 call, not 7 (seed 000).

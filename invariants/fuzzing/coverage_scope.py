@@ -5,7 +5,8 @@ dependencies: on Python before 3.12 with a `sys.settrace` function called for ea
 Most lines an example runs are the harness's own (the driver posting, every monitor
 reading every trace event), and their branches say nothing about the mesh that the mesh's
 own branches and the goals do not; tracing them cost more than half of each example's
-time (INV1 150 examples in 15 s, 274 without; INV5 173 and 315; INV6 8 and 11).
+time (examples in 15 s of one worker, before and after: INV1 150 and 274; INV5 173 and
+324; INV6 8 and 12).
 
 `measure_the_mesh_only` leaves the `invariants` package out of what HypoFuzz traces, and
 on Python before 3.12 skips the frames of every file it does not trace at once (the
