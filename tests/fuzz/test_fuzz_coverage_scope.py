@@ -6,8 +6,11 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-import hypofuzz.coverage as hypofuzz_coverage
 import pytest
+
+pytest.importorskip("hypofuzz", reason="needs the fuzz extra: pip install -e '.[fuzz]'")
+
+import hypofuzz.coverage as hypofuzz_coverage
 
 import reference_impl.ladder
 from invariants.fuzzing import coverage_scope, schedule
