@@ -42,7 +42,8 @@ def test_drawn_rules_alone_catch_every_control(control: tuple[str, str]) -> None
     assert {v.check_id for v in outcome.violations} == {check_id}
     text = outcome.failure_text or ""
     assert "scenario='" not in text and "Seed program" not in text
-    assert "Falsifying example:" in text and "@reproduce_failure(" in text
+    # The search's own counterexample: the shrunk program and its reproduce blob.
+    assert "state." in text and "@reproduce_failure(" in text
     _assert_full_report(check_id, text, outcome.diagram or "")
     assert outcome.examples <= 100, summary_line(outcome)
     assert outcome.shrunk_steps is not None and outcome.shrunk_steps <= 12, summary_line(outcome)

@@ -103,7 +103,6 @@ def test_a_failure_found_by_the_state_machine_carries_the_reproduce_blob(
     result.assert_outcomes(failed=1, deselected=5)
     output = result.stdout.str()
     assert "Seed program" not in output
-    assert "Falsifying example:" in output
     assert "sender='peer'" in output
     assert "@reproduce_failure(" in output
     assert "sequenceDiagram" in output

@@ -1,5 +1,6 @@
-"""The README's promises that code can check: exactly two commands, the second the very line
-.ci/run runs, and every linked docs page present."""
+"""The README's promises that code can check: exactly two commands, both run by .ci/run first,
+verbatim, in a new virtualenv without system site packages, and every linked docs page
+present."""
 
 from __future__ import annotations
 
@@ -19,12 +20,26 @@ def first_bash_block(text: str) -> list[str]:
     return [line for line in match.group(1).splitlines() if line.strip()]
 
 
-def test_the_readme_has_exactly_the_two_commands_and_ci_runs_the_second() -> None:
+def _ci_commands() -> list[str]:
+    """.ci/run's command lines, comments and blank lines left out."""
+    text = (PROJECT / ".ci" / "run").read_text(encoding="utf-8")
+    lines = [line.strip() for line in text.splitlines()]
+    return [line for line in lines if line and not line.startswith("#")]
+
+
+def test_the_readme_has_exactly_the_two_commands_and_ci_runs_them_first() -> None:
     commands = first_bash_block((PROJECT / "README.md").read_text(encoding="utf-8"))
     assert len(commands) == 2
     assert commands[0] == MAIN_JOB
-    ci_lines = (PROJECT / ".ci" / "run").read_text(encoding="utf-8").strip().splitlines()
-    assert ci_lines[-1] == commands[1]
+    ci = _ci_commands()
+    first = ci.index(commands[0])
+    assert ci[first + 1] == commands[1]
+    # Nothing installs or runs a tool before them but the new virtualenv they run in.
+    before = ci[:first]
+    assert not [line for line in before if re.search(r"\b(pip|pytest)\b", line)]
+    venvs = [line for line in before if " -m venv " in line]
+    assert venvs and not [line for line in venvs if "system-site-packages" in line]
+    assert any(line.startswith("source ") and "/bin/activate" in line for line in before)
 
 
 def test_a_readme_without_the_block_is_refused() -> None:
