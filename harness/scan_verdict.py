@@ -53,15 +53,20 @@ class ScanVerdict:
         return Counter(finding.rule for finding in self.findings)
 
 
+def baseline_not_found(path: Path) -> baselines.BaselineError:
+    """The one line every entry point gives for a baseline that is named but missing."""
+    return baselines.BaselineError(
+        f"{path}: baseline not found (create it with "
+        f"`python -m harness scan --baseline {path} --update-baseline`)"
+    )
+
+
 def load_baseline(path: Path | None) -> Counter[tuple[str, str, str, str]] | None:
     """The baseline's entries; a missing file is an error (a typo must not pass silently)."""
     if path is None:
         return None
     if not path.exists():
-        raise baselines.BaselineError(
-            f"{path}: baseline not found (create it with "
-            f"`python -m harness scan --baseline {path} --update-baseline`)"
-        )
+        raise baseline_not_found(path)
     return baselines.load(path)
 
 

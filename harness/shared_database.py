@@ -73,16 +73,16 @@ def add_shared_database_option(parser: argparse.ArgumentParser) -> None:
                         f"invariant (default: ${SHARED_DATABASE_ENV}, else none)")
 
 
-def command_database(
-    option: str | None, option_name: str, environ: Mapping[str, str]
-) -> SharedDatabase | None:
-    """For `python -m harness check`/`prove`: the option's database, else the environment
-    variable's, relative to the working directory, checked and reachable."""
-    base = Path.cwd()
-    if option is not None:
-        shared: SharedDatabase | None = shared_database_spec(option, option_name, base)
-    else:
-        shared = environment_database(environ, base)
+def option_database(option: str | None, option_name: str) -> SharedDatabase | None:
+    """For `python -m harness check`/`prove`: the database `--shared-database` names,
+    relative to the working directory (None when not given). It goes into the settings'
+    overrides, so the run replays the option's database, else `[tool.harness]
+    shared_database`, else `HARNESS_SHARED_DATABASE`, as the plugin does."""
+    return None if option is None else shared_database_spec(option, option_name, Path.cwd())
+
+
+def reachable(shared: SharedDatabase | None) -> SharedDatabase | None:
+    """`shared`, once its server (if it has one) has answered."""
     if shared is not None:
         ensure_reachable(shared)
     return shared

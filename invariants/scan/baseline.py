@@ -20,6 +20,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from invariants.scan.config import ConfigError
 from invariants.scan.model import Finding, ScanConfig
 from invariants.scan.problems import STALE_BASELINE, Problem
 
@@ -28,8 +29,9 @@ FORMAT_VERSION = 1
 Key = tuple[str, str, str, str]  # rule, path, symbol, normalised snippet
 
 
-class BaselineError(Exception):
-    """An unreadable or malformed baseline file: one line naming the file."""
+class BaselineError(ConfigError):
+    """An unreadable or malformed baseline file: one line naming the file. A baseline is a
+    setting's file, so it is a configuration error wherever it is read (exit 2)."""
 
 
 def normalise_snippet(snippet: str) -> str:

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import os
 import sys
 from typing import Any
 
@@ -26,7 +25,7 @@ from harness.settings import (
     invariant_ids,
     known_profile,
 )
-from harness.shared_database import add_shared_database_option, command_database
+from harness.shared_database import add_shared_database_option, option_database, reachable
 from invariants.adapter_spec import AdapterSpecError
 from invariants.dynamic.profiles import PROFILES
 from invariants.mutants.base import MutantNotApplicable
@@ -65,7 +64,9 @@ def add_parser(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     overrides = Overrides(params=parse_assignments(args.param, "--param"),
-                          params_origin="--param")
+                          params_origin="--param",
+                          shared_database=option_database(args.shared_database,
+                                                          "--shared-database"))
     settings = for_command(overrides=overrides)
     importing_from(settings)
     if args.profile is not None:
@@ -84,7 +85,7 @@ def run(args: argparse.Namespace) -> int:
             print(f"{PROG}: error: --invariants needs --no-prove (the kill matrix runs all)",
                   file=sys.stderr)
             return 2
-    shared = command_database(args.shared_database, "--shared-database", os.environ)
+    shared = reachable(settings.shared_database)  # the option, else the key or the variable
 
     def progress(line: str) -> None:
         if not args.quiet:

@@ -10,19 +10,17 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from typing import Any
 
 from harness.jobs.prove import mutate
-from harness.settings import for_command, known_profile
-from harness.shared_database import add_shared_database_option, command_database
+from harness.settings import Overrides, for_command, known_profile
+from harness.shared_database import add_shared_database_option, option_database, reachable
 from invariants.dynamic.profiles import replaying
 from invariants.mutants.base import MutantNotApplicable
 from invariants.mutants.matrix import ALL_CHECKS, Matrix, prove
 from invariants.mutants.registry import id_range
 from invariants.mutants.render import matrix_text
-from invariants.scan.config import ConfigError
 
 
 def add_parser(subparsers: Any) -> None:
@@ -51,16 +49,14 @@ def add_parser(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    settings = for_command()  # the working tree's [tool.harness]: a bad key fails as everywhere
+    # The working tree's [tool.harness]: a bad key fails as everywhere.
+    settings = for_command(overrides=Overrides(
+        shared_database=option_database(args.shared_database, "--shared-database")))
     known_profile(args.profile, "--profile")
     if args.mutate is not None:
         return mutate.run(args, settings)
     checks = [check.upper() for check in args.check]
-    try:
-        shared = command_database(args.shared_database, "--shared-database", os.environ)
-    except ConfigError as exc:
-        print(f"mesh-harness prove: error: {exc}", file=sys.stderr)
-        return 2
+    shared = reachable(settings.shared_database)  # the option, else the key or the variable
     try:
         with replaying(shared.spec if shared else None, shared.origin if shared else ""):
             matrix = prove(

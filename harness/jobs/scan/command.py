@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from harness.scan_verdict import ScanVerdict, run_scan
+from harness.scan_verdict import ScanVerdict, baseline_not_found, run_scan
 from harness.settings import HarnessSettings, Overrides, for_command, rule_ids
 from invariants.scan import baseline as baselines
 from invariants.scan.config import ConfigError, find_pyproject
@@ -99,7 +99,7 @@ def _baseline_path(args: argparse.Namespace, settings: HarnessSettings) -> Path 
     if path is None and args.update_baseline:
         raise UsageError("--update-baseline needs --baseline FILE (or `baseline` in config)")
     if path is not None and not path.exists() and not args.update_baseline:
-        raise UsageError(f"{path}: baseline not found (create it with --update-baseline)")
+        raise baseline_not_found(path)
     return path
 
 
