@@ -2,10 +2,11 @@
 
 `conformance(factory, params)` drives a fresh mesh through each program the adapter's
 declared capabilities call for, records what the harness did (every post and the id it
-got back, every subscription), runs to quiescence and returns the broken conventions of
-each program. A declared capability whose program shows none of its events is itself a
-broken convention: a declaration the mesh does not keep would make its obligations look
-checked.
+got back, every subscription, every question the mesh asked its `Chooser`), runs to
+quiescence and returns the broken conventions of each program. A declared capability whose
+program shows none of its events is itself a broken convention: a declaration the mesh does
+not keep would make its obligations look checked. So is a mesh that never asks its Chooser
+where same-instant choices exist, or ignores the answer: its schedule cannot be explored.
 """
 
 from __future__ import annotations
@@ -34,11 +35,27 @@ MISSING = "nowhere"
 QUIET_WITHIN_MS = 10 * 60 * 1000
 
 
+class AskedChooser:
+    """Answers the first option (or the last), counting the questions that had a choice."""
+
+    def __init__(self, *, last: bool = False) -> None:
+        self.last = last
+        self.questions = 0
+
+    def choose(self, options: int, why: str) -> int:
+        if options < 2:
+            return 0
+        self.questions += 1
+        return options - 1 if self.last else 0
+
+
 @dataclass
 class Exercise:
     """One program exercising an adapter: the adapter, and what the harness did to it."""
 
     adapter: MeshAdapter
+    chooser: AskedChooser = field(default_factory=AskedChooser)
+    factory: AdapterFactory | None = None  # for a program that runs the mesh once more
     posts: list[Post] = field(default_factory=list)
     subscriptions: list[str] = field(default_factory=list)
 
@@ -181,8 +198,45 @@ def _stop_proves(trace: Sequence[TraceEvent], run: Exercise, params: CheckParams
             for kind in missing]
 
 
+def _schedule_steps(run: Exercise) -> None:
+    # Three deliveries posted in one instant to two hubs: their hops are due together.
+    run.post("client", "alpha", MessageSpec("Request"), Route.MONOLITH)
+    run.post("peer", "beta", MessageSpec("Request"), Route.MONOLITH)
+    run.post("other", "alpha", MessageSpec("Request"), Route.MONOLITH)
+
+
+def _order_of(trace: Sequence[TraceEvent]) -> list[tuple[str, str | None, str | None]]:
+    """What happened where, in order, without seq and ids' numbering: the schedule."""
+    return [(e.kind.name, e.hub, e.sender) for e in trace]
+
+
+def _schedule_proves(
+    trace: Sequence[TraceEvent], run: Exercise, params: CheckParams
+) -> list[Broken]:
+    if run.chooser.questions == 0:
+        return [Broken("chooser", None, "Chooser.choose",
+                       "three deliveries posted in one instant to two hubs, and the mesh "
+                       "never asked its Chooser which runs first: its schedule cannot be "
+                       "explored, so its same-instant races are never tried")]
+    assert run.factory is not None
+    last = AskedChooser(last=True)
+    again = Exercise(run.factory(last), last)
+    for hub in HUBS:
+        again.adapter.create_hub(hub)
+    _schedule_steps(again)
+    again.adapter.run_until_idle(QUIET_WITHIN_MS)
+    if _order_of(again.adapter.trace()) == _order_of(trace):
+        return [Broken("chooser", None, "Chooser.choose",
+                       f"the mesh asked its Chooser {run.chooser.questions} time(s), but "
+                       "answering the last option every time gave the same trace as the "
+                       "first: the mesh does not follow the answer, so its schedule cannot "
+                       "be explored")]
+    return []
+
+
 PROGRAMS: tuple[Program, ...] = (
     Program("intake", None, _intake_steps, _intake_proves),
+    Program("schedule", None, _schedule_steps, _schedule_proves),
     Program("grain", Capability.GRAIN_ROUTER, _grain_steps, _grain_proves),
     Program("subscribe", Capability.SUBSCRIBE, _subscribe_steps, _subscribe_proves),
     Program("stop", Capability.STOP_LIFECYCLE, _stop_steps, _stop_proves),
@@ -199,7 +253,8 @@ class ProgramResult:
 
 
 def exercise(program: Program, factory: AdapterFactory, params: CheckParams) -> ProgramResult:
-    run = Exercise(factory(FirstChooser()))
+    chooser = AskedChooser()
+    run = Exercise(factory(chooser), chooser, factory)
     for hub in HUBS:
         run.adapter.create_hub(hub)
     program.steps(run)

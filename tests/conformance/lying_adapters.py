@@ -7,7 +7,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Sequence
 
-from invariants.adapter import Capability, Chooser
+from invariants.adapter import Capability, Chooser, FirstChooser
 from invariants.trace import EventKind, TraceEvent
 from reference_impl.adapter import ReferenceAdapter
 
@@ -64,3 +64,23 @@ def raises_on_stop(chooser: Chooser) -> ReferenceAdapter:
             raise KeyError("h0")
 
     return Raising(chooser)
+
+
+def never_asks(chooser: Chooser) -> ReferenceAdapter:
+    """The reference mesh on a FIFO schedule of its own: it never asks the harness."""
+    return ReferenceAdapter(FirstChooser())
+
+
+class _AskedThenFifo:
+    """Asks the harness's Chooser and runs the first option whatever it answered."""
+
+    def __init__(self, chooser: Chooser) -> None:
+        self.chooser = chooser
+
+    def choose(self, options: int, why: str) -> int:
+        self.chooser.choose(options, why)
+        return 0
+
+
+def ignores_the_answer(chooser: Chooser) -> ReferenceAdapter:
+    return ReferenceAdapter(_AskedThenFifo(chooser))

@@ -11,7 +11,9 @@ from pathlib import Path
 import pytest
 from lying_adapters import (
     edit_first,
+    ignores_the_answer,
     lying,
+    never_asks,
     no_grain_router,
     time_goes_back,
     without_all,
@@ -37,7 +39,7 @@ def _broken(factory: AdapterFactory) -> dict[str, list[str]]:
 def test_the_reference_adapter_conforms() -> None:
     _, results = conformance(make_adapter)
     assert [r.program for r in results] == [
-        "intake", "grain", "subscribe", "stop", "aggregate", "roundtrip"]
+        "intake", "schedule", "grain", "subscribe", "stop", "aggregate", "roundtrip"]
     assert all(r.events > 0 for r in results)
     assert _broken(make_adapter) == {}
 
@@ -63,6 +65,8 @@ def test_the_reference_adapter_conforms() -> None:
          "diagnostic_key"),
         ("capabilities", lying(without_all(EventKind.ATTEMPT)), "made no ATTEMPT"),
         ("stop", lying(without_all(EventKind.STOP_COMPLETED)), "emitted no STOP_COMPLETED"),
+        ("chooser", never_asks, "never asked its Chooser"),
+        ("chooser", ignores_the_answer, "does not follow the answer"),
     ],
     ids=lambda value: value if isinstance(value, str) else "",
 )
