@@ -1,0 +1,74 @@
+"""Planted bugs: each one switched on by its name in `Mesh(bugs=...)`, off by default.
+
+Every record says what the bug does, which of the architecture invariants it breaks, and
+whether it is a same-instant race: a bug that shows only when two things due at the same
+instant run in the order FIFO never picks (the stock loop, with real time, never does).
+The mesh's code reads `name in mesh.bugs` at the one place each bug lives.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+
+
+@dataclass(frozen=True, slots=True)
+class Bug:
+    name: str
+    breaks: str  # the invariant: INV1..INV7, or "AT_MOST_ONCE" (a de-duplicating mesh)
+    race: bool  # a same-instant race: FIFO order and the stock loop miss it
+    summary: str
+
+
+_ALL = (
+    Bug("nack-rejected", "INV1", False,
+        "the identity guard answers the post it rejects with a DeliveryFailure"),
+    Bug("answer-failures", "INV1", False,
+        "report_failure answers whatever it is handed, a DeliveryFailure too (ping-pong)"),
+    Bug("payload-type-guard", "INV7", False,
+        "may_answer reads the payload's type, which is RawJson once packaged"),
+    Bug("unbounded-resubscribe", "INV2", False,
+        "a NotFound does not count against a subscription's retry budget"),
+    Bug("late-answer-resets-budget", "INV2", True,
+        "an answer handled in the instant its attempt timed out resets the retry budget"),
+    Bug("shed-anything", "INV3", False,
+        "past the watermark every message is shed, user-facing ones too"),
+    Bug("no-watermark", "INV3", False,
+        "no aggregate watermark: a hub's queue of sheddable traffic grows without bound"),
+    Bug("resend-timeouts", "INV4", False,
+        "the call retry re-sends after a response timeout (gated on is_transient)"),
+    Bug("uncapped-backoff", "INV4", False,
+        "the call retry delay doubles without its cap"),
+    Bug("resend-unheld-timeout", "INV4", True,
+        "a timed-out call the callee no longer holds is re-sent as lost, though its reply "
+        "came in that same instant: the callee applies it twice"),
+    Bug("key-without-identity", "INV6", False,
+        "the breaker key leaves out the payload identity: a wide fan-out is a storm"),
+    Bug("breaker-reopen-timer", "INV6", True,
+        "a tripped key is reopened by a timer: a post in the instant the cooldown ends, "
+        "run before that timer, is dropped"),
+    Bug("no-stop-hold", "INV5", False,
+        "the serving stage never holds: in-flight legs are cut by the stop"),
+    Bug("give-up-ignored", "INV5", False,
+        "a non-graceful stop during a graceful one does not end the hold"),
+    Bug("detached-nack", "INV5", False,
+        "a failure answer travels on a bare timer, outside the legs the stop waits for"),
+    Bug("leg-registers-late", "INV5", True,
+        "a leg joins the in-flight count in its own first step: a stop starting in the "
+        "same instant finds nothing to wait for"),
+    Bug("dedupe-after-reply", "AT_MOST_ONCE", False,
+        "at-least-once mode records an applied delivery only when its caller still "
+        "waits: a re-send after a timeout is applied again"),
+)
+
+BUGS: Mapping[str, Bug] = MappingProxyType({bug.name: bug for bug in _ALL})
+
+
+def checked(names: Iterable[str]) -> frozenset[str]:
+    """The bug names, each one known; a typo is an error, not a silently clean mesh."""
+    chosen = frozenset(names)
+    unknown = sorted(chosen - BUGS.keys())
+    if unknown:
+        raise ValueError(f"unknown bug(s) {unknown}; known: {sorted(BUGS)}")
+    return chosen
