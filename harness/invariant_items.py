@@ -53,8 +53,9 @@ class InvariantItem(HarnessItem):
             raise outcome.error
         if outcome.verdict == "violation":
             head = f"{self.check_id} ({title}) violated by {self.adapter}"
-            head += (f" after {outcome.examples} example(s); "
-                     f"shrunk to {outcome.shrunk_steps} step(s)")
+            head += f" after {outcome.examples} example(s)"
+            if outcome.shrunk_steps is not None:  # None: the run's counts, not one example
+                head += f"; shrunk to {outcome.shrunk_steps} step(s)"
         elif outcome.verdict == "not exercised":
             head = (f"{self.check_id} ({title}) not exercised by {self.adapter} in "
                     f"{outcome.examples} example(s): no verdict without a case to hold on")

@@ -23,7 +23,8 @@ Obligations (what each reads), with the evidence each counts:
   AGGREGATE_NEXT) does not run at the callee while its caller still waits, and one it made
   be rejected (REJECT_NEXT) never reaches the callee; a mesh that ignores the faults it is
   given would make every verdict about them vacuous. A kind of fault the mesh ignored and
-  also honoured in the run is a violation (decided at quiescence); one it ignored every
+  also honoured in the run is a violation (in one example at quiescence, across examples
+  from the run's summed counts: `across_examples`); one it ignored every
   time is not exercised ("reject_next faults honoured", "timeout_next faults honoured",
   "aggregate_next faults honoured": counted per fault of that kind spent as armed: a
   timeout's call failing no sooner than a response timeout after it was sent, a
@@ -48,6 +49,7 @@ rejection whatever the mesh names its error; otherwise `resendable_errors` names
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 
@@ -69,6 +71,9 @@ HONOURED: dict[FaultKind, str] = {
     kind: f"{kind.value} faults honoured"
     for kind in (FaultKind.REJECT_NEXT, FaultKind.TIMEOUT_NEXT, FaultKind.AGGREGATE_NEXT)
 }
+# Sightings of a fault of that kind spent as armed but not honoured: with any honoured
+# case of the kind in the run, in this example or another, a violation.
+IGNORED: dict[FaultKind, str] = {kind: f"{kind.value} faults ignored" for kind in HONOURED}
 _CALL_TIMEOUTS = (FaultKind.TIMEOUT_NEXT, FaultKind.AGGREGATE_NEXT)
 
 
@@ -138,6 +143,20 @@ class NoResendAfterTimeout(Monitor):
 
     def _ignored(self, kind: FaultKind, violation: Violation) -> None:
         self._ignores.append((kind, violation))
+        self.saw(IGNORED[kind])
+
+    @classmethod
+    def across_examples(cls, evidence: Mapping[str, int], context: Mapping[str, int]
+                        ) -> list[str]:
+        """A kind honoured in one example and ignored in another: each example alone is
+        consistent (it honoured all or none), the run is not."""
+        return [
+            f"{kind.value} faults honoured in {evidence[honoured]} case(s) and ignored in "
+            f"{context[IGNORED[kind]]} across the run: a mesh that honours a kind of fault "
+            "must honour it every time"
+            for kind, honoured in HONOURED.items()
+            if evidence.get(honoured, 0) and context.get(IGNORED[kind], 0)
+        ]
 
     def on_fact(self, fact: HarnessFact) -> None:
         if isinstance(fact, StopAsked):

@@ -90,6 +90,13 @@ class Monitor(ABC):
         }
 
     @classmethod
+    def across_examples(cls, evidence: Mapping[str, int], context: Mapping[str, int]
+                        ) -> list[str]:
+        """Violations only the whole run shows, from its summed counts (one line each):
+        what every example passes alone but the examples together contradict."""
+        return []
+
+    @classmethod
     def cause(cls, obligation: str, evidence: Mapping[str, int]) -> str:
         """Why `obligation` was likely never exercised, given a run's summed counts."""
         return cls.obligations.get(obligation, "the run never reached it")

@@ -100,6 +100,16 @@ def _unexercised_text(check_id: str, unexercised: Mapping[str, str]) -> str:
     return "\n".join(lines)
 
 
+def _across_text(check_id: str, across: Sequence[str], evidence: Mapping[str, int],
+                 context: Mapping[str, int]) -> str:
+    """The run's violations that no single example shows, with the counts behind them."""
+    lines = [f"{check_id}: {line}" for line in across]
+    lines.append("Every example passed alone; the run's counts contradict each other:")
+    lines += [f"  {count:7d}  {name}" for name, count in {**evidence, **context}.items()
+              if count]
+    return "\n".join(lines)
+
+
 # The outcomes of the collection in progress (`collecting`), or None.
 _COLLECTED: ContextVar[list[tuple[AdapterFactory, Outcome]] | None] = ContextVar(
     "harness_outcomes", default=None
@@ -198,6 +208,9 @@ def _run_invariant(
     evidence.update(stats.evidence.get(check_id, {}))
     context.update(stats.context.get(check_id, {}))
     inapplicable = CHECKS[check_id].inapplicable(capabilities)
+    across = CHECKS[check_id].across_examples(evidence, context) if verdict == "pass" else []
+    if across:
+        verdict, text = "violation", _across_text(check_id, across, evidence, context)
     unexercised = (
         _unexercised(check_id, evidence, context, inapplicable) if verdict == "pass" else {}
     )

@@ -195,7 +195,7 @@ def run_score(
     ordered = [results[m.id] for m in chosen]
     return ScoreRun(
         target=target, profile=options.profile, results=ordered, enumerated=len(everything),
-        excluded=excluded, stale=triage.stale(everything), sample=options.sample,
+        excluded=excluded, stale=triage.stale(everything, target.files), sample=options.sample,
         seed=options.seed if options.sample is not None else None,
         seconds=time.perf_counter() - started, cpu_seconds=_cpu() - cpu,
     )

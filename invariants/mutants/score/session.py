@@ -184,4 +184,4 @@ def read_session(
     results.sort(key=lambda r: (r.mutant.path, r.mutant.line, r.mutant.id))
     return ScoreRun(target=target, profile=profile, results=results,
                     enumerated=len(index.everything), excluded=excluded,
-                    stale=triage.stale(index.everything))
+                    stale=triage.stale(index.everything, target.files))
