@@ -1,0 +1,104 @@
+"""The ready order comes from the chooser; FirstChooser's is asyncio's own FIFO."""
+
+from __future__ import annotations
+
+import asyncio
+
+from aio_programs import LastChooser, ScriptChooser, ping_pong, run_program, same_instant
+
+from invariants.adapter import FirstChooser
+from invariants.aio import Legality, render_schedule, run
+
+
+def test_two_choosers_give_two_orders_at_a_known_tie() -> None:
+    fifo, fifo_schedule = run_program("same_instant", FirstChooser())
+    last, last_schedule = run_program("same_instant", LastChooser())
+    assert fifo == ["a@0.010", "b@0.010", "c@0.010", "a@0.020", "b@0.020", "c@0.020"]
+    assert last != fifo
+    assert sorted(last) == sorted(fifo)  # the same steps, another order
+    assert last[0] == "c@0.010"
+    assert all(decision.chosen == 0 for decision in fifo_schedule.decisions)
+    assert render_schedule(fifo_schedule) == "FIFO"
+    assert render_schedule(last_schedule).startswith("FIFO except:\n  at t=10 ms")
+
+
+def test_first_chooser_is_the_stock_loops_order_without_timers() -> None:
+    stock: list[str] = []
+    asyncio.run(ping_pong(stock))
+    virtual: list[str] = []
+    run(ping_pong(virtual), chooser=FirstChooser())
+    assert virtual == stock
+    # Negative control: the same program has ties, and another chooser breaks the order.
+    other: list[str] = []
+    run(ping_pong(other), chooser=LastChooser())
+    assert other != stock
+
+
+def test_one_option_never_asks_the_chooser() -> None:
+    async def alone(log: list[str]) -> None:
+        for i in range(5):
+            await asyncio.sleep(0.001)
+            log.append(str(i))
+
+    chooser = ScriptChooser()
+    result = run(alone([]), chooser=chooser)
+    assert chooser.asked == []
+    assert result.schedule.decisions == []
+    # Negative control: two tasks at the same instants are asked about.
+    chooser = ScriptChooser()
+    run(same_instant([]), chooser=chooser)
+    assert chooser.asked and all(options > 1 for options, _ in chooser.asked)
+
+
+def test_why_names_the_options() -> None:
+    chooser = ScriptChooser()
+    run(same_instant([]), chooser=chooser)
+    options, why = chooser.asked[0]
+    assert options == 3
+    assert why.startswith("aio ready order at t=10 ms, step ")
+    for name in "abc":
+        assert f"timer:_set_result_unless_cancelled({name})" in why
+
+
+def test_the_record_says_what_ran_before_what() -> None:
+    log: list[str] = []
+    result = run(same_instant(log), chooser=ScriptChooser([2]))
+    decision = result.schedule.reorderings()[0]
+    assert (decision.time_us, decision.options, decision.chosen) == (10_000, 3, 2)
+    assert decision.ran == "timer:_set_result_unless_cancelled(c)"
+    assert decision.overtaken == (
+        "timer:_set_result_unless_cancelled(a)", "timer:_set_result_unless_cancelled(b)",
+    )
+    assert render_schedule(result.schedule) == (
+        "FIFO except:\n"
+        f"  at t=10 ms (step {decision.step}), ran timer:_set_result_unless_cancelled(c) "
+        "before timer:_set_result_unless_cancelled(a), timer:_set_result_unless_cancelled(b)"
+    )
+    assert log[0] == "c@0.010"
+
+
+def test_reply_against_timeout_is_a_tie_either_way() -> None:
+    # FIFO: the reply's timer runs first and schedules the task's wake-up, but the
+    # timeout's timer, an older lane, cancels the task before it wakes.
+    assert run_program("reply_or_timeout", FirstChooser())[0] == ["timeout"]
+    # The wake-up before the timeout's timer: the reply gets through.
+    assert run_program("reply_or_timeout", ScriptChooser([0, 1]))[0] == ["reply"]
+
+
+def test_a_chooser_out_of_range_is_an_error() -> None:
+    class Wild:
+        def choose(self, options: int, why: str) -> int:
+            return options
+
+    try:
+        run(same_instant([]), chooser=Wild())
+    except ValueError as error:
+        assert "chooser picked 3 of 3 ready callbacks (0..2)" in str(error)
+    else:
+        raise AssertionError("an out-of-range pick was taken")
+
+
+def test_reorder_all_is_recorded_as_such() -> None:
+    result = run(same_instant([]), chooser=LastChooser(), legality=Legality.REORDER_ALL)
+    assert result.schedule.legality is Legality.REORDER_ALL
+    assert "reorder-all mode" in render_schedule(result.schedule)
