@@ -87,12 +87,18 @@ class Triage:
     def excluded(self, mutant: EngineMutant) -> Exclusion | None:
         return next((e for e in self.exclusions if e.matches(mutant)), None)
 
-    def stale(self, mutants: Iterable[EngineMutant]) -> list[Equivalent]:
-        """Equivalent entries that name no mutant the engine makes now."""
+    def stale(
+        self, mutants: Iterable[EngineMutant], files: Iterable[str] | None = None
+    ) -> list[Equivalent]:
+        """Equivalent entries that name no mutant the engine makes now. With `files` (the
+        files the run enumerated), only the entries of those files are judged: an entry of
+        a file the run did not mutate (`--mutate` one module) is not stale."""
         keys = {(m.path, m.function, m.operator, m.snippet) for m in mutants}
+        judged = None if files is None else set(files)
         return [
             e for e in self.equivalents
-            if (e.path, e.function, e.operator, e.snippet) not in keys
+            if (judged is None or e.path in judged)
+            and (e.path, e.function, e.operator, e.snippet) not in keys
         ]
 
     def with_exclusions(self, extra: Sequence[Exclusion]) -> Triage:
