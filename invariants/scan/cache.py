@@ -17,6 +17,8 @@ import itertools
 import json
 import os
 import platform
+import stat
+import sys
 import tempfile
 from collections.abc import Callable, Mapping, Sequence
 from functools import cache
@@ -42,6 +44,7 @@ from invariants.scan.suppress import Suppression
 # "not analysed" problems).
 CACHE_FORMAT = "mesh-harness-scan-cache/5"
 DEFAULT_DIR = ".harness-cache"
+USER_CACHE_NAME = "mesh-harness"
 
 T = TypeVar("T")
 
@@ -190,6 +193,36 @@ _OUTCOME_KEYS = frozenset(
 # --- storage -------------------------------------------------------------------------------
 
 
+def user_cache_dir(environ: Mapping[str, str] | None = None) -> Path | None:
+    """Where a scan that names no project keeps its cache: the user's cache directory
+    (`$XDG_CACHE_HOME`, else `~/.cache`; `%LOCALAPPDATA%` on Windows, `~/Library/Caches`
+    on macOS), `mesh-harness/scan` in it. None when there is no home to put it in."""
+    env = os.environ if environ is None else environ
+    try:
+        if sys.platform == "win32" and env.get("LOCALAPPDATA"):
+            base = Path(env["LOCALAPPDATA"])
+        elif sys.platform == "darwin":
+            base = Path.home() / "Library" / "Caches"
+        elif env.get("XDG_CACHE_HOME", "").startswith("/"):  # relative: ignored, as XDG says
+            base = Path(env["XDG_CACHE_HOME"])
+        else:
+            base = Path.home() / ".cache"
+    except RuntimeError:  # no home directory can be determined
+        return None
+    return base / USER_CACHE_NAME / "scan"
+
+
+def _read_regular(path: Path) -> bytes:
+    """The bytes of `path` if it is a regular file; else an OSError. Opened without
+    blocking and checked on the open file, so a FIFO (or a device) put where an entry
+    belongs is skipped instead of hanging the scan on its read."""
+    descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    with os.fdopen(descriptor, "rb") as handle:
+        if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+            raise OSError(f"{path}: not a regular file")
+        return handle.read()
+
+
 class ResultCache:
     """A directory of JSON entries, one per key, shared safely by concurrent processes."""
 
@@ -201,7 +234,7 @@ class ResultCache:
 
     def get(self, key: str) -> FileOutcome | None:
         try:
-            data = json.loads(self._entry(key).read_bytes())
+            data = json.loads(_read_regular(self._entry(key)))
             if not isinstance(data, dict) or data.get("key") != key:
                 return None
             outcome = outcome_from_json(data.get("outcome"))

@@ -18,6 +18,7 @@ from typing import Any
 from harness.scan_verdict import ScanVerdict, baseline_not_found, run_scan
 from harness.settings import HarnessSettings, Overrides, for_command, rule_ids
 from invariants.scan import baseline as baselines
+from invariants.scan.cache import user_cache_dir
 from invariants.scan.config import ConfigError, find_pyproject
 from invariants.scan.problems import EMIT_SITE_COUNT, exit_status
 from invariants.scan.report import inventory_json, inventory_text, to_json, to_text
@@ -83,6 +84,14 @@ def _settings(args: argparse.Namespace) -> tuple[HarnessSettings, Path]:
     return for_command(root, overrides, pyproject=pyproject, environ={}), root
 
 
+def _cache_dir(settings: HarnessSettings) -> Path | None:
+    """The scan cache: next to the pyproject.toml the settings come from (or its
+    `cache_dir`); with none, a scan names no project, and the root is only the tree it
+    reads (site-packages, another checkout): the cache goes to the user's cache directory,
+    never into that tree."""
+    return settings.cache_dir if settings.pyproject is not None else user_cache_dir()
+
+
 def _emit(text: str, output: str | None) -> None:
     if output is None:
         sys.stdout.write(text)
@@ -132,7 +141,7 @@ def _run(args: argparse.Namespace) -> int:
     config = settings.scan
     cwd = Path.cwd()
     paths = [str((cwd / p).absolute()) for p in args.paths] if args.paths else list(config.paths)
-    cache_dir = None if args.no_cache else settings.cache_dir
+    cache_dir = None if args.no_cache else _cache_dir(settings)
     jobs = args.jobs or os.cpu_count() or 1
     baseline_path = None if args.inventory else _baseline_path(args, settings)
     known = baselines.load(baseline_path) if baseline_path and baseline_path.exists() else None
