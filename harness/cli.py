@@ -2,7 +2,9 @@
 
 Each subcommand lives in its own module exposing `add_parser(subparsers)`, which
 registers the parser and sets `func` (args -> exit code). Exit codes: 0 clean,
-1 findings or failed checks, 2 usage or configuration error.
+1 findings or failed checks, 2 usage or configuration error; for every command, 128 + the
+signal's number when a signal ended it (130 SIGINT, 143 SIGTERM, 129 SIGHUP), with one
+line saying so, no verdict, and no child process left (`invariants.interrupts`).
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ import importlib
 import sys
 from collections.abc import Sequence
 
+from invariants import interrupts
 from invariants.scan.config import ConfigError
 
 # Command name -> the module that registers it, in the order `--help` lists them.
@@ -42,14 +45,25 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     arguments = sys.argv[1:] if argv is None else list(argv)
     named = arguments[0] if arguments else None
-    parser = build_parser(named if named in COMMANDS else None)
-    args = parser.parse_args(arguments)
-    try:
-        code: int = args.func(args)
-    except ConfigError as exc:  # a bad setting, from any job: the same one line everywhere
-        print(f"{parser.prog} {args.command}: error: {exc}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
-        return 130
+    prog = f"mesh-harness {named}" if named in COMMANDS else "mesh-harness"
+    with interrupts.handled():
+        try:
+            parser = build_parser(named if named in COMMANDS else None)
+            args = parser.parse_args(arguments)
+            code: int = args.func(args)
+            interrupts.raise_received()  # a signal something swallowed is no less a signal
+        except ConfigError as exc:  # a bad setting, from any job: the same one line everywhere
+            print(f"{prog}: error: {exc}", file=sys.stderr)
+            return 2
+        except KeyboardInterrupt as exc:  # SIGINT, SIGTERM, SIGHUP: never a verdict
+            return _interrupted(prog, exc)
     return code
+
+
+def _interrupted(prog: str, exc: KeyboardInterrupt) -> int:
+    """Stop what the command started, say so in one line, and exit as the signal does."""
+    with interrupts.ignored():  # the command is ending: a second signal changes nothing
+        interrupts.stop_children()
+        print(f"{prog}: interrupted ({interrupts.name_of(exc)}): no verdict",
+              file=sys.stderr, flush=True)
+    return interrupts.exit_code(exc)

@@ -8,11 +8,14 @@ The hooks stay thin: the work is in plain functions of the modules beside this o
 
 from __future__ import annotations
 
+from contextlib import ExitStack
+
 import pytest
 
 from harness.options import add_options, overrides_from, wants_items
 from harness.run_key import RUN_KEY
 from harness.settings import HarnessSettings, resolve
+from invariants import interrupts
 from invariants.adapter import AdapterFactory, FirstChooser, MeshAdapter, SeededChooser
 from invariants.adapter_spec import AdapterSpecError, load_factory
 from invariants.scan.baseline import BaselineError
@@ -26,6 +29,7 @@ MARKERS = (
     "harness_seed(seed): the mesh_adapter fixture's mesh takes seeded choices (default: FIFO)",
 )
 _SETTINGS_KEY = pytest.StashKey[HarnessSettings]()
+_INTERRUPTS_KEY = pytest.StashKey[ExitStack]()
 
 
 def _settings(config: pytest.Config) -> HarnessSettings:
@@ -59,6 +63,24 @@ def pytest_configure(config: pytest.Config) -> None:
         raise pytest.UsageError(f"mesh-harness: {exc}") from None
     config.stash[RUN_KEY] = run
     config.pluginmanager.register(HarnessReporter(run), "harness-reporter")
+    # SIGTERM and SIGHUP end the run as Ctrl-C does, never as a verdict (undone at unconfigure).
+    handlers = config.stash[_INTERRUPTS_KEY] = ExitStack()
+    handlers.enter_context(interrupts.handled())
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    handlers = config.stash.get(_INTERRUPTS_KEY, None)
+    if handlers is not None:
+        handlers.close()
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """A harness run a signal ended exits as the signal does (130 SIGINT, 143 SIGTERM, 129
+    SIGHUP), not with pytest's own 2, so that no caller takes it for a finished run."""
+    signum = interrupts.received()
+    if signum is not None and _INTERRUPTS_KEY in session.config.stash:
+        session.exitstatus = 128 + signum
 
 
 @pytest.hookimpl(tryfirst=True)  # before -k/-m deselection, so those apply to our items too

@@ -5,6 +5,7 @@ Registered as a plugin object only in runs that collect harness items.
 
 from __future__ import annotations
 
+import signal
 from collections.abc import Mapping
 
 import pytest
@@ -12,6 +13,7 @@ import pytest
 from harness.item_base import PROPERTY
 from harness.run_state import HarnessRun
 from harness.summary import Summary
+from invariants import interrupts
 from invariants.scan.sarif import to_sarif
 
 
@@ -33,6 +35,8 @@ class HarnessReporter:
         # An xdist worker scans for its own items; the controller (or a plain run) writes.
         if target is None or hasattr(session.config, "workerinput"):
             return
+        if interrupts.received() is not None:  # no scan to finish, no report of one
+            return
         verdict = self.run.verdict()
         try:
             target.parent.mkdir(parents=True, exist_ok=True)
@@ -45,12 +49,18 @@ class HarnessReporter:
             session.exitstatus = pytest.ExitCode.USAGE_ERROR
 
     def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
-        if self.summary.empty() and self.sarif_error is None and self.run.settings.sarif is None:
+        signum = interrupts.received()
+        if (self.summary.empty() and self.sarif_error is None and self.run.settings.sarif is None
+                and signum is None):
             return
         terminalreporter.section("mesh-harness")
         for line in self.summary.lines():
             terminalreporter.line(line)
-        if self.sarif_error is not None:
+        if signum is not None:
+            unwritten = ", no SARIF written" if self.run.settings.sarif is not None else ""
+            terminalreporter.line(f"mesh-harness: interrupted ({signal.Signals(signum).name}): "
+                                  f"the run is incomplete, no verdict{unwritten}", red=True)
+        elif self.sarif_error is not None:
             terminalreporter.line(self.sarif_error, red=True)
         elif self.run.settings.sarif is not None:
             terminalreporter.line(f"SARIF written to {self.run.settings.sarif}")

@@ -166,7 +166,8 @@ class ClockError(Exception):
 
 
 class MeshHung(Exception):
-    """A step the harness asked of the mesh did not return within its CPU-time budget."""
+    """A step the harness asked of the mesh did not return within its budget: of CPU
+    time (it computed without end) or of wall-clock time (it blocked)."""
 
 
 AdapterFactory = Callable[[Chooser], MeshAdapter]

@@ -22,6 +22,7 @@ the plan's business (`invariants.dynamic.plans`).
 
 from __future__ import annotations
 
+import sys
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -266,14 +267,14 @@ class MeshMachine(RuleBasedStateMachine):
 
     def acting(self, body: Callable[[], None], what: str = "a step") -> None:
         """Run one step's body within the step budget; if the mesh or adapter raises (or
-        hangs), the run is over: teardown must not judge a half-done step (its liveness
-        verdict would hide the exception)."""
+        hangs), or the run is interrupted, the run is over: teardown must not judge a
+        half-done step (its liveness verdict would hide the exception or the interrupt)."""
         try:
             with within_budget(f"{what} at {self._clock_text()}"):
                 body()
         except InvariantViolated:
             raise
-        except Exception:
+        except BaseException:
             self.failed = True
             raise
 
@@ -359,7 +360,11 @@ class MeshMachine(RuleBasedStateMachine):
                         event(evidence_label(monitor.check_id, name), payload=count)
 
     def teardown(self) -> None:
-        if self.adapter is None or self.failed:
+        # Teardown runs in the `finally` of every run (Hypothesis', `run_program`'s): with
+        # an interrupt on its way up (a signal outside a step), there is nothing to judge,
+        # and a verdict raised here would take the interrupt's place.
+        interrupted = isinstance(sys.exc_info()[1], KeyboardInterrupt)
+        if self.adapter is None or self.failed or interrupted:
             return
         before = self.mesh.now_ms()
         with within_budget(f"run_until_idle({LIVENESS_LIMIT_MS}) at teardown, {before} ms"):

@@ -1,68 +1,76 @@
-"""CPU-time budgets: for each step the harness asks of a mesh, and the timer under them.
+"""Budgets for each step the harness asks of a mesh, and the timers under them.
 
-A mesh that never returns from a step (events scheduled at one virtual instant without
-end, a retry loop that never yields) would hang the run, and a hang is a verdict the
-harness can give from what it knows: it asked for one step and the step did not end. The
-budget is CPU time, not wall time, so a loaded machine does not turn a slow step into a
-hang; it is far above what any step of a working mesh costs.
+A mesh that never returns from a step would hang the run, and a hang is a verdict the
+harness can give from what it knows: it asked for one step and the step did not end. Two
+budgets bound each step, either one ends it with `MeshHung` naming the step:
+
+- CPU time (`HARNESS_STEP_BUDGET`, 5 s): a step that computes without end (events
+  scheduled at one virtual instant for ever, a retry loop that never yields). CPU time,
+  not wall time, so a loaded machine does not turn a slow step into a hang; it is far
+  above what any step of a working mesh costs.
+- Wall-clock time (`HARNESS_STEP_WALL_BUDGET`, default `WALL_BUDGET_FACTOR` times the CPU
+  budget, 30 s): a step that waits without end, using no CPU (blocked in `time.sleep`, on
+  a lock, on I/O). A mesh driven on virtual time never waits on the real clock, so a
+  working mesh's step is nowhere near it, even on a loaded machine; no decision of a run
+  that passes depends on it.
 """
 
 from __future__ import annotations
 
-import gc
 import os
 import signal
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from types import FrameType
 
 from invariants.adapter import MeshHung
+from invariants.interrupts import in_gc_callback
 
 # Default CPU seconds one step may take; the reference mesh's slowest (a 10,000-message
 # storm) takes about a tenth of a second.
 STEP_BUDGET_SECONDS = 5.0
 STEP_BUDGET_ENV = "HARNESS_STEP_BUDGET"
+# Default wall-clock seconds per CPU second of the step budget.
+WALL_BUDGET_FACTOR = 6.0
+STEP_WALL_BUDGET_ENV = "HARNESS_STEP_WALL_BUDGET"
 
 
 class _Expired(BaseException):
-    """Raised by the step timer inside the mesh: a BaseException, so the mesh's own
+    """Raised by the CPU timer inside the mesh: a BaseException, so the mesh's own
     `except Exception` arms cannot swallow it."""
 
 
-def _in_gc_callback(frame: FrameType | None) -> bool:
-    """Whether `frame` runs a garbage-collector callback (Hypothesis has one), where an
-    exception is printed as "ignored" and lost."""
-    callbacks = {getattr(c, "__code__", None) for c in gc.callbacks}
-    while frame is not None:
-        if frame.f_code in callbacks:
-            return True
-        frame = frame.f_back
-    return False
+class _WallExpired(BaseException):
+    """Raised by the wall-clock timer inside the mesh (a BaseException, as `_Expired`)."""
 
 
 @contextmanager
 def cpu_alarm(
     seconds: float, timer: int, signum: signal.Signals, raising: type[BaseException]
 ) -> Iterator[None]:
-    """Raise `raising` in the block once it has used `seconds` of CPU time (`timer`:
-    ITIMER_PROF or ITIMER_VIRTUAL, signalled by `signum`), and again every half second
-    after, so a loop that swallows the first signal (a broad `except`, a gc callback) is
-    still stopped. Main thread only (signals); elsewhere, and for 0 seconds, unbounded;
-    within another alarm of the same timer, that one bounds the block."""
-    if (
-        not seconds
-        or threading.current_thread() is not threading.main_thread()
-        or signal.getitimer(timer)[0] > 0  # inside another budget of this timer: it holds
-    ):
+    """Raise `raising` in the block once `timer` has counted `seconds` (ITIMER_PROF or
+    ITIMER_VIRTUAL: CPU time; ITIMER_REAL: wall-clock time, SIGALRM), and again every
+    half second after, so a loop that swallows the first signal (a broad `except`, a gc
+    callback) is still stopped. Main thread only (signals); elsewhere, and for 0 seconds,
+    unbounded. Within another alarm of the same timer that ends no later, that one bounds
+    the block; a later ITIMER_REAL alarm (pytest-timeout's, say) is put back after it,
+    with what was left of it."""
+    if not seconds or threading.current_thread() is not threading.main_thread():
         yield
+        return
+    outer, outer_interval = signal.getitimer(timer)
+    if outer > 0 and (timer != signal.ITIMER_REAL or outer <= seconds):
+        yield  # inside another alarm of this timer: it holds
         return
     armed = [True]  # off before the timer is: a late signal after the block is ignored
 
     def expire(_signum: int, frame: FrameType | None) -> None:
-        if armed[0] and not _in_gc_callback(frame):
+        if armed[0] and not in_gc_callback(frame):
             raise raising
 
+    started = time.monotonic()  # only to put an outer alarm back: never a decision
     previous = signal.signal(signum, expire)
     signal.setitimer(timer, seconds, 0.5)
     try:
@@ -71,29 +79,49 @@ def cpu_alarm(
         armed[0] = False
         signal.setitimer(timer, 0)
         signal.signal(signum, previous)
+        if outer > 0:  # ITIMER_REAL: the outer alarm, due when it would have been
+            left = outer - (time.monotonic() - started)
+            signal.setitimer(timer, max(left, 1e-6), outer_interval)
 
 
-def step_budget_seconds() -> float:
-    """The budget: `$HARNESS_STEP_BUDGET` (seconds, 0 for none), else the default."""
-    raw = os.environ.get(STEP_BUDGET_ENV, "").strip()
+def _seconds(env: str, default: float) -> float:
+    raw = os.environ.get(env, "").strip()
     if not raw:
-        return STEP_BUDGET_SECONDS
+        return default
     try:
         seconds = float(raw)
     except ValueError:
-        raise ValueError(f"{STEP_BUDGET_ENV}={raw!r}: not a number of seconds") from None
+        raise ValueError(f"{env}={raw!r}: not a number of seconds") from None
     if seconds < 0:
-        raise ValueError(f"{STEP_BUDGET_ENV}={raw!r}: must be 0 (no budget) or more")
+        raise ValueError(f"{env}={raw!r}: must be 0 (no budget) or more")
     return seconds
+
+
+def step_budget_seconds() -> float:
+    """The CPU budget: `$HARNESS_STEP_BUDGET` (seconds, 0 for none), else the default."""
+    return _seconds(STEP_BUDGET_ENV, STEP_BUDGET_SECONDS)
+
+
+def step_wall_budget_seconds() -> float:
+    """The wall-clock budget: `$HARNESS_STEP_WALL_BUDGET` (seconds, 0 for none), else
+    `WALL_BUDGET_FACTOR` times the CPU budget (none when that is none)."""
+    return _seconds(STEP_WALL_BUDGET_ENV, WALL_BUDGET_FACTOR * step_budget_seconds())
 
 
 @contextmanager
 def within_budget(what: str) -> Iterator[None]:
-    """Run the block; past the step budget (CPU, SIGPROF), raise `MeshHung` naming `what`."""
+    """Run the block; past the step budget (CPU, SIGPROF) or the wall-clock budget
+    (SIGALRM), raise `MeshHung` naming `what`."""
     seconds = step_budget_seconds()
+    wall = step_wall_budget_seconds()
     try:
-        with cpu_alarm(seconds, signal.ITIMER_PROF, signal.SIGPROF, _Expired):
+        with (cpu_alarm(wall, signal.ITIMER_REAL, signal.SIGALRM, _WallExpired),
+              cpu_alarm(seconds, signal.ITIMER_PROF, signal.SIGPROF, _Expired)):
             yield
     except _Expired:
         raise MeshHung(f"{what} did not return within {seconds:g} CPU seconds: the mesh "
                        f"hung (set {STEP_BUDGET_ENV} to change the budget)") from None
+    except _WallExpired:
+        raise MeshHung(f"{what} did not return within {wall:g} seconds of wall-clock time: "
+                       "the mesh hung, blocked (sleeping, or waiting on a lock or I/O; set "
+                       f"{STEP_WALL_BUDGET_ENV} to change the budget)") from None

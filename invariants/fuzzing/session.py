@@ -5,7 +5,8 @@ box: it starts `hypothesis fuzz -n K --no-dashboard -- <targets>` as a new sessi
 hub, its manager and its workers share one process group), waits on it, polls the
 database for new failures, and at the deadline sends SIGTERM to the group, then SIGKILL
 to whatever is left after a grace period. Nothing is left running when `run_session`
-returns, also when it is interrupted.
+returns, also when it is interrupted: an interrupt (Ctrl-C, or SIGTERM or SIGHUP to the
+harness, `invariants.interrupts`) stops the group, then goes on up, with no summary.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import invariants.fuzzing.targets_path as targets_path
+from invariants import interrupts
 from invariants.fuzzing.config import FuzzConfig
 from invariants.fuzzing.observed import observed_directory
 from invariants.fuzzing.schedule import ENV_SLICE_SECONDS, slice_seconds
@@ -65,7 +67,7 @@ class SessionPlan:
 class SessionRun:
     elapsed: float  # seconds from start to the end of the shutdown
     started_at: float  # epoch seconds, to relate observed test cases to the session
-    ended_by: str  # "time box", "failure found", "hypofuzz exited", "interrupted" (Ctrl-C)
+    ended_by: str  # "time box", "failure found", "hypofuzz exited"
     exit_code: int | None  # HypoFuzz's own exit code when it exited by itself
     first_failure_seconds: float | None  # when the database first held a new failure
     log_path: Path
@@ -141,7 +143,8 @@ def supervise(
     grace_seconds: float = GRACE_SECONDS,
 ) -> Supervised:
     """Wait on a session leading its own process group for at most `seconds`, polling
-    `new_failure()` about once a second; then stop the whole group."""
+    `new_failure()` about once a second; then stop the whole group (also when interrupted,
+    before the interrupt goes on up)."""
     start = time.monotonic()
     deadline = start + seconds
     first_failure: float | None = None
@@ -164,8 +167,6 @@ def supervise(
                 if stop_on_failure:
                     ended_by = "failure found"
                     break
-    except KeyboardInterrupt:
-        ended_by = "interrupted"
     finally:
         stop_group(process, grace_seconds)
     if first_failure is None and new_failure():  # saved just before the stop
@@ -216,17 +217,18 @@ def run_session(
 def stop_group(process: subprocess.Popen[bytes], grace_seconds: float) -> None:
     """SIGTERM the session's process group, then SIGKILL what is left after the grace."""
     group = process.pid  # start_new_session: the hub leads its own group
-    start = time.monotonic()
-    _signal_group(group, signal.SIGTERM)
-    with contextlib.suppress(subprocess.TimeoutExpired):
-        process.wait(timeout=grace_seconds)
-    # The hub goes at once; its workers first write out what they still hold (the
-    # failures, corpus and reports queued for the database), within the same grace.
-    _await_group_exit(group, grace_seconds - (time.monotonic() - start))
-    # Nothing of the group may survive.
-    _signal_group(group, signal.SIGKILL)
-    process.wait()
-    _await_group_exit(group, grace_seconds)
+    with interrupts.deferred():  # a second Ctrl-C must not leave the group running
+        start = time.monotonic()
+        _signal_group(group, signal.SIGTERM)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            process.wait(timeout=grace_seconds)
+        # The hub goes at once; its workers first write out what they still hold (the
+        # failures, corpus and reports queued for the database), within the same grace.
+        _await_group_exit(group, grace_seconds - (time.monotonic() - start))
+        # Nothing of the group may survive.
+        _signal_group(group, signal.SIGKILL)
+        process.wait()
+        _await_group_exit(group, grace_seconds)
 
 
 def _signal_group(group: int, signum: signal.Signals) -> None:

@@ -14,7 +14,6 @@ ENDINGS = {
     "time box": "stopped at the end of the time box",
     "failure found": "stopped at the first saved failure (--stop-on-failure)",
     "hypofuzz exited": "HypoFuzz exited by itself",
-    "interrupted": "interrupted by the user (Ctrl-C)",
 }
 
 

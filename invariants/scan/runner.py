@@ -12,6 +12,7 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from invariants import interrupts
 from invariants.scan import suppress
 from invariants.scan.analysis import Pending, analyze, crashed, prepare
 from invariants.scan.cache import ResultCache
@@ -67,6 +68,7 @@ _worker_cache: ResultCache | None = None
 
 def _init_worker(config: ScanConfig, cache_dir: Path | None) -> None:
     global _worker_config, _worker_cache
+    interrupts.in_worker()  # the terminal's Ctrl-C is the parent's to act on, not a crash
     # A worker that dies is reported as a MESH000 finding; a fatal-error dump inherited from
     # the parent (pytest enables faulthandler) would only be noise on the terminal.
     faulthandler.disable()
@@ -85,15 +87,21 @@ def _run_pool(
     """(outcomes of the chunks that finished, the work of those lost to a dead worker)."""
     done: list[FileOutcome] = []
     lost: list[Pending] = []
-    with ProcessPoolExecutor(
+    pool = ProcessPoolExecutor(
         max_workers=workers, initializer=_init_worker, initargs=(config, cache_dir)
-    ) as pool:
+    )
+    try:
         futures = [(chunk, pool.submit(_analyze_chunk, chunk)) for chunk in chunks]
         for chunk, future in futures:
             try:
                 done += future.result()
             except BrokenProcessPool:  # one file crashed a worker; the others are innocent
+                interrupts.raise_received()  # unless a signal to us all killed it
                 lost += chunk
+    except BaseException:  # an interrupt, above all: no worker outlives the scan
+        interrupts.stop_pool(pool)
+        raise
+    pool.shutdown(wait=True)
     return done, lost
 
 

@@ -90,7 +90,6 @@ def test_a_found_failure_outranks_a_shortfall(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("ended_by", "said"),
     [
-        ("interrupted", "interrupted by the user (Ctrl-C)"),
         ("time box", "stopped at the end of the time box"),
         ("failure found", "stopped at the first saved failure (--stop-on-failure)"),
     ],

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.settings import HarnessSettings
+from invariants import interrupts
 from invariants.mutants.matrix import reference_scan_config
 from invariants.mutants.score import report
 from invariants.mutants.score.baseline import measure
@@ -26,6 +27,7 @@ from invariants.mutants.score.run import Options, ScoreRun, run_score
 from invariants.mutants.score.session import (
     config_text,
     filter_session,
+    interrupted_line,
     read_session,
     verdict_line,
 )
@@ -117,7 +119,11 @@ def _across_machines(
     """The Cosmic Ray session steps; None when this is a local run."""
     if args.in_place:
         baseline = Baseline(frozenset(), target.checks)  # the mesh must be scan-clean
-        verdict = judge(target, baseline, "in-place", target.sources, profile=args.profile)
+        try:
+            verdict = judge(target, baseline, "in-place", target.sources, profile=args.profile)
+        except KeyboardInterrupt as exc:  # and SIGTERM: Cosmic Ray must not count it a kill
+            print(interrupted_line(interrupts.name_of(exc)), flush=True)
+            raise
         print(verdict_line(verdict))
         return 0 if verdict.status == "survived" else 1
     if args.cosmic_ray_config is not None:

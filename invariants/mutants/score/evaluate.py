@@ -71,8 +71,8 @@ def finding_key(finding: Finding) -> FindingKey:
 
 def _deadline(seconds: float | None) -> AbstractContextManager[None]:
     """Stop after `seconds` of this process's CPU time (SIGVTALRM), not wall time: a loaded
-    machine must not turn a slow kill into a timeout, and pytest-timeout's SIGALRM and the
-    step budget's SIGPROF stay free."""
+    machine must not turn a slow kill into a timeout, and the step budget's timers (SIGPROF,
+    and SIGALRM, which it shares with pytest-timeout) stay free."""
     return cpu_alarm(seconds or 0, signal.ITIMER_VIRTUAL, signal.SIGVTALRM, MutantTimeout)
 
 

@@ -17,6 +17,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 
+from invariants import interrupts
 from invariants.mutants.score.baseline import measure
 from invariants.mutants.score.cache import VerdictCache, key
 from invariants.mutants.score.engine import EngineMutant, enumerate_tree, postponed
@@ -116,6 +117,7 @@ _WORKER: tuple[MeshTarget, Baseline, str, float | None] | None = None
 def _init_worker(target: MeshTarget, baseline: Baseline, profile: str,
                  timeout: float | None) -> None:
     global _WORKER
+    interrupts.in_worker()  # the terminal's Ctrl-C is the parent's to act on
     _WORKER = (target, baseline, profile, timeout)
 
 
@@ -214,14 +216,19 @@ def _run(
             done.append((mutant, verdict))
         return done
     context_ = multiprocessing.get_context("fork")  # workers inherit the imported harness
-    with ProcessPoolExecutor(
+    pool = ProcessPoolExecutor(
         max_workers=options.jobs, mp_context=context_, initializer=_init_worker,
         initargs=(target, baseline, options.profile, options.timeout),
-    ) as pool:
+    )
+    try:
         futures = {pool.submit(_work, mutant): mutant for mutant in pending}
         for future in as_completed(futures):
             mutant = futures[future]
             verdict = future.result()
             meter.tick(mutant, verdict, cached=False)
             done.append((mutant, verdict))
+    except BaseException:  # an interrupt, above all: no worker outlives the run
+        interrupts.stop_pool(pool)
+        raise
+    pool.shutdown(wait=True)
     return done

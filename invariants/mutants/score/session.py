@@ -24,10 +24,21 @@ from invariants.mutants.score.target import MeshTarget, TargetError
 from invariants.mutants.score.triage import Triage
 
 VERDICT_PREFIX = "harness-verdict: "
+# What an in-place run a signal ended prints instead (on standard output, which Cosmic Ray
+# records): its non-zero exit is no kill, and no result to count.
+INTERRUPTED_PREFIX = "harness-interrupted: "
 
 
 def verdict_line(verdict: Verdict) -> str:
     return VERDICT_PREFIX + json.dumps(verdict.to_json(), sort_keys=True)
+
+
+def interrupted_line(signal_name: str) -> str:
+    return f"{INTERRUPTED_PREFIX}{signal_name}"
+
+
+def interrupted(output: str | None) -> bool:
+    return any(line.startswith(INTERRUPTED_PREFIX) for line in (output or "").splitlines())
 
 
 def parse_verdict(output: str | None) -> Verdict | None:
@@ -150,6 +161,8 @@ def _verdict(result: Any) -> Verdict | None:
         return Verdict("incompetent", evidence=f"cosmic-ray: {outcome}")
     if result.output == "timeout":
         return Verdict("timeout", evidence="cosmic-ray's timeout")
+    if interrupted(result.output):  # a signal ended the run, not a check: run it again
+        return None
     parsed = parse_verdict(result.output)
     if parsed is not None:
         return parsed
