@@ -31,7 +31,7 @@ class _Window:
     start: int
     count: int = 0
     open_until: int = -1  # tripped: dropping until then
-    reopen: asyncio.TimerHandle | None = None
+    reopen: asyncio.Task[None] | None = None
 
 
 class Breaker:
@@ -70,8 +70,8 @@ class Breaker:
             self.trips += 1
             window.open_until = now + COOLDOWN_MS
             if "breaker-reopen-timer" in self.mesh.bugs:
-                window.reopen = self.mesh.loop.call_later(self.mesh.seconds(COOLDOWN_MS),
-                                                          self._reopen, window)
+                window.reopen = self.mesh.loop.create_task(self._reopen(window),
+                                                           name=f"reopen {key}")
             return "trip"
         return "pass"
 
@@ -80,6 +80,6 @@ class Breaker:
             return window.reopen is not None  # dropping until the timer reopens the key
         return now < window.open_until
 
-    @staticmethod
-    def _reopen(window: _Window) -> None:
+    async def _reopen(self, window: _Window) -> None:
+        await asyncio.sleep(self.mesh.seconds(COOLDOWN_MS))
         window.reopen = None

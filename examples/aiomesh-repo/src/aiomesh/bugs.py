@@ -31,7 +31,7 @@ _ALL = (
     Bug("unbounded-resubscribe", "INV2", False,
         "a NotFound does not count against a subscription's retry budget"),
     Bug("late-answer-resets-budget", "INV2", True,
-        "an answer handled in the instant its attempt timed out resets the retry budget"),
+        "an answer arriving in the instant its attempt timed out resets the retry budget"),
     Bug("shed-anything", "INV3", False,
         "past the watermark every message is shed, user-facing ones too"),
     Bug("no-watermark", "INV3", False,
@@ -41,13 +41,13 @@ _ALL = (
     Bug("uncapped-backoff", "INV4", False,
         "the call retry delay doubles without its cap"),
     Bug("resend-unheld-timeout", "INV4", True,
-        "a timed-out call the callee no longer holds is re-sent as lost, though its reply "
-        "came in that same instant: the callee applies it twice"),
+        "a timed-out call the callee no longer holds is taken for lost and re-sent, though "
+        "the callee took it up in that same instant: it applies it twice"),
     Bug("key-without-identity", "INV6", False,
         "the breaker key leaves out the payload identity: a wide fan-out is a storm"),
     Bug("breaker-reopen-timer", "INV6", True,
-        "a tripped key is reopened by a timer: a post in the instant the cooldown ends, "
-        "run before that timer, is dropped"),
+        "a tripped key is reopened by a task sleeping out the cooldown: a post in the "
+        "instant the cooldown ends, run before that task, is dropped"),
     Bug("no-stop-hold", "INV5", False,
         "the serving stage never holds: in-flight legs are cut by the stop"),
     Bug("give-up-ignored", "INV5", False,

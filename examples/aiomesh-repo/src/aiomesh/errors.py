@@ -3,7 +3,8 @@
 A rejection means the callee refused the call and holds nothing: sending it again is
 safe. A response timeout means the callee accepted it and has not answered yet: it still
 holds the call and will still run it, so sending it again runs it twice. The walk covers
-the whole exception graph (groups, causes, contexts), cycle-safe and bounded.
+the whole exception graph (group members, causes, contexts not suppressed), cycle-safe
+and bounded.
 """
 
 from __future__ import annotations
@@ -53,7 +54,10 @@ def walk(exc: BaseException) -> Iterator[BaseException]:
         yield node
         if isinstance(node, BaseExceptionGroup):
             queue.extend(node.exceptions)
-        queue.extend(e for e in (node.__cause__, node.__context__) if e is not None)
+        if node.__cause__ is not None:
+            queue.append(node.__cause__)
+        if node.__context__ is not None and not node.__suppress_context__:
+            queue.append(node.__context__)
 
 
 def is_timeout(exc: BaseException) -> bool:

@@ -72,6 +72,8 @@ class Hub:
             return "shed"
         self.queue.put_nowait(env)
         obs.enqueued(hub=hub, delivery_id=env.id, depth=self.queue.qsize())
+        if env.subscription is not None:
+            self.mesh.acknowledge(env)
         return "enqueued"
 
     def _sheddable(self, kind: Kind) -> bool:

@@ -172,14 +172,16 @@ class Mesh:
 
     # Handlers ---------------------------------------------------------------------------
 
+    def acknowledge(self, env: Envelope) -> None:
+        """A subscription's request was taken into its target's queue: that answers it."""
+        if (subscription := self.subscriptions.get(env.subscription or "")) is not None:
+            subscription.answered(env.id)
+
     def handle(self, hub: Hub, env: Envelope) -> None:
-        """One turn: a subscription's request is answered, a failure fails the attempt it
-        answers, anything else is applied."""
+        """One turn: a failure fails the subscription attempt it answers; whatever it is,
+        its handler applied it."""
         body = env.body
-        if env.subscription is not None:
-            if (subscription := self.subscriptions.get(env.subscription)) is not None:
-                subscription.answered(env.id)
-        elif isinstance(body, DeliveryFailure):
+        if isinstance(body, DeliveryFailure):
             for subscription in self.subscriptions.values():
                 subscription.failed(body.answers, body.error)
         hub.effects[env.id] = hub.effects.get(env.id, 0) + 1

@@ -1,7 +1,8 @@
 """A bounded subscribe: the first answer, a timeout per attempt, a few retries, then an end.
 
-Each attempt sends a `Subscribe` request (a routed leg) and waits for the target hub to
-answer it, or for a DeliveryFailure answering it, at most `TIMEOUT_MS`. A failed attempt
+Each attempt sends a `Subscribe` request (a routed leg) and waits, at most `TIMEOUT_MS`,
+for the target hub to take it into its queue (that is the answer) or for a
+DeliveryFailure answering it. A failed attempt
 is retried after `BACKOFF_MS`, doubled for each retry after the first, at most `retries`
 times (never more than `MAX_RETRIES`); then the subscription ends with its last error and
 sends nothing more. The stop ends every open subscription.
@@ -75,7 +76,7 @@ class Subscription:
             await asyncio.sleep(self.mesh.seconds(backoff_ms(self.attempt + 1)))
 
     def answered(self, request: str) -> None:
-        """The target hub handled this subscription's request."""
+        """The target hub took this subscription's request into its queue."""
         if request != self.request:
             return  # an answer to an attempt already given up
         if "late-answer-resets-budget" in self.mesh.bugs:
