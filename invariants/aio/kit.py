@@ -1,0 +1,140 @@
+"""`AsyncMeshAdapter`: the adapter protocol over a virtual loop, for a mesh of asyncio code.
+
+A subclass builds its mesh on `self.loop` and implements what is the mesh's own:
+`create_hub`, `post`, `subscribe`, `stop` (and `on_fault` for what a fault does beyond
+the fault book: removing a hub, say). The base class provides the rest of the protocol:
+`advance`, `run_until_idle`, `now_ms`, `trace`, `inject` (the `FAULT_INJECTED` event, the
+fault book, `TURN_BLOCKED` / `TURN_RELEASED` around a block), and `capabilities`.
+
+`spawn(coro)` schedules the mesh's coroutine in a lane of its own and runs nothing: a
+`post` that spawns its delivery is carried out by the next `advance` or `run_until_idle`,
+so "post, then advance" means what it means on any adapter, and two posts before one
+`advance` are independent (the chooser may run either first).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Coroutine, Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any, ClassVar, TypeVar, Unpack
+
+from invariants.adapter import (
+    DEFAULT_CAPABILITIES,
+    Capability,
+    Chooser,
+    Fault,
+    MessageSpec,
+    Route,
+)
+from invariants.aio.faultbook import FaultBook
+from invariants.aio.loop import DEFAULT_STEP_BUDGET, VirtualLoop
+from invariants.aio.rig import Rig, active
+from invariants.aio.schedule import Legality, Schedule
+from invariants.aio.tracelog import TraceFields, TraceLog
+from invariants.trace import EventKind, TraceEvent
+
+_T = TypeVar("_T")
+
+
+class AsyncMeshAdapter:
+    """The `MeshAdapter` protocol over a `VirtualLoop` driven by the harness's chooser."""
+
+    capabilities: ClassVar[frozenset[Capability]] = DEFAULT_CAPABILITIES
+
+    def __init__(
+        self,
+        chooser: Chooser,
+        *,
+        legality: Legality = Legality.LANES,
+        replay: Schedule | None = None,
+        step_budget: int | None = DEFAULT_STEP_BUDGET,
+    ) -> None:
+        self.chooser = chooser
+        self.loop = VirtualLoop(chooser, legality=legality, replay=replay,
+                                step_budget=step_budget)
+        self.rig = Rig(
+            trace=TraceLog(lambda: self.loop.now_ms),
+            faults=FaultBook(self.loop, on_block=self._turn_blocked,
+                             on_release=self._turn_released),
+        )
+        self.loop.rig = self.rig
+
+    # The mesh's own part of the protocol.
+
+    def create_hub(self, address: str, *, watermark: int | None = None) -> None:
+        raise NotImplementedError(f"{type(self).__name__} must implement create_hub")
+
+    def post(
+        self, sender: str, target: str, message: MessageSpec, *,
+        identity: str | None = "user", route: Route = Route.MONOLITH,
+    ) -> str:
+        raise NotImplementedError(f"{type(self).__name__} must implement post")
+
+    def subscribe(self, subscriber: str, target: str, *, retries: int = 5) -> str:
+        raise NotImplementedError(f"{type(self).__name__} must implement subscribe")
+
+    def stop(self, *, graceful: bool = True) -> None:
+        raise NotImplementedError(f"{type(self).__name__} must implement stop")
+
+    def on_fault(self, fault: Fault) -> None:
+        """What `fault` does to the mesh beyond the fault book (removing a hub, say)."""
+
+    def has_hub(self, address: str) -> bool:
+        """Whether `address` is a hub: a block of one that is not emits no turn events."""
+        return True
+
+    # The protocol's clock and trace.
+
+    def advance(self, ms: int) -> None:
+        if ms < 0:
+            raise ValueError(f"advance: ms must be >= 0, got {ms}")
+        self.loop.advance(ms)
+
+    def run_until_idle(self, limit_ms: int) -> bool:
+        return self.loop.run_until_idle(limit_ms)
+
+    def now_ms(self) -> int:
+        return self.loop.now_ms
+
+    def trace(self) -> Sequence[TraceEvent]:
+        return self.rig.trace.events
+
+    def inject(self, fault: Fault) -> None:
+        """`FAULT_INJECTED`, then the fault book arms it, then `on_fault`."""
+        if fault.count < 0 or fault.duration_ms < 0:
+            raise ValueError(f"fault {fault.kind.value}: count and duration_ms must be >= 0")
+        with self.active():
+            self.emit(EventKind.FAULT_INJECTED, reason=fault.kind.value, target=fault.target)
+            self.rig.faults.arm(fault)
+            self.on_fault(fault)
+
+    # Helpers for subclasses.
+
+    def spawn(self, coro: Coroutine[Any, Any, _T], *, name: str | None = None
+              ) -> asyncio.Task[_T]:
+        """Schedule `coro` as a task in a lane of its own; nothing runs until the next
+        `advance` or `run_until_idle`."""
+        self.loop.fresh_lane()
+        task = self.loop.create_task(coro, name=name)
+        self.loop.fresh_lane()
+        return task
+
+    @contextmanager
+    def active(self) -> Iterator[Rig]:
+        """Make this adapter's trace and faults current for synchronous mesh code called
+        from an adapter method (outside the loop)."""
+        with active(self.rig) as rig:
+            yield rig
+
+    def emit(self, kind: EventKind, **fields: Unpack[TraceFields]) -> TraceEvent:
+        """Append an event to the trace directly (the adapter's own events)."""
+        return self.rig.trace.emit(kind, **fields)
+
+    def _turn_blocked(self, hub: str) -> None:
+        if self.has_hub(hub):
+            self.emit(EventKind.TURN_BLOCKED, hub=hub)
+
+    def _turn_released(self, hub: str) -> None:
+        if self.has_hub(hub):
+            self.emit(EventKind.TURN_RELEASED, hub=hub)
