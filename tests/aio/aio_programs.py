@@ -58,13 +58,19 @@ async def reply_or_timeout(log: list[str]) -> None:
     """A reply due at 100 ms against an `asyncio.timeout(0.1)`: a timer tie the chooser
     settles (the race production meets when a reply lands on its deadline)."""
     loop = asyncio.get_running_loop()
-    reply = loop.create_future()
-    loop.call_later(0.1, reply.set_result, "reply")
+    reply: asyncio.Future[str] = loop.create_future()
+
+    def answer() -> None:
+        if not reply.done():
+            reply.set_result("reply")
+
+    loop.call_later(0.1, answer)
     try:
         async with asyncio.timeout(0.1):
             log.append(await reply)
     except TimeoutError:
-        log.append("timeout")
+        # "lost reply": the reply was delivered, and the timeout still won.
+        log.append("lost reply" if reply.done() and not reply.cancelled() else "timeout")
 
 
 async def ping_pong(log: list[str]) -> None:

@@ -79,8 +79,8 @@ def test_the_record_says_what_ran_before_what() -> None:
 
 def test_reply_against_timeout_is_a_tie_either_way() -> None:
     # FIFO: the reply's timer runs first and schedules the task's wake-up, but the
-    # timeout's timer, an older lane, cancels the task before it wakes.
-    assert run_program("reply_or_timeout", FirstChooser())[0] == ["timeout"]
+    # timeout's timer, an older lane, cancels the task before it wakes: the reply is lost.
+    assert run_program("reply_or_timeout", FirstChooser())[0] == ["lost reply"]
     # The wake-up before the timeout's timer: the reply gets through.
     assert run_program("reply_or_timeout", ScriptChooser([0, 1]))[0] == ["reply"]
 
