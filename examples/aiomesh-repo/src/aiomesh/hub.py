@@ -31,6 +31,7 @@ class Hub:
         self.shed_count = 0
         self._open = asyncio.Event()
         self._open.set()
+        self._taken: Envelope | None = None  # taken from the queue, its turn held
         self._block_end = -1
         self._release: asyncio.TimerHandle | None = None
         self.task = mesh.loop.create_task(self._pump(), name=f"hub {address}")
@@ -54,7 +55,7 @@ class Hub:
             if "nack-rejected" in self.mesh.bugs:
                 self.mesh.answers.report(env, "Rejected")
             return "rejected"
-        depth = self.queue.qsize()
+        depth = self.depth
         breaker = self.breaker
         verdict = breaker.admit(breaker.key(env.sender, env.target, body.type_name, body.key),
                                 body.kind)
@@ -71,10 +72,15 @@ class Hub:
                      error="Ignored")
             return "shed"
         self.queue.put_nowait(env)
-        obs.enqueued(hub=hub, delivery_id=env.id, depth=self.queue.qsize())
+        obs.enqueued(hub=hub, delivery_id=env.id, depth=self.depth)
         if env.subscription is not None:
             self.mesh.acknowledge(env)
         return "enqueued"
+
+    @property
+    def depth(self) -> int:
+        """What waits for a turn: the queue, and a message whose turn is held."""
+        return self.queue.qsize() + (self._taken is not None)
 
     def _sheddable(self, kind: Kind) -> bool:
         bugs = self.mesh.bugs
@@ -107,8 +113,9 @@ class Hub:
 
     async def _pump(self) -> None:
         while True:
-            env = await self.queue.get()
+            env = self._taken = await self.queue.get()
             await self._open.wait()
+            self._taken = None
             body = env.body
             assert not isinstance(body, RawJson)
             self.mesh.observer.handled(hub=self.address, delivery_id=env.id,
