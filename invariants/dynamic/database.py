@@ -9,6 +9,8 @@ found on the same machine.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -20,6 +22,11 @@ REDIS_SCHEMES = ("redis", "rediss", "unix")
 
 class DatabaseSpecError(ValueError):
     """A database SPEC that cannot be opened; the message names the SPEC."""
+
+
+class DatabaseLost(DatabaseSpecError):
+    """A Redis server that answered at the start stopped answering: an error of the
+    environment (exit 2), never a failure the session found."""
 
 
 def is_redis_url(spec: str) -> bool:
@@ -81,3 +88,44 @@ def describe(spec: str | None) -> str:
     if not spec:
         return f"{DEFAULT_DIRECTORY} (default)"
     return spec
+
+
+def guarded(database: ExampleDatabase, spec: str) -> ExampleDatabase:
+    """`database`, each Redis connection error it raises a `DatabaseLost` naming `spec`
+    (a directory database is returned as it is)."""
+    if getattr(database, "redis", None) is None:
+        return database
+    return _Guarded(database, spec)
+
+
+class _Guarded(ExampleDatabase):
+    def __init__(self, inner: ExampleDatabase, spec: str) -> None:
+        super().__init__()
+        self._inner = inner
+        self._spec = spec
+
+    @contextmanager
+    def _answering(self) -> Iterator[None]:
+        import redis
+
+        try:
+            yield
+        except (redis.exceptions.RedisError, OSError) as exc:
+            raise DatabaseLost(f"database {self._spec!r}: the server stopped answering "
+                               f"({exc})") from None
+
+    def fetch(self, key: bytes) -> Iterable[bytes]:
+        with self._answering():
+            return list(self._inner.fetch(key))  # read here, where its errors are caught
+
+    def save(self, key: bytes, value: bytes) -> None:
+        with self._answering():
+            self._inner.save(key, value)
+
+    def delete(self, key: bytes, value: bytes) -> None:
+        with self._answering():
+            self._inner.delete(key, value)
+
+    def move(self, src: bytes, dest: bytes, value: bytes) -> None:
+        with self._answering():
+            self._inner.move(src, dest, value)

@@ -8,7 +8,7 @@ import time.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from invariants.adapter import AdapterFactory
 from invariants.adapter_spec import REFERENCE_ADAPTER, AdapterSpecError, load_factory, split_spec
@@ -32,13 +32,16 @@ class FuzzConfig:
     mutant: str | None = None  # a pre-fix mutant of the reference mesh, by id or slug
     invariants: tuple[str, ...] = CHECK_IDS
     database: str | None = None  # a database SPEC; None: the default directory
+    # Where `adapter` came from, for error lines (`--adapter`, `[tool.harness] adapter`);
+    # the session's own: the workers are given a spec the session has loaded already.
+    adapter_origin: str = field(default="--adapter", compare=False)
 
     def __post_init__(self) -> None:
         if not self.invariants:
             raise FuzzConfigError("no invariant selected")
         normalise_invariants(self.invariants)
         try:
-            split_spec(self.adapter, "--adapter")
+            split_spec(self.adapter, self.adapter_origin)
         except AdapterSpecError as exc:
             raise FuzzConfigError(str(exc)) from None
 
@@ -93,6 +96,6 @@ def resolve_factory(config: FuzzConfig) -> AdapterFactory:
     if config.mutant:
         return mutant_factory(config.mutant)
     try:
-        return load_factory(config.adapter, "--adapter")
+        return load_factory(config.adapter, config.adapter_origin)
     except AdapterSpecError as exc:
         raise FuzzConfigError(str(exc)) from None

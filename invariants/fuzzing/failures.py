@@ -19,6 +19,7 @@ from typing import Any
 from hypothesis import HealthCheck, Phase, settings
 from hypothesis.database import ExampleDatabase
 
+from invariants.dynamic.database import DatabaseLost
 from invariants.dynamic.driver import MeshMachine
 from invariants.dynamic.mesh_keys import run_keyed_machine
 from invariants.dynamic.profiles import CI, FUZZ
@@ -93,6 +94,8 @@ def replay(machine: type[MeshMachine], database: ExampleDatabase) -> tuple[bool,
         run_keyed_machine(machine, replay_settings(database))
     except InvariantViolated as exc:
         return True, True, failure_text(exc)
+    except DatabaseLost:  # the database's server, not the mesh: no failure to show
+        raise
     except Exception as exc:  # the mesh or adapter raised: still a saved failure
         return True, False, failure_text(exc)
     return False, False, None

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from invariants.adapter import FirstChooser, capabilities_of
 from invariants.checks import CHECKS
-from invariants.dynamic.database import check_reachable, open_database
+from invariants.dynamic.database import check_reachable, guarded, open_database
 from invariants.fuzzing.behaviours import Coverage, session_coverage
 from invariants.fuzzing.config import resolve_factory
 from invariants.fuzzing.failures import FailureWatcher, SavedFailure, collect_failures
@@ -83,16 +83,21 @@ class FuzzReport:
         return EXIT_SHORTFALL if self.shortfalls else EXIT_NOTHING_FOUND
 
 
-def run_fuzz(plan: SessionPlan, session_dir: Path) -> FuzzReport:
+def run_fuzz(
+    plan: SessionPlan, session_dir: Path, environ: Mapping[str, str] | None = None
+) -> FuzzReport:
     """Run a session; raises `DatabaseSpecError`/`FuzzConfigError` before starting on bad
-    input."""
+    input. `environ` (default `os.environ`) is the workers' environment."""
     database = open_database(plan.config.database)
     check_reachable(database, plan.config.database or "")
+    # A server that goes away during the session is one error line, not a traceback.
+    database = guarded(database, plan.config.database or "")
     machines = build_machines(plan.config)
     keys = {check: database_key(machine) for check, machine in machines.items()}
     watcher = FailureWatcher(database, keys)
     run = run_session(
-        plan, session_dir, new_failure=lambda: bool(watcher.checks_with_new_failures())
+        plan, session_dir, new_failure=lambda: bool(watcher.checks_with_new_failures()),
+        environ=environ,
     )
     observed = read_observed(session_dir)
     tests: dict[str, TargetObservations] = {check: TargetObservations() for check in machines}

@@ -12,6 +12,7 @@ import socket
 import subprocess
 import threading
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -31,12 +32,13 @@ def _free_port() -> int:
         return int(probe.getsockname()[1])
 
 
-@pytest.fixture(scope="session")
-def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+@contextmanager
+def redis_server(data: Path) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
+    """A `redis-server` of its own on a free loopback port, data in `data`: its URL and
+    its process, ended on the way out; a skip when none can be started."""
     binary = shutil.which("redis-server")
     if binary is None:
         pytest.skip("redis-server is not installed (.ci/run installs it with apt-get)")
-    data = tmp_path_factory.mktemp("redis")
     port = _free_port()
     process = subprocess.Popen(
         [binary, "--port", str(port), "--bind", "127.0.0.1", "--dir", str(data),
@@ -58,12 +60,27 @@ def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     drain = threading.Thread(target=process.stdout.read, daemon=True)
     drain.start()
     try:
-        yield f"redis://127.0.0.1:{port}/0"
+        yield f"redis://127.0.0.1:{port}/0", process
     finally:
         process.terminate()
         process.wait()
         drain.join()
         process.stdout.close()
+
+
+@pytest.fixture(scope="session")
+def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    with redis_server(tmp_path_factory.mktemp("redis")) as (url, _process):
+        yield url
+
+
+@pytest.fixture
+def own_redis(tmp_path: Path) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
+    """A server of this test's own, which the test may stop: its URL and its process."""
+    data = tmp_path / "redis"
+    data.mkdir()
+    with redis_server(data) as served:
+        yield served
 
 
 @pytest.fixture

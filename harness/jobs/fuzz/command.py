@@ -15,13 +15,17 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
 import sys
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from invariants.mutants.registry import id_range
+
+if TYPE_CHECKING:
+    from harness.settings import HarnessSettings
 
 PROG = "mesh-harness fuzz"
 
@@ -63,7 +67,8 @@ def add_parser(subparsers: Any) -> None:
                         help="a directory or redis://host:port/db "
                         "(default: .hypothesis/examples)")
     parser.add_argument("--adapter", metavar="MODULE:FACTORY",
-                        help="the mesh under test (default: the reference mesh)")
+                        help="the mesh under test (default: [tool.harness] adapter, else the "
+                        "reference mesh)")
     parser.add_argument("--mutant", metavar="NAME",
                         help="fuzz a pre-fix mutant of the reference mesh "
                         f"({id_range()}, by id or slug)")
@@ -87,12 +92,23 @@ def _error(message: str) -> int:
     return 2
 
 
+def _workers_environ(settings: HarnessSettings) -> dict[str, str]:
+    """The environment of HypoFuzz's workers: this one, with the repository's pytest
+    `pythonpath` first on PYTHONPATH, so they import the adapter as this process does."""
+    env = dict(os.environ)
+    paths = [*(str(p) for p in settings.import_paths),
+             *filter(None, env.get("PYTHONPATH", "").split(os.pathsep))]
+    if paths:
+        env["PYTHONPATH"] = os.pathsep.join(dict.fromkeys(paths))
+    return env
+
+
 def run(args: argparse.Namespace) -> int:
     try:
         import hypofuzz  # noqa: F401  (only checks that the fuzz extra is installed)
     except ImportError:
         return _error("HypoFuzz is not installed (pip install 'mesh-harness[fuzz]')")
-    from harness.settings import for_command
+    from harness.settings import for_command, importing_from
     from invariants.dynamic.database import DatabaseSpecError, normalise_spec
     from invariants.fuzzing.config import FuzzConfig, FuzzConfigError, normalise_invariants
     from invariants.fuzzing.run import run_fuzz
@@ -107,6 +123,7 @@ def run(args: argparse.Namespace) -> int:
         settings = for_command()
     except ConfigError as exc:
         return _error(str(exc))
+    importing_from(settings)  # the repository's pytest `pythonpath`, as `check` reads it
     if not args.adapter and len(settings.adapters) > 1:
         return _error(f"{settings.adapter_origin} names {len(settings.adapters)} adapters; "
                       "a session fuzzes one: choose it with --adapter")
@@ -116,6 +133,7 @@ def run(args: argparse.Namespace) -> int:
             mutant=args.mutant,
             invariants=normalise_invariants(args.invariant or settings.invariants),
             database=normalise_spec(args.database),
+            adapter_origin="--adapter" if args.adapter else settings.adapter_origin,
         )
         plan = SessionPlan(
             config=config,
@@ -127,7 +145,7 @@ def run(args: argparse.Namespace) -> int:
         keep = args.session_dir is not None
         session_dir = Path(args.session_dir or tempfile.mkdtemp(prefix="mesh-fuzz-"))
         try:
-            report = run_fuzz(plan, session_dir.resolve())
+            report = run_fuzz(plan, session_dir.resolve(), _workers_environ(settings))
             text = render_text(report)  # before the session directory (and log) goes
         finally:
             if not keep:
