@@ -132,8 +132,9 @@ class MiniMesh:
                 return
             emit.call_received(hub=delivery.target, delivery_id=delivery.id, attempt=attempt)
             reply: asyncio.Future[None] = loop.create_future()
-            self.offer(replace(delivery, packaged=True))
-            if fault is None:  # a lost reply (TIMEOUT_NEXT) never arrives
+            late = fault is not None and fault.kind is FaultKind.TIMEOUT_NEXT
+            if not late:  # (an aggregate, which the mesh does not model, is ignored)
+                self.offer(replace(delivery, packaged=True))
                 reply.set_result(None)
             try:
                 async with asyncio.timeout(REPLY_TIMEOUT_S):
@@ -141,6 +142,7 @@ class MiniMesh:
             except TimeoutError:
                 emit.attempt_failed(delivery_id=delivery.id, attempt=attempt,
                                     error="ResponseTimeout", timed_out=True)
+                self.offer(replace(delivery, packaged=True))  # the callee runs it late
             return
 
 
