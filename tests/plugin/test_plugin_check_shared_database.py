@@ -16,6 +16,7 @@ from hypothesis.database import (
     MultiplexedDatabase,
     ReadOnlyDatabase,
 )
+from redis_client import UNREACHABLE
 
 import harness.jobs.check.report
 import harness.prove_items
@@ -96,7 +97,7 @@ def test_the_option_wins_over_the_variable(
         (None, "ftp://host/x",
          f"{SHARED_DATABASE_ENV}: database 'ftp://host/x': unsupported URL"),
         ("redis://127.0.0.1:1/0", None,
-         "--shared-database: database 'redis://127.0.0.1:1/0': cannot reach the server"),
+         f"--shared-database: database 'redis://127.0.0.1:1/0': {UNREACHABLE}"),
     ],
 )
 def test_a_bad_value_is_one_line_and_exit_2(

@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 from hypothesis import Phase, settings
 from hypothesis.database import DirectoryBasedExampleDatabase
+from redis_client import UNREACHABLE
 
 from invariants.checks import CHECKS
 from invariants.dynamic.profiles import CI, SHARED_DATABASE_ENV, profile
@@ -205,7 +206,7 @@ def _one_error(result: pytest.RunResult, *fragments: str) -> str:
         ("", "", "--harness-shared-database=pyproject.toml",
          ("--harness-shared-database: database", "exists and is not a directory")),
         ("", "", "--harness-shared-database=redis://127.0.0.1:1/0",
-         ("--harness-shared-database: database 'redis://127.0.0.1:1/0': cannot reach",)),
+         (f"--harness-shared-database: database 'redis://127.0.0.1:1/0': {UNREACHABLE}",)),
         ("", 'harness_shared_database = "ftp://host/x"\n', "",
          ("pyproject.toml: harness_shared_database: database 'ftp://host/x'",)),
         ('shared_database = "ftp://host/x"\n', "", "",
@@ -239,6 +240,7 @@ def test_a_bad_variable_is_named_and_an_option_overrides_it(
 
 LOAD_PROBE = """
 import sys
+import tempfile
 from pathlib import Path
 
 import harness.plugin
@@ -247,7 +249,7 @@ WATCHED = ("invariants.dynamic.profiles", "invariants.dynamic.database")
 print(sorted(m for m in WATCHED if m in sys.modules))
 from harness.shared_database import environment_database
 
-environment_database({"HARNESS_SHARED_DATABASE": "redis://127.0.0.1:1/0"}, Path("."))
+environment_database({"HARNESS_SHARED_DATABASE": tempfile.mkdtemp()}, Path("."))
 print(sorted(m for m in WATCHED if m in sys.modules))
 """
 
