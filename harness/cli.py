@@ -25,7 +25,6 @@ COMMANDS: dict[str, str] = {
     "check": "harness.jobs.check.command",
     "adapter-check": "harness.jobs.adapter_check.command",
 }
-COMMAND_MODULES: tuple[str, ...] = tuple(COMMANDS.values())
 
 
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
