@@ -24,7 +24,9 @@ from invariants.adapter import (
     MessageSpec,
     RoundTrippingAdapter,
     Route,
+    calling_adapter,
     capabilities_of,
+    factory_name,
 )
 from invariants.checks import CheckParams
 from invariants.conformance.conventions import Broken, Post, broken_conventions
@@ -253,15 +255,16 @@ class ProgramResult:
 
 
 def exercise(program: Program, factory: AdapterFactory, params: CheckParams) -> ProgramResult:
-    chooser = AskedChooser()
-    run = Exercise(factory(chooser), chooser, factory)
-    for hub in HUBS:
-        run.adapter.create_hub(hub)
-    program.steps(run)
-    quiet = run.adapter.run_until_idle(QUIET_WITHIN_MS)
-    trace = list(run.adapter.trace())
-    broken = [*broken_conventions(trace, run.posts, run.subscriptions),
-              *program.proves(trace, run, params)]
+    with calling_adapter(factory_name(factory), f"in conformance program {program.name!r}"):
+        chooser = AskedChooser()
+        run = Exercise(factory(chooser), chooser, factory)
+        for hub in HUBS:
+            run.adapter.create_hub(hub)
+        program.steps(run)
+        quiet = run.adapter.run_until_idle(QUIET_WITHIN_MS)
+        trace = list(run.adapter.trace())
+        broken = [*broken_conventions(trace, run.posts, run.subscriptions),
+                  *program.proves(trace, run, params)]  # some proofs drive the adapter
     if not quiet:
         broken.append(Broken("quiescence", None, "run_until_idle",
                              f"not quiet within {QUIET_WITHIN_MS} ms of virtual time"))
@@ -272,7 +275,8 @@ def conformance(factory: AdapterFactory, params: CheckParams | None = None
                 ) -> tuple[frozenset[Capability], list[ProgramResult]]:
     """The capabilities the adapter declares and each applicable program's result."""
     params = params or CheckParams()
-    declared = capabilities_of(factory(FirstChooser()))
+    with calling_adapter(factory_name(factory), "from its factory"):
+        declared = capabilities_of(factory(FirstChooser()))
     results = [exercise(p, factory, params) for p in PROGRAMS
                if p.needs is None or p.needs in declared]
     return declared, results

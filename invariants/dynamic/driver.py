@@ -25,7 +25,7 @@ from __future__ import annotations
 import sys
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -44,6 +44,9 @@ from invariants.adapter import (
     MessageSpec,
     RoundTrippingAdapter,
     Route,
+    calling_adapter,
+    capabilities_of,
+    factory_name,
 )
 from invariants.checks import (
     CheckParams,
@@ -218,7 +221,9 @@ class MeshMachine(RuleBasedStateMachine):
         params = replace(
             self.base_params, watermarks={**self.base_params.watermarks, **configured}
         )
-        self.monitors = [monitor_for(check_id, params) for check_id in self.check_ids]
+        capabilities = capabilities_of(adapter)
+        self.monitors = [monitor_for(check_id, params, capabilities)
+                         for check_id in self.check_ids]
         if roundtrip:
             if not isinstance(adapter, RoundTrippingAdapter):
                 raise TypeError(f"{type(adapter).__name__} declares the envelope_roundtrip "
@@ -270,13 +275,18 @@ class MeshMachine(RuleBasedStateMachine):
         hangs), or the run is interrupted, the run is over: teardown must not judge a
         half-done step (its liveness verdict would hide the exception or the interrupt)."""
         try:
-            with within_budget(f"{what} at {self._clock_text()}"):
+            with self.calling(f"in {what}"), within_budget(f"{what} at {self._clock_text()}"):
                 body()
         except InvariantViolated:
             raise
         except BaseException:
             self.failed = True
             raise
+
+    def calling(self, where: str) -> AbstractContextManager[None]:
+        """A call into the adapter: a `SystemExit` it raises, or a `KeyboardInterrupt` of
+        its own, is an `AdapterExited` naming it (a real interrupt passes through)."""
+        return calling_adapter(factory_name(type(self).adapter_factory), where)
 
     # Checking ---------------------------------------------------------------------------
 
@@ -344,7 +354,8 @@ class MeshMachine(RuleBasedStateMachine):
         if self.adapter is None:
             return
         self.acting(self._feed, "trace() after a step")
-        self._verify(final=False)
+        with self.calling("after a step"):
+            self._verify(final=False)
 
     def _harvest(self) -> None:
         """Add this example's evidence to the run's; inside a Hypothesis test also as
@@ -366,6 +377,11 @@ class MeshMachine(RuleBasedStateMachine):
         interrupted = isinstance(sys.exc_info()[1], KeyboardInterrupt)
         if self.adapter is None or self.failed or interrupted:
             return
+        with self.calling("at teardown"):
+            self._settle()
+
+    def _settle(self) -> None:
+        """Teardown's judgement: run to quiescence within the bound, then the final checks."""
         before = self.mesh.now_ms()
         with within_budget(f"run_until_idle({LIVENESS_LIMIT_MS}) at teardown, {before} ms"):
             quiescent = self.mesh.run_until_idle(LIVENESS_LIMIT_MS)

@@ -31,7 +31,8 @@ from hypothesis import settings as Settings
 from hypothesis.internal.reflection import function_digest
 from hypothesis.stateful import get_state_machine_test, run_state_machine_as_test
 
-from invariants.adapter import AdapterFactory
+from invariants.adapter import MESH_ID_ATTRIBUTE as MESH_ID_ATTRIBUTE
+from invariants.adapter import AdapterFactory, factory_name
 from invariants.dynamic.driver import MeshMachine
 from invariants.dynamic.plans import machine_class
 from invariants.dynamic.profiles import BASE_PROFILES, FUZZ
@@ -46,22 +47,13 @@ _DIGEST_ATTRIBUTE = "_hypothesis_internal_add_digest"
 _SEED_ATTRIBUTE = "_hypothesis_internal_use_seed"
 # Ours: the seed a derandomized run of the machine, unkeyed, would use.
 _CHECK_SEED_ATTRIBUTE = "_harness_check_seed"
-# A factory may name its mesh itself, where its module and name do not tell meshes apart
-# (a `functools.partial`, one closure made for several meshes, a pre-fix mutant's build,
-# whose isolated package name carries a hash of the reference source).
-MESH_ID_ATTRIBUTE = "harness_mesh_id"
 
 
 def mesh_id(factory: AdapterFactory) -> str:
     """The identity of the mesh a factory makes: the factory's `harness_mesh_id` where it
     sets one (a pre-fix mutant's build sets `mutant:M2`), else its `module:qualified name`
-    (what an adapter spec names)."""
-    own = getattr(factory, MESH_ID_ATTRIBUTE, None)
-    if isinstance(own, str) and own.strip():
-        return own.strip()
-    module = str(getattr(factory, "__module__", None) or type(factory).__module__)
-    name = str(getattr(factory, "__qualname__", None) or type(factory).__qualname__)
-    return f"{module}:{name}"
+    (what an adapter spec names). The adapter's errors name it the same way."""
+    return factory_name(factory)
 
 
 def keyed_machine_class(

@@ -23,7 +23,15 @@ from typing import Any
 from hypothesis import strategies as st
 from hypothesis.stateful import initialize, precondition, rule
 
-from invariants.adapter import AdapterFactory, Capability, FirstChooser, Route, capabilities_of
+from invariants.adapter import (
+    AdapterFactory,
+    Capability,
+    FirstChooser,
+    Route,
+    calling_adapter,
+    capabilities_of,
+    factory_name,
+)
 from invariants.checks import CHECKS, CheckParams
 from invariants.dynamic.driver import (
     BULK_FAMILIES,
@@ -261,7 +269,8 @@ def machine_class(
     routes the adapter's `capabilities` (by default, what one of its adapters declares) do
     not offer are left out; the envelope round trip is drawn per run where offered."""
     if capabilities is None:
-        capabilities = capabilities_of(adapter_factory(FirstChooser()))
+        with calling_adapter(factory_name(adapter_factory), "from its factory"):
+            capabilities = capabilities_of(adapter_factory(FirstChooser()))
     check_ids = (check_id,) if isinstance(check_id, str) else tuple(check_id)
     unknown = [c for c in check_ids if c not in CHECKS]
     if unknown or not check_ids:

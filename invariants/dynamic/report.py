@@ -7,7 +7,12 @@ events highlighted), and can write the diagram to a file for a CI artifact.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import contextlib
+import importlib.util
+import os
+import traceback
+from collections.abc import Iterable, Sequence
+from functools import cache
 from pathlib import Path
 
 from invariants.checks.violation import Violation, describe
@@ -53,3 +58,54 @@ def failure_text(exc: BaseException) -> str:
     """An exception with Hypothesis' notes: violations, step program, blob, diagram."""
     notes = getattr(exc, "__notes__", [])
     return "\n".join([f"{type(exc).__name__}: {exc}", *notes])
+
+
+# Whose frames a traceback of the mesh's or adapter's exception leaves out: the harness's
+# own (the runner, the driver, the plans) and Hypothesis's, which drive every step.
+HIDDEN_PACKAGES: tuple[str, ...] = ("invariants", "hypothesis")
+
+
+_CONTEXTLIB = str(Path(contextlib.__file__).resolve())
+
+
+@cache
+def package_dirs(packages: tuple[str, ...]) -> tuple[str, ...]:
+    """The directories of `packages` (each ending with a separator), those found."""
+    found = []
+    for name in packages:
+        spec = importlib.util.find_spec(name)
+        for location in (spec.submodule_search_locations or []) if spec is not None else []:
+            found.append(str(Path(location).resolve()) + os.sep)
+    return tuple(found)
+
+
+def hidden_frame(filename: str, packages: tuple[str, ...] = HIDDEN_PACKAGES) -> bool:
+    """Whether a frame of `filename` is the harness's (or Hypothesis's), not the mesh's."""
+    try:
+        where = str(Path(filename).resolve())
+    except (OSError, RuntimeError):
+        return False
+    # contextlib's own frames: the `with` blocks the harness wraps each call to the mesh in
+    return where.startswith(package_dirs(packages)) or where == _CONTEXTLIB
+
+
+def _chain(shown: traceback.TracebackException) -> Iterable[traceback.TracebackException]:
+    seen: set[int] = set()
+    each: traceback.TracebackException | None = shown
+    while each is not None and id(each) not in seen:
+        seen.add(id(each))
+        yield each
+        each = each.__cause__ or (None if each.__suppress_context__ else each.__context__)
+
+
+def own_traceback(exc: BaseException, packages: tuple[str, ...] = HIDDEN_PACKAGES) -> str:
+    """`exc` as Python prints it, chained exceptions too, without the frames of
+    `packages`: what the mesh and its adapter did (the whole traceback where that would
+    leave no frame at all, a fault of the harness itself)."""
+    shown = traceback.TracebackException.from_exception(exc)
+    chain = list(_chain(shown))
+    kept = [[f for f in each.stack if not hidden_frame(f.filename, packages)] for each in chain]
+    if any(kept):
+        for each, frames in zip(chain, kept, strict=True):
+            each.stack = traceback.StackSummary.from_list(frames)
+    return "".join(shown.format())

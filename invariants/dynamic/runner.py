@@ -31,7 +31,9 @@ from invariants.adapter import (
     AdapterFactory,
     Capability,
     FirstChooser,
+    calling_adapter,
     capabilities_of,
+    factory_name,
 )
 from invariants.checks import CHECKS, CheckParams, Violation
 from invariants.dynamic.driver import MeshMachine, recording
@@ -162,7 +164,8 @@ def _run_invariant(
 ) -> Outcome:
     started = time.perf_counter()  # reporting only: no decision depends on it
     try:
-        capabilities = capabilities_of(adapter_factory(FirstChooser()))
+        with calling_adapter(factory_name(adapter_factory), "from its factory"):
+            capabilities = capabilities_of(adapter_factory(FirstChooser()))
     except Exception as exc:  # the factory itself raised: reported, not a verdict
         return Outcome(check_id=check_id, verdict="error", examples=0, shrunk_steps=None,
                        failure_text=failure_text(exc), seconds=time.perf_counter() - started,

@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from invariants.adapter import FirstChooser, capabilities_of
+from invariants.adapter import FirstChooser, calling_adapter, capabilities_of, factory_name
 from invariants.checks import CHECKS
 from invariants.dynamic.database import check_reachable, guarded, open_database
 from invariants.fuzzing.behaviours import Coverage, session_coverage
@@ -126,5 +126,7 @@ def run_fuzz(
 
 
 def _inapplicable(plan: SessionPlan, machines: Mapping[str, object]) -> dict[str, dict[str, str]]:
-    capabilities = capabilities_of(resolve_factory(plan.config)(FirstChooser()))
+    factory = resolve_factory(plan.config)
+    with calling_adapter(factory_name(factory), "from its factory"):
+        capabilities = capabilities_of(factory(FirstChooser()))
     return {check: CHECKS[check].inapplicable(capabilities) for check in machines}

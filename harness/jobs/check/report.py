@@ -23,17 +23,17 @@ from __future__ import annotations
 
 import json
 import textwrap
-import traceback
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from harness.jobs.check.subject import KILL_MATRIX_SKIPPED, Subject, bundled_reference
 from harness.scan_verdict import ScanVerdict, load_baseline, run_scan
 from harness.shared_database import SharedDatabase
-from invariants.adapter import AdapterFactory
+from invariants.adapter import AdapterExited, AdapterFactory
 from invariants.checks import CHECKS
 from invariants.conformance.programs import conformance
 from invariants.dynamic.profiles import replaying
+from invariants.dynamic.report import own_traceback
 from invariants.dynamic.runner import Outcome, collecting, run_invariant
 from invariants.mutants.matrix import Matrix, prove
 from invariants.mutants.render import kill_list_text
@@ -119,7 +119,7 @@ def _first_line(outcome: Outcome) -> str:
 
 def _row(outcome: Outcome, adapter: str = "") -> InvariantRow:
     error = outcome.error
-    trace = "".join(traceback.format_exception(error)) if error is not None else ""
+    trace = own_traceback(error) if error is not None else ""  # the mesh's frames, not ours
     return InvariantRow(outcome.check_id, outcome.ok, outcome.examples, outcome.seconds,
                         _first_line(outcome), outcome.verdict, dict(outcome.evidence),
                         dict(outcome.unexercised), adapter, trace, _counterexample(outcome),
@@ -216,6 +216,9 @@ def _conformance(subject: Subject, say: Progress) -> tuple[list[str], int]:
         say(f"adapter conformance: {spec}")
         try:
             _, results = conformance(factory, subject.params)
+        except AdapterExited as exc:  # names the adapter and what it raised already
+            lines.append(str(exc))
+            continue
         except Exception as exc:  # the invariant runs show the traceback
             lines.append(f"{spec}: the adapter raised {type(exc).__name__}: {exc}")
             continue
