@@ -12,8 +12,10 @@ drive and shrink schedules. An adapter over a real, threaded mesh may ignore it.
 
 from __future__ import annotations
 
+import dis
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Protocol, runtime_checkable
@@ -171,3 +173,62 @@ class MeshHung(Exception):
 
 
 AdapterFactory = Callable[[Chooser], MeshAdapter]
+
+# A factory may name its mesh itself, where its module and name do not tell meshes apart
+# (a `functools.partial`, one closure made for several meshes, a pre-fix mutant's build).
+MESH_ID_ATTRIBUTE = "harness_mesh_id"
+
+
+def factory_name(factory: AdapterFactory) -> str:
+    """What names the mesh a factory makes: its `harness_mesh_id` where it sets one, else
+    its `module:qualified name` (what an adapter spec names)."""
+    own = getattr(factory, MESH_ID_ATTRIBUTE, None)
+    if isinstance(own, str) and own.strip():
+        return own.strip()
+    module = str(getattr(factory, "__module__", None) or type(factory).__module__)
+    name = str(getattr(factory, "__qualname__", None) or type(factory).__qualname__)
+    return f"{module}:{name}"
+
+
+class AdapterExited(Exception):
+    """The adapter (its factory or a step) raised `SystemExit`, or a `KeyboardInterrupt`
+    of its own: an error of the adapter, shown with the adapter's traceback (its cause),
+    never the end of the run, its exit code or an interrupt."""
+
+
+_RAISE = dis.opmap["RAISE_VARARGS"]
+
+
+def _signalled(exc: KeyboardInterrupt) -> bool:
+    """Whether `exc` is a real interrupt (a signal: the terminal's Ctrl-C, a SIGTERM), not
+    one the adapter raised itself. With the harness's handlers installed
+    (`invariants.interrupts`) a signal is recorded as it arrives; without them, Python's
+    default SIGINT handler raises wherever the interpreter is, never at a `raise`."""
+    from invariants import interrupts
+
+    if isinstance(exc, interrupts.Terminated) or interrupts.received() is not None:
+        return True
+    tb = exc.__traceback__
+    if tb is None:
+        return True
+    while tb.tb_next is not None:
+        tb = tb.tb_next
+    code = tb.tb_frame.f_code.co_code
+    return not (0 <= tb.tb_lasti < len(code) and code[tb.tb_lasti] == _RAISE)
+
+
+@contextmanager
+def calling_adapter(name: str, where: str) -> Iterator[None]:
+    """The harness calling into the adapter `name` (`where`: "from its factory", "in step
+    'init'"): a `SystemExit` it raises, or a `KeyboardInterrupt` it raises itself, becomes
+    an `AdapterExited` naming it, raised from the original; a real interrupt, and every
+    other exception, passes through as it is."""
+    try:
+        yield
+    except (SystemExit, KeyboardInterrupt) as exc:
+        if isinstance(exc, KeyboardInterrupt) and _signalled(exc):
+            raise
+        raise AdapterExited(
+            f"the adapter {name} raised {exc!r} {where}: an adapter reports an error by "
+            "raising an exception, never by ending the run"
+        ) from exc

@@ -33,9 +33,9 @@ CASES = {
 
 def test_the_boundary_turns_the_adapter_s_exits_into_its_error() -> None:
     for raised in (SystemExit(3), KeyboardInterrupt()):
-        with pytest.raises(AdapterExited, match=r"^the adapter m:f raised .* in a step: ") as seen:
-            with calling_adapter("m:f", "in a step"):
-                raise raised
+        with (pytest.raises(AdapterExited, match=r"^the adapter m:f raised .* in a step: ")
+              as seen, calling_adapter("m:f", "in a step")):
+            raise raised
         assert seen.value.__cause__ is raised
     with pytest.raises(ValueError), calling_adapter("m:f", "in a step"):  # passes through
         raise ValueError("an ordinary error")
@@ -81,7 +81,7 @@ def _run(repo: Path, *argv: str) -> subprocess.CompletedProcess[str]:
 
 @pytest.mark.parametrize("name", list(CASES))
 def test_check_fails_naming_the_adapter(tmp_path: Path, name: str) -> None:
-    shown, where = CASES[name]
+    shown, _where = CASES[name]
     done = _run(_repo(tmp_path, name), "harness", "check", "--quiet", "--no-prove")
     assert done.returncode == 1, (done.stdout, done.stderr)  # before: 0, or 130
     assert "interrupted" not in done.stderr
