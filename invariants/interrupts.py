@@ -204,13 +204,48 @@ def ignored() -> Iterator[None]:
             _set(signum, handler)
 
 
+@contextmanager
+def forking() -> Iterator[None]:
+    """Around the start of forked workers: the signals are blocked in this thread, so a
+    child is born with them blocked (until `in_worker`) and does not run the parent's
+    handlers first; here they wait until the block ends."""
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, SIGNALS)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+
+
 def in_worker() -> None:
-    """For a forked pool worker: SIGINT ignored (the parent ends the pool), SIGTERM and
-    SIGHUP as by default (a worker told to stop stops), nothing inherited from the parent's
-    handlers."""
+    """For a forked pool worker (started under `forking`): SIGINT ignored (the parent ends
+    the pool), SIGTERM and SIGHUP as by default (a worker told to stop stops), nothing of
+    the parent's handlers; and on Linux, killed when its parent dies, however it dies (a
+    worker's own pool, say that of the scan a mutation worker runs, goes with it)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     signal.signal(signal.SIGHUP, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, SIGNALS)
+    _die_with_parent()
+
+
+_PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
+
+
+def _die_with_parent() -> None:
+    if not sys.platform.startswith("linux"):
+        return
+    import ctypes
+    import multiprocessing
+
+    parent = multiprocessing.parent_process()
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        if libc.prctl(_PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0) != 0:
+            return
+    except (OSError, AttributeError):
+        return
+    if parent is not None and os.getppid() != parent.pid:  # it died before the prctl
+        os._exit(1)
 
 
 def stop_pool(pool: ProcessPoolExecutor, grace_seconds: float = STOP_GRACE_SECONDS) -> None:

@@ -91,7 +91,8 @@ def _run_pool(
         max_workers=workers, initializer=_init_worker, initargs=(config, cache_dir)
     )
     try:
-        futures = [(chunk, pool.submit(_analyze_chunk, chunk)) for chunk in chunks]
+        with interrupts.forking():  # the workers start at the first submit
+            futures = [(chunk, pool.submit(_analyze_chunk, chunk)) for chunk in chunks]
         for chunk, future in futures:
             try:
                 done += future.result()

@@ -221,7 +221,8 @@ def _run(
         initargs=(target, baseline, options.profile, options.timeout),
     )
     try:
-        futures = {pool.submit(_work, mutant): mutant for mutant in pending}
+        with interrupts.forking():  # the workers start at the first submit
+            futures = {pool.submit(_work, mutant): mutant for mutant in pending}
         for future in as_completed(futures):
             mutant = futures[future]
             verdict = future.result()
