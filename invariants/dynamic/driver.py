@@ -45,7 +45,6 @@ from invariants.adapter import (
     RoundTrippingAdapter,
     Route,
     calling_adapter,
-    capabilities_of,
     factory_name,
 )
 from invariants.checks import (
@@ -221,9 +220,7 @@ class MeshMachine(RuleBasedStateMachine):
         params = replace(
             self.base_params, watermarks={**self.base_params.watermarks, **configured}
         )
-        capabilities = capabilities_of(adapter)
-        self.monitors = [monitor_for(check_id, params, capabilities)
-                         for check_id in self.check_ids]
+        self.monitors = [monitor_for(check_id, params) for check_id in self.check_ids]
         if roundtrip:
             if not isinstance(adapter, RoundTrippingAdapter):
                 raise TypeError(f"{type(adapter).__name__} declares the envelope_roundtrip "
