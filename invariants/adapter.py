@@ -96,6 +96,9 @@ class Capability(StrEnum):
     # and back before they are routed.
     ENVELOPE_ROUNDTRIP = "envelope_roundtrip"
     AGGREGATE_FAULTS = "aggregate_faults"  # FaultKind.AGGREGATE_NEXT
+    # A grain call that timed out is sent again, and the callee de-duplicates the re-sends:
+    # each delivery's effect is applied at most once (EFFECT_APPLIED says where and when).
+    AT_LEAST_ONCE = "at_least_once"
 
 
 # What an adapter that declares nothing is taken to model: the protocol's first surface

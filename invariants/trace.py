@@ -44,6 +44,9 @@ class EventKind(StrEnum):
     ATTEMPT = "attempt"  # attempt number `attempt` (0 = first call, n = n-th retry)
     ATTEMPT_FAILED = "attempt_failed"  # with `error` and `timed_out`
     CALL_RECEIVED = "call_received"  # the callee accepted a call into its work queue
+    # The callee applied a grain call's request (`delivery_id`, at `hub`): the ground truth
+    # of its effect, which an at-least-once mesh applies at most once however often re-sent.
+    EFFECT_APPLIED = "effect_applied"
     SATURATION_LOGGED = "saturation_logged"  # in-flight gauge crossed 64
     SATURATION_CLEARED = "saturation_cleared"  # and fell back to 32
 

@@ -24,8 +24,9 @@ _DIRECT, _GRAIN, _FAILURE = Route.DIRECT, Route.GRAIN, MessageClass.FAILURE
 class ReferenceAdapter:
     """Drives one reference mesh in virtual time."""
 
-    # The reference models the whole protocol, the optional parts included.
-    capabilities = frozenset(Capability)
+    # The reference models the whole protocol, the optional parts included. It is at most
+    # once: a timed-out call is never sent again, so it does not declare at least once.
+    capabilities = frozenset(Capability) - {Capability.AT_LEAST_ONCE}
 
     def __init__(
         self,

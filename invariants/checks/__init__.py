@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from invariants.adapter import Capability
 from invariants.checks.harness_facts import (
     HarnessFact,
     Injected,
@@ -62,13 +63,22 @@ def check_ids(values: Sequence[str], origin: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(ids))
 
 
-def monitor_for(check_id: str, params: CheckParams = DEFAULT_PARAMS) -> Monitor:
+def monitor_for(
+    check_id: str,
+    params: CheckParams = DEFAULT_PARAMS,
+    capabilities: frozenset[Capability] | None = None,
+) -> Monitor:
+    """A fresh monitor of `check_id`, told what the adapter declares (by default the
+    protocol's first surface)."""
     try:
         cls = CHECKS[check_id]
     except KeyError:
         known = ", ".join(CHECK_IDS)
         raise ValueError(f"unknown check {check_id!r} (known: {known})") from None
-    return cls(params)
+    monitor = cls(params)
+    if capabilities is not None:
+        monitor.capabilities = capabilities
+    return monitor
 
 
 def check(
@@ -80,8 +90,9 @@ def check(
     final: bool = False,
     declared: Mapping[str, MessageClass] | None = None,
     facts: Sequence[HarnessFact] = (),
+    capabilities: frozenset[Capability] | None = None,
 ) -> list[Violation]:
-    monitor = monitor_for(check_id, params)
+    monitor = monitor_for(check_id, params, capabilities)
     return run_monitor(monitor, trace, now_ms=now_ms, final=final, declared=declared,
                        facts=facts)
 

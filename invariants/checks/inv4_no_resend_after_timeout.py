@@ -36,6 +36,15 @@ Obligations (what each reads), with the evidence each counts:
   and asked for no stop: a call fails only as the harness made it (a fault book that
   spends more than it was given).
 
+- "delivery effects applied at most once": for an adapter that declares at least once
+  (a timed-out call is sent again, and the callee de-duplicates the re-sends), each
+  delivery's effect is applied at most once however often it reached the callee
+  (EFFECT_APPLIED, the callee's word that it applied a call's request). For such an
+  adapter a re-send after a timeout is no violation, and "timed-out deliveries sent once"
+  and the two aggregate obligations are not applicable; without the capability this
+  obligation is not applicable and nothing else changes. Counted per delivery the callee
+  received more than once, when it ended.
+
 Whether an attempt timed out is a fact the harness decides, not the mesh's say-so: it
 timed out when the harness armed TIMEOUT_NEXT (or AGGREGATE_NEXT, spent first) at its
 target and this was the call that reached the callee (harness facts: the faults
@@ -65,6 +74,9 @@ TO_BUDGET = "rejected deliveries re-sent to the budget"
 DELAYS = "retry delays timed"
 AGGREGATE_TIMEOUT_FIRST = "aggregates (timeout first) sent once"
 AGGREGATE_REJECTION_FIRST = "aggregates (rejection first) sent once"
+APPLIED_ONCE = "delivery effects applied at most once"
+_RESENT_BY_CONTRACT = ("a re-send after a timeout is its contract, held to "
+                       f"{APPLIED_ONCE!r} instead")
 # "injected call faults honoured", per kind: a kind the mesh ignores every time is one
 # whose verdicts would all be vacuous.
 HONOURED: dict[FaultKind, str] = {
@@ -91,6 +103,7 @@ class _Delivery:
     calls: int = 0
     ended: bool = False
     ran: bool = False  # the callee ran the current attempt (offered it to the target hub)
+    applied: TraceEvent | None = None  # the first EFFECT_APPLIED of the delivery
     aggregate: bool | None = None  # a call failed with an armed aggregate: timeout first?
     waiting: bool = False  # the caller awaits the current attempt's answer
 
@@ -118,11 +131,19 @@ class NoResendAfterTimeout(Monitor):
         "call that then failed as armed (does the adapter honour timeout_next?)",
         HONOURED[FaultKind.AGGREGATE_NEXT]: "no aggregate_next the harness armed was spent "
         "by a grain call that then failed as armed (does the adapter honour it?)",
+        APPLIED_ONCE: "no grain delivery reached the callee twice: no timeout_next the "
+        "harness armed was followed by a re-send (is the INV4 plan's `timeout` family on, "
+        "and does the at-least-once mesh re-send a timed-out call?)",
     })
     obligation_needs = MappingProxyType({
         AGGREGATE_TIMEOUT_FIRST: Capability.AGGREGATE_FAULTS,
         AGGREGATE_REJECTION_FIRST: Capability.AGGREGATE_FAULTS,
         HONOURED[FaultKind.AGGREGATE_NEXT]: Capability.AGGREGATE_FAULTS,
+        APPLIED_ONCE: Capability.AT_LEAST_ONCE,
+    })
+    obligation_waived_by = MappingProxyType({
+        name: (Capability.AT_LEAST_ONCE, _RESENT_BY_CONTRACT)
+        for name in (SENT_ONCE, AGGREGATE_TIMEOUT_FIRST, AGGREGATE_REJECTION_FIRST)
     })
 
     def __init__(self, params: CheckParams = DEFAULT_PARAMS) -> None:
@@ -140,6 +161,11 @@ class NoResendAfterTimeout(Monitor):
         self._held: set[str] = set()  # and those it slowed or blocked: a call may time out
         self._stop_asked = False  # once asked, calls may be refused as shutting down
         self._ignores: list[tuple[FaultKind, Violation]] = []
+
+    @property
+    def _resends(self) -> bool:
+        """The adapter declares at least once: a timed-out call may be sent again."""
+        return Capability.AT_LEAST_ONCE in self.capabilities
 
     def _ignored(self, kind: FaultKind, violation: Violation) -> None:
         self._ignores.append((kind, violation))
@@ -186,6 +212,9 @@ class NoResendAfterTimeout(Monitor):
             self._stopped_at = event.time_ms
             return
         did = event.delivery_id
+        if event.kind is EventKind.EFFECT_APPLIED:
+            self._observe_applied(did, event)
+            return
         if event.kind is EventKind.POSTED:
             d = self._deliveries.get(did or "")
             if d is not None and event.hub == d.target:
@@ -235,7 +264,7 @@ class NoResendAfterTimeout(Monitor):
                     d.expect, d.aggregate = FaultKind.AGGREGATE_NEXT, aggregates.pop(0)
                 elif self._consume(FaultKind.TIMEOUT_NEXT, d.target):
                     d.expect = FaultKind.TIMEOUT_NEXT
-            if d.timed_out is not None and d.calls > 1:
+            if d.timed_out is not None and d.calls > 1 and not self._resends:
                 self.flag(
                     f"timed-out delivery {did} reached the callee {d.calls} times "
                     "(the callee still held it)",
@@ -253,7 +282,7 @@ class NoResendAfterTimeout(Monitor):
         # A rejection the harness armed is spent by the next call to the target.
         if self._consume(FaultKind.REJECT_NEXT, d.target):
             d.expect = FaultKind.REJECT_NEXT
-        if d.timed_out is not None:
+        if d.timed_out is not None and not self._resends:
             self.flag(
                 f"delivery {did} re-sent after a timed-out attempt (callee still holds it)",
                 d.timed_out,
@@ -354,7 +383,7 @@ class NoResendAfterTimeout(Monitor):
             self._owing[did] = d
         if timed_out and d.timed_out is None:
             d.timed_out = event
-            if d.calls > 1:
+            if d.calls > 1 and not self._resends:
                 self.flag(f"timed-out delivery {did} reached the callee {d.calls} times", event)
 
     def _owes_retry(self, d: _Delivery) -> TraceEvent | None:
@@ -371,7 +400,10 @@ class NoResendAfterTimeout(Monitor):
         d.waiting = False
         if not d.ended:
             d.ended = True
-            if d.timed_out is not None:
+            if self._resends:
+                if d.calls > 1:
+                    self.exercised(APPLIED_ONCE)
+            elif d.timed_out is not None:
                 self.exercised(SENT_ONCE)
                 if d.aggregate is not None:
                     self.exercised(AGGREGATE_TIMEOUT_FIRST if d.aggregate
@@ -386,6 +418,25 @@ class NoResendAfterTimeout(Monitor):
             f"rejected delivery {did} given up after {d.attempts} attempt(s) "
             f"(budget of {self.params.delivery_retries} retries not spent)",
             failure,
+            event,
+        )
+
+    def _observe_applied(self, did: str | None, event: TraceEvent) -> None:
+        """The callee applied `did`'s request: a second time is the effect applied twice
+        (judged for an at-least-once adapter, whose re-sends the callee de-duplicates)."""
+        if did is None or not self._resends:
+            return
+        d = self._deliveries.get(did)
+        if d is None:
+            d = self._deliveries[did] = _Delivery(first=event)
+        if d.applied is None:
+            d.applied = event
+            return
+        self.flag(
+            f"delivery {did}'s effect applied again at {event.hub} ({d.calls} call(s) reached "
+            f"the callee; first applied at {d.applied.hub}, {d.applied.time_ms} ms): an "
+            "at-least-once mesh applies each delivery at most once",
+            d.applied,
             event,
         )
 
@@ -417,7 +468,7 @@ class NoResendAfterTimeout(Monitor):
                 d.timed_out,
             )
             for did, d in self._deliveries.items()
-            if d.timed_out is not None and d.calls != 1
+            if d.timed_out is not None and d.calls != 1 and not self._resends
         ]
 
 

@@ -27,7 +27,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from typing import ClassVar, Protocol
 
-from invariants.adapter import Capability
+from invariants.adapter import DEFAULT_CAPABILITIES, Capability
 from invariants.checks.facts import DeliveryFacts
 from invariants.checks.harness_facts import HarnessFact, HarnessFacts, Posted, interleave
 from invariants.checks.params import DEFAULT_PARAMS, CheckParams
@@ -46,9 +46,16 @@ class Monitor(ABC):
     # Obligations only an adapter with one more capability can exercise (an optional part
     # of the protocol): on one without it they are not applicable, the rest still count.
     obligation_needs: ClassVar[Mapping[str, Capability]] = {}
+    # Obligations an adapter with one more capability meets otherwise (an at-least-once
+    # mesh re-sends what a timeout left at the callee, by contract): on one that declares
+    # it they are not applicable, with the reason given here.
+    obligation_waived_by: ClassVar[Mapping[str, tuple[Capability, str]]] = {}
 
     def __init__(self, params: CheckParams = DEFAULT_PARAMS) -> None:
         self.params = params
+        # What the adapter declares (`monitor_for` sets it; a bare trace is read as the
+        # protocol's first surface).
+        self.capabilities: frozenset[Capability] = DEFAULT_CAPABILITIES
         self.now_ms = 0
         self.facts = DeliveryFacts()
         self.harness = HarnessFacts()
@@ -83,11 +90,17 @@ class Monitor(ABC):
     @classmethod
     def inapplicable(cls, capabilities: frozenset[Capability]) -> dict[str, str]:
         """Obligation -> why it is not applicable to an adapter with `capabilities`."""
-        return {
+        lacking = {
             name: f"the adapter declares no {need.value.replace('_', ' ')}"
             for name, need in cls.obligation_needs.items()
             if need not in capabilities
         }
+        waived = {
+            name: f"the adapter declares {capability.value.replace('_', ' ')}: {reason}"
+            for name, (capability, reason) in cls.obligation_waived_by.items()
+            if capability in capabilities
+        }
+        return {**lacking, **waived}
 
     @classmethod
     def across_examples(cls, evidence: Mapping[str, int], context: Mapping[str, int]

@@ -122,7 +122,21 @@ def _grain_proves(trace: Sequence[TraceEvent], run: Exercise, params: CheckParam
         found.append(Broken("grain-calls", None, "ATTEMPT_FAILED",
                             f"the timeout injected at beta did not fail {timed_out} with "
                             "timed_out=true"))
+    if Capability.AT_LEAST_ONCE in capabilities_of(run.adapter):
+        found.extend(_applied_proves(trace, (rejected, timed_out)))
     return found
+
+
+def _applied_proves(trace: Sequence[TraceEvent], calls: Sequence[str]) -> list[Broken]:
+    """An at-least-once adapter reports where its callee applied each grain call."""
+    applied = {e.delivery_id for e in trace if e.kind is EventKind.EFFECT_APPLIED}
+    missing = [did for did in calls if did not in applied]
+    if not missing:
+        return []
+    return [Broken("capabilities", None, "EFFECT_APPLIED",
+                   f"the adapter declares at least once, but the callee never reported "
+                   f"applying {', '.join(missing)}: without EFFECT_APPLIED no re-send can "
+                   "be shown applied at most once")]
 
 
 def _aggregate_steps(run: Exercise) -> None:

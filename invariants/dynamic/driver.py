@@ -45,6 +45,7 @@ from invariants.adapter import (
     RoundTrippingAdapter,
     Route,
     calling_adapter,
+    capabilities_of,
     factory_name,
 )
 from invariants.checks import (
@@ -220,7 +221,9 @@ class MeshMachine(RuleBasedStateMachine):
         params = replace(
             self.base_params, watermarks={**self.base_params.watermarks, **configured}
         )
-        self.monitors = [monitor_for(check_id, params) for check_id in self.check_ids]
+        capabilities = capabilities_of(adapter)
+        self.monitors = [monitor_for(check_id, params, capabilities)
+                         for check_id in self.check_ids]
         if roundtrip:
             if not isinstance(adapter, RoundTrippingAdapter):
                 raise TypeError(f"{type(adapter).__name__} declares the envelope_roundtrip "
