@@ -54,6 +54,7 @@ class Activation:
         self.address = address
         self.held: dict[str, asyncio.Task[None]] = {}  # correlation id -> the held call
         self.applied: set[str] = set()  # delivery ids applied (at-least-once mode)
+        self.closed = False  # deactivated: what it held was dropped, never run
 
     def accept(self, cid: str, env: Envelope, delay_ms: int) -> None:
         self.held[cid] = self.mesh.loop.create_task(self._run(cid, env, delay_ms), name=cid)
@@ -82,6 +83,7 @@ class Activation:
 
     def close(self) -> None:
         """The stop deactivates the callee: the calls it still holds are dropped."""
+        self.closed = True
         for task in self.held.values():
             task.cancel()
         self.held.clear()
@@ -142,7 +144,9 @@ class Calls:
             async with asyncio.timeout(self.mesh.seconds(RESPONSE_TIMEOUT_MS)):
                 return await waiter
         except TimeoutError:
-            if "resend-unheld-timeout" in mesh.bugs and cid not in activation.held:
+            # (a live callee that no longer holds the call has taken it up: the race)
+            if ("resend-unheld-timeout" in mesh.bugs and cid not in activation.held
+                    and not activation.closed):
                 raise Rejected(f"{target}: the call is no longer held: lost") from None
             if waiter.done() and not waiter.cancelled():
                 return waiter.result()  # the reply came in the instant the wait ended

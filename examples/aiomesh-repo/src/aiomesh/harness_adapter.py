@@ -9,11 +9,12 @@ and either may run first. The turn events of a block and `FAULT_INJECTED` are th
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from types import MappingProxyType
 from typing import Any
 
+from aiomesh.bugs import BUGS, checked
 from aiomesh.envelope import DeliveryFailure, Kind, Message
 from aiomesh.mesh import Mesh
 from aiomesh.observer import Observer
@@ -25,11 +26,15 @@ ROUTES: Mapping[Route, str] = MappingProxyType(
     {Route.DIRECT: "direct", Route.MONOLITH: "routed", Route.GRAIN: "call"})
 KINDS: Mapping[MessageClass, Kind] = MappingProxyType({c: Kind(c.value) for c in MessageClass})
 KIT_EMITS = frozenset({"turn_blocked", "turn_released", "fault_injected"})
+# Bugs that live in the at-least-once mode (`Mesh(at_least_once=True)`).
+AT_LEAST_ONCE_BUGS = frozenset({"dedupe-after-reply"})
 
 
 class _Trace(Observer):
-    def __init__(self, adapter: AioMeshAdapter) -> None:
+    def __init__(self, adapter: AioMeshAdapter, *, applied: bool = False) -> None:
         self.adapter = adapter
+        self.applied = applied  # report EFFECT_APPLIED (the at-least-once mode)
+        self.called: dict[str, str] = {}  # delivery id -> the target its calls name
 
     def note(self, kind: str, fields: dict[str, Any]) -> None:
         if kind in KIT_EMITS:
@@ -38,6 +43,12 @@ class _Trace(Observer):
         if "message_class" in values:
             values["message_class"] = MessageClass(values["message_class"])
         self.adapter.emit(EventKind(kind), **values)
+        did, hub = str(values.get("delivery_id")), str(values.get("hub"))
+        if kind == "attempt" and self.applied:
+            self.called[did] = values["target"]
+        elif kind == "posted" and self.called.get(did) == hub:
+            # A call's callee offers it to its hub: that is the call's effect applied.
+            self.adapter.emit(EventKind.EFFECT_APPLIED, hub=hub, delivery_id=did)
 
 
 class AioMeshAdapter(AsyncMeshAdapter):
@@ -47,8 +58,10 @@ class AioMeshAdapter(AsyncMeshAdapter):
     def __init__(self, chooser: Chooser, *, bugs: Iterable[str] = (),
                  at_least_once: bool = False) -> None:
         super().__init__(chooser)
-        self.mesh = Mesh(observer=_Trace(self), bugs=bugs, at_least_once=at_least_once,
-                         loop=self.loop)
+        if at_least_once:
+            self.capabilities = type(self).capabilities | {Capability.AT_LEAST_ONCE}
+        self.mesh = Mesh(observer=_Trace(self, applied=at_least_once), bugs=bugs,
+                         at_least_once=at_least_once, loop=self.loop)
 
     @contextmanager
     def _lane(self) -> Iterator[None]:
@@ -104,3 +117,35 @@ class AioMeshAdapter(AsyncMeshAdapter):
 def make(chooser: Chooser) -> AioMeshAdapter:
     """The adapter factory named in pyproject.toml's [tool.harness] adapter."""
     return AioMeshAdapter(chooser)
+
+
+def make_with(bugs: Iterable[str] = (), *, at_least_once: bool = False,
+              name: str | None = None) -> Callable[[Chooser], AioMeshAdapter]:
+    """A factory of meshes with the planted `bugs` switched on (names checked now, so a
+    typo fails here, not in the first example). `name` is the factory's own name in this
+    module, which names the mesh in reports and keys the example database by it."""
+    chosen = checked(bugs)
+
+    def factory(chooser: Chooser) -> AioMeshAdapter:
+        return AioMeshAdapter(chooser, bugs=chosen, at_least_once=at_least_once)
+
+    if name is not None:
+        factory.__name__ = factory.__qualname__ = name
+    return factory
+
+
+def factory_name(bug: str) -> str:
+    """The module-level factory of a planted bug: `bug_<name>`, dashes as underscores."""
+    return "bug_" + bug.replace("-", "_")
+
+
+# One factory per planted bug, for `--harness-adapter aiomesh.harness_adapter:bug_<name>`
+# (or `adapter = ...` in [tool.harness]): `bug_resend_timeouts`, `bug_no_stop_hold`, ...
+# A bug of the at-least-once mode gets a mesh in that mode; `make_at_least_once` is that
+# mode without a bug.
+BUG_FACTORIES: Mapping[str, Callable[[Chooser], AioMeshAdapter]] = MappingProxyType({
+    bug: make_with({bug}, at_least_once=bug in AT_LEAST_ONCE_BUGS, name=factory_name(bug))
+    for bug in BUGS
+})
+globals().update({factory.__name__: factory for factory in BUG_FACTORIES.values()})
+make_at_least_once = make_with(at_least_once=True, name="make_at_least_once")
