@@ -10,12 +10,14 @@ at work, a mutation score's workers each in a step, a HypoFuzz session's workers
 
 from __future__ import annotations
 
+import os
 import signal
 from pathlib import Path
 
 import pytest
 from interrupt_runs import (
     EXIT_CODES,
+    HANG_GUARD_SECONDS,
     MODE_ENV,
     Command,
     Ended,
@@ -125,3 +127,30 @@ def test_fuzz_session(tmp_path: Path, signum: signal.Signals, group: bool) -> No
     _no_verdict(ended, signum, "fuzz")
     assert worker in ended.started  # the hub's workers were the command's to stop
     assert "fuzz session:" not in ended.stdout  # no summary, no exit code of one
+
+
+@pytest.mark.parametrize("signum", [SIGTERM, SIGINT])
+def test_an_in_place_mutate_run_says_it_was_interrupted_on_standard_output(
+    tmp_path: Path, signum: signal.Signals
+) -> None:
+    # What a Cosmic Ray worker runs: it records standard output and counts a non-zero exit
+    # without a verdict line as a kill, so the run says on standard output why it had none.
+    command = Command(["harness", "prove", "--mutate", "--in-place"], repo(tmp_path),
+                      env={MODE_ENV: "block"})
+    command.wait_for_mesh("blocked")
+    ended = command.signal(signum)
+    _no_verdict(ended, signum, "prove")
+    assert ended.stdout.splitlines() == [f"harness-interrupted: {signum.name}"]
+
+
+def test_check_fails_a_blocked_step_as_hung_within_the_wall_budget(tmp_path: Path) -> None:
+    command = Command(["harness", "check"], repo(tmp_path),
+                      env={MODE_ENV: "block", "HARNESS_STEP_WALL_BUDGET": "0.5"})
+    command.wait_for_mesh("blocked")
+    stdout, stderr = command.process.communicate(timeout=HANG_GUARD_SECONDS)
+    os.close(command.announced)
+    assert command.process.returncode == 1, stdout + stderr.decode()
+    text = stdout.decode()
+    assert "Result: FAIL" in text
+    assert "MeshHung: step 'advance' at " in text
+    assert "did not return within 0.5 seconds of wall-clock time" in text
