@@ -17,7 +17,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Coroutine, Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any, ClassVar, TypeVar, Unpack
+from typing import Any, TypeVar, Unpack
 
 from invariants.adapter import (
     DEFAULT_CAPABILITIES,
@@ -40,7 +40,9 @@ _T = TypeVar("_T")
 class AsyncMeshAdapter:
     """The `MeshAdapter` protocol over a `VirtualLoop` driven by the harness's chooser."""
 
-    capabilities: ClassVar[frozenset[Capability]] = DEFAULT_CAPABILITIES
+    # What the mesh models: a subclass names its own; an instance may add a mode it was
+    # built in (at least once, say).
+    capabilities: frozenset[Capability] = DEFAULT_CAPABILITIES
 
     def __init__(
         self,

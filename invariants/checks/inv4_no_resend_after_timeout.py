@@ -400,14 +400,14 @@ class NoResendAfterTimeout(Monitor):
         d.waiting = False
         if not d.ended:
             d.ended = True
-            if self._resends:
-                if d.calls > 1:
-                    self.exercised(APPLIED_ONCE)
-            elif d.timed_out is not None:
-                self.exercised(SENT_ONCE)
-                if d.aggregate is not None:
-                    self.exercised(AGGREGATE_TIMEOUT_FIRST if d.aggregate
-                                   else AGGREGATE_REJECTION_FIRST)
+            if self._resends and d.calls > 1:
+                self.exercised(APPLIED_ONCE)
+            if d.timed_out is not None:
+                if not self._resends:  # an at-least-once mesh re-sends it by contract
+                    self.exercised(SENT_ONCE)
+                    if d.aggregate is not None:
+                        self.exercised(AGGREGATE_TIMEOUT_FIRST if d.aggregate
+                                       else AGGREGATE_REJECTION_FIRST)
             elif d.resendable and d.attempts == self.params.delivery_retries + 1:
                 self.exercised(TO_BUDGET)
         d.last_failure, d.resendable = None, False

@@ -10,6 +10,7 @@ from invariants.checks.inv4_no_resend_after_timeout import (
     AGGREGATE_TIMEOUT_FIRST,
     APPLIED_ONCE,
     SENT_ONCE,
+    TO_BUDGET,
     NoResendAfterTimeout,
 )
 from invariants.checks.monitor import run_monitor
@@ -50,6 +51,21 @@ def test_with_it_a_resend_applied_once_passes_and_counts_as_evidence() -> None:
     assert run_monitor(monitor, t.events, now_ms=100_000, final=True) == []
     assert monitor.evidence[APPLIED_ONCE] == 1
     assert monitor.evidence[SENT_ONCE] == 0
+
+
+def test_with_it_a_rejection_still_spends_the_whole_budget() -> None:
+    t = Trace()
+    delays = [250, 500, 1_000, 2_000, 3_000, 3_000, 3_000]
+    for n in range(7):
+        t.add(K.ATTEMPT, hub="router", delivery_id="d1", target="g", attempt=n)
+        t.add(K.ATTEMPT_FAILED, hub="router", delivery_id="d1", error="rejected",
+              timed_out=False)
+        t.at(t.t + delays[n])
+    t.add(K.LEG_ENDED, hub="router", delivery_id="d1", leg_id="l1", reason="failed")
+    monitor = NoResendAfterTimeout()
+    monitor.capabilities = AT_LEAST_ONCE
+    assert run_monitor(monitor, t.events, final=True) == []
+    assert monitor.evidence[TO_BUDGET] == 1
 
 
 def test_with_it_a_resend_applied_twice_is_flagged_with_both_applications() -> None:
