@@ -128,6 +128,11 @@ def call_received(**fields: Unpack[TraceFields]) -> TraceEvent | None:
     return emit(EventKind.CALL_RECEIVED, **fields)
 
 
+def effect_applied(**fields: Unpack[TraceFields]) -> TraceEvent | None:
+    """`EventKind.EFFECT_APPLIED`."""
+    return emit(EventKind.EFFECT_APPLIED, **fields)
+
+
 def saturation_logged(**fields: Unpack[TraceFields]) -> TraceEvent | None:
     """`EventKind.SATURATION_LOGGED`."""
     return emit(EventKind.SATURATION_LOGGED, **fields)
