@@ -266,23 +266,30 @@ class ProgramResult:
     program: str
     broken: tuple[Broken, ...]
     events: int
+    trace: tuple[TraceEvent, ...] = field(default=(), compare=False, repr=False)
+
+
+def drive(program: Program, factory: AdapterFactory) -> tuple[Exercise, bool, list[TraceEvent]]:
+    """A fresh mesh through `program`'s steps, run to quiescence: what the harness did,
+    whether it went quiet, and its trace."""
+    chooser = AskedChooser()
+    run = Exercise(factory(chooser), chooser, factory)
+    for hub in HUBS:
+        run.adapter.create_hub(hub)
+    program.steps(run)
+    quiet = run.adapter.run_until_idle(QUIET_WITHIN_MS)
+    return run, quiet, list(run.adapter.trace())
 
 
 def exercise(program: Program, factory: AdapterFactory, params: CheckParams) -> ProgramResult:
     with calling_adapter(factory_name(factory), f"in conformance program {program.name!r}"):
-        chooser = AskedChooser()
-        run = Exercise(factory(chooser), chooser, factory)
-        for hub in HUBS:
-            run.adapter.create_hub(hub)
-        program.steps(run)
-        quiet = run.adapter.run_until_idle(QUIET_WITHIN_MS)
-        trace = list(run.adapter.trace())
+        run, quiet, trace = drive(program, factory)
         broken = [*broken_conventions(trace, run.posts, run.subscriptions),
                   *program.proves(trace, run, params)]  # some proofs drive the adapter
     if not quiet:
         broken.append(Broken("quiescence", None, "run_until_idle",
                              f"not quiet within {QUIET_WITHIN_MS} ms of virtual time"))
-    return ProgramResult(program.name, tuple(broken), len(trace))
+    return ProgramResult(program.name, tuple(broken), len(trace), tuple(trace))
 
 
 def conformance(factory: AdapterFactory, params: CheckParams | None = None

@@ -18,6 +18,7 @@ from harness.params import add_param_option, parse_assignments
 from harness.settings import Overrides, for_command, importing_from
 from invariants.adapter import DEFAULT_CAPABILITIES, Capability
 from invariants.adapter_spec import AdapterSpecError, load_factory
+from invariants.conformance.determinism import guarded
 from invariants.conformance.programs import PROGRAMS, conformance
 from invariants.scan.config import ConfigError
 
@@ -64,6 +65,7 @@ def _check_one(spec: str, factory: Any, params: Any) -> bool:
     print(f"{PROG}: {spec}")
     try:
         declared, results = conformance(factory, params)
+        results = guarded(spec, factory, results)
     except Exception as exc:  # the adapter or its mesh raised: its traceback, then one line
         traceback.print_exc(file=sys.stderr)
         print(f"  the adapter raised {type(exc).__name__}: {exc}", flush=True)
