@@ -30,7 +30,7 @@ from invariants.adapter import (
 from invariants.aio.faultbook import FaultBook
 from invariants.aio.loop import DEFAULT_STEP_BUDGET, VirtualLoop
 from invariants.aio.rig import Rig, active
-from invariants.aio.schedule import Legality, Schedule
+from invariants.aio.schedule import Legality, Schedule, render_schedule
 from invariants.aio.tracelog import TraceFields, TraceLog
 from invariants.trace import EventKind, TraceEvent
 
@@ -101,6 +101,11 @@ class AsyncMeshAdapter:
 
     def trace(self) -> Sequence[TraceEvent]:
         return self.rig.trace.events
+
+    def schedule_text(self) -> str:
+        """The ready order this adapter's loop ran so far, for a failure report: "FIFO", or
+        "FIFO except:" and one "at t=…, ran X before Y" line per choice that overtook."""
+        return render_schedule(self.loop.schedule)
 
     def inject(self, fault: Fault) -> None:
         """`FAULT_INJECTED`, then the fault book arms it, then `on_fault`."""
