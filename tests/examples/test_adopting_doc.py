@@ -3,17 +3,19 @@
 The guide marks its blocks: `<!-- pyproject: STATE -->` before the `[tool.harness]` table of
 a step, `<!-- output: STATE -->` before the commands of a step and what they print,
 `<!-- excerpt: PATH -->` before code quoted from the example, `<!-- patch: BUG -->` before
-a planted bug's code. Each output block runs in a fresh copy of the example in that state:
-`final` is the repository as committed; a `scan-*` state puts the guide's own table in its
-pyproject (and, before the suppressions are introduced, takes them out of the source); a
-planted bug's name applies that bug. Paths and run times are normalised; `...` in a
-block stands for any lines.
+a planted bug's code, `<!-- shell: NAME -->` before a command the reader runs to get to a
+state. Each output block runs in a fresh copy of the example in that state: `final` is the
+repository as committed; a `scan-*` state puts the guide's own table in its pyproject
+(and, before the suppressions are introduced, runs the guide's own command that takes
+them out of the source, as a reader of the guide does); a planted bug's name applies that
+bug. Paths and run times are normalised; `...` in a block stands for any lines.
 """
 
 from __future__ import annotations
 
 import re
 import shlex
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -25,7 +27,8 @@ TEXT = DOC.read_text(encoding="utf-8")
 BLOCK = re.compile(r"<!-- (\w+): ([\w./-]+) -->\n(```|~~~)\w*\n(.*?)\n\3\n", re.DOTALL)
 BLOCKS = [(m[1], m[2], m[4]) for m in BLOCK.finditer(TEXT)]
 BY_NAME = {bug.name: bug for bug in BUGS}
-SUPPRESSION = re.compile(r"  # harness: allow\[MESH001\][^\n]*")
+SUPPRESSION = "# harness: allow[MESH001]"
+SHELL = {name: body for kind, name, body in BLOCKS if kind == "shell"}
 
 
 def _tables() -> dict[str, str]:
@@ -42,9 +45,18 @@ def _prepare(state: str, directory: Path) -> Path:
         text = pyproject.read_text(encoding="utf-8")
         pyproject.write_text(text[: text.index("[tool.harness]")] + _tables()[state])
         if state in ("scan-defaults", "scan-names"):  # before the suppressions are written
-            for source in (repo / "src").rglob("*.py"):
-                source.write_text(SUPPRESSION.sub("", source.read_text(encoding="utf-8")))
+            _unsuppress(repo)
     return repo
+
+
+def _suppressions(repo: Path) -> list[str]:
+    return [f"{source.name}: {line.strip()}" for source in sorted((repo / "src").rglob("*.py"))
+            for line in source.read_text(encoding="utf-8").splitlines() if SUPPRESSION in line]
+
+
+def _unsuppress(repo: Path) -> None:
+    """What the guide tells its reader to run before step 2, run as the guide shows it."""
+    subprocess.run(["bash", "-c", SHELL["unsuppressed"]], cwd=repo, check=True, timeout=60)
 
 
 def _segments(block: str) -> list[tuple[str, list[str]]]:
@@ -92,8 +104,27 @@ def test_the_output_shown_is_what_the_step_prints(tmp_path: Path, state: str,
 
 def test_the_guide_shows_every_kind_of_block() -> None:
     kinds = {kind for kind, _, _ in BLOCKS}
-    assert kinds == {"output", "pyproject", "excerpt", "patch"}
+    assert kinds == {"output", "pyproject", "excerpt", "patch", "shell"}
     assert len(OUTPUTS) >= 7
+
+
+def test_step_2_starts_from_the_shipped_example_and_the_guide_s_command(tmp_path: Path) -> None:
+    """The example ships with the two suppressions step 2 arrives at (so its scan finds
+    nothing to show); the command the guide gives takes out exactly those two comments,
+    and nothing else."""
+    repo = tinymesh_repo.copy_to(tmp_path)
+    shipped = {p: p.read_text(encoding="utf-8") for p in (repo / "src").rglob("*.py")}
+    assert len(_suppressions(repo)) == 2
+    _unsuppress(repo)
+    assert _suppressions(repo) == []
+    changed = {p for p, text in shipped.items() if p.read_text(encoding="utf-8") != text}
+    assert {p.name for p in changed} == {"letters.py", "harness_adapter.py"}
+    for path in changed:
+        before, after = shipped[path].splitlines(), path.read_text(encoding="utf-8").splitlines()
+        assert len(before) == len(after)
+        assert [(b, a) for b, a in zip(before, after, strict=True) if b != a] == [
+            (b, b.split("  # harness: allow[MESH001]")[0]) for b in before if SUPPRESSION in b
+        ]
 
 
 def test_the_final_configuration_shown_is_the_examples() -> None:
