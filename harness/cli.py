@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from collections.abc import Sequence
 
@@ -45,6 +46,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     arguments = sys.argv[1:] if argv is None else list(argv)
     named = arguments[0] if arguments else None
     prog = f"mesh-harness {named}" if named in COMMANDS else "mesh-harness"
+    before = frozenset(interrupts.descendants(os.getpid()))  # not the command's to stop
     with interrupts.handled():
         try:
             parser = build_parser(named if named in COMMANDS else None)
@@ -55,14 +57,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"{prog}: error: {exc}", file=sys.stderr)
             return 2
         except KeyboardInterrupt as exc:  # SIGINT, SIGTERM, SIGHUP: never a verdict
-            return _interrupted(prog, exc)
+            return _interrupted(prog, exc, before)
     return code
 
 
-def _interrupted(prog: str, exc: KeyboardInterrupt) -> int:
+def _interrupted(prog: str, exc: KeyboardInterrupt, before: frozenset[int]) -> int:
     """Stop what the command started, say so in one line, and exit as the signal does."""
     with interrupts.ignored():  # the command is ending: a second signal changes nothing
-        interrupts.stop_children()
+        interrupts.stop_children(spare=before)
         print(f"{prog}: interrupted ({interrupts.name_of(exc)}): no verdict",
               file=sys.stderr, flush=True)
     return interrupts.exit_code(exc)

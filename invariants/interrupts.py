@@ -31,7 +31,7 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
@@ -297,16 +297,20 @@ def running(pid: int) -> bool:
     return bool(fields) and fields[0] not in ("Z", "X")
 
 
-def stop_children(grace_seconds: float = STOP_GRACE_SECONDS) -> None:
-    """SIGTERM every process below this one (each whole group it leads too), SIGKILL what
-    still runs after `grace_seconds`: nothing a command started outlives it."""
+def stop_children(
+    grace_seconds: float = STOP_GRACE_SECONDS, spare: Collection[int] = ()
+) -> None:
+    """SIGTERM every process below this one but those in `spare` (what ran before the
+    command: the caller's, when it runs in-process), each whole group it leads too; SIGKILL
+    what still runs after `grace_seconds`: nothing a command started outlives it."""
     with deferred():
-        below = descendants(os.getpid())
+        below = [pid for pid in descendants(os.getpid()) if pid not in spare]
         for pid in below:
             _kill(pid, signal.SIGTERM)
         settled = threading.Event()
         for _ in range(max(1, int(grace_seconds / 0.05))):
-            below = [p for p in dict.fromkeys(below + descendants(os.getpid())) if running(p)]
+            now = [pid for pid in descendants(os.getpid()) if pid not in spare]
+            below = [pid for pid in dict.fromkeys(below + now) if running(pid)]
             if not below:
                 return
             settled.wait(0.05)
