@@ -112,3 +112,15 @@ def test_the_pytest_item_shows_the_adapter_s_frames_only(tmp_path: Path, name: s
     for internal in ("_pytest", "pluggy", "hypothesis", "harness/", "invariants/"):
         assert internal not in failure, (internal, failure)
     assert len(done.stdout.splitlines()) < 60, done.stdout  # before: about 1,000 lines
+
+
+@pytest.mark.parametrize("name", ["factory_exit", "step_exit"])
+def test_adapter_check_fails_naming_the_adapter(tmp_path: Path, name: str) -> None:
+    shown, _where = CASES[name]
+    where = "from its factory" if name == "factory_exit" else "in conformance program 'intake'"
+    done = _run(_repo(tmp_path, name), "harness", "adapter-check")
+    assert where in done.stdout
+    assert done.returncode == 1, (done.stdout, done.stderr)  # before: 0, and nothing said
+    assert f"  the adapter exiting_adapters:{name} raised {shown} " in done.stdout
+    assert "exiting_adapters.py" in done.stderr
+    assert "harness/" not in done.stderr and "invariants/" not in done.stderr

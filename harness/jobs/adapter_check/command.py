@@ -11,15 +11,15 @@ from __future__ import annotations
 
 import argparse
 import sys
-import traceback
 from typing import Any
 
 from harness.params import add_param_option, parse_assignments
 from harness.settings import Overrides, for_command, importing_from
-from invariants.adapter import DEFAULT_CAPABILITIES, Capability
+from invariants.adapter import DEFAULT_CAPABILITIES, AdapterExited, Capability
 from invariants.adapter_spec import AdapterSpecError, load_factory
 from invariants.conformance.determinism import guarded
 from invariants.conformance.programs import PROGRAMS, conformance
+from invariants.dynamic.report import HIDDEN_PACKAGES, own_traceback
 from invariants.scan.config import ConfigError
 
 PROG = "mesh-harness adapter-check"
@@ -67,8 +67,10 @@ def _check_one(spec: str, factory: Any, params: Any) -> bool:
         declared, results = conformance(factory, params)
         results = guarded(spec, factory, results)
     except Exception as exc:  # the adapter or its mesh raised: its traceback, then one line
-        traceback.print_exc(file=sys.stderr)
-        print(f"  the adapter raised {type(exc).__name__}: {exc}", flush=True)
+        print(own_traceback(exc, (*HIDDEN_PACKAGES, "harness")), end="", file=sys.stderr)
+        line = str(exc) if isinstance(exc, AdapterExited) else (
+            f"the adapter raised {type(exc).__name__}: {exc}")
+        print(f"  {line}", flush=True)
         return False
     print(f"  capabilities: {_capabilities(declared)}")
     broken = 0
