@@ -138,3 +138,18 @@ def test_the_adapter_is_imported_through_pytest_s_pythonpath(tmp_path: Path) -> 
     assert session.returncode == 0, (out, err)
     assert "adapter mymesh.adapter:make" in out
     assert "every selected test ran at least 1 example(s)" in out  # in the workers too
+
+
+def test_an_adapter_that_exits_from_its_factory_is_named_and_exit_2(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Before: the adapter's SystemExit(0) ended `fuzz` with exit 0 and nothing said."""
+    monkeypatch.syspath_prepend(str(WORKTREE / "tests" / "dynamic"))  # exiting_adapters
+    code = main(["fuzz", "--minutes", "0.1", "--adapter", "exiting_adapters:factory_exit",
+                 "--database", str(tmp_path / "db")])
+    assert code == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err[-1] == ("mesh-harness fuzz: error: the adapter exiting_adapters:factory_exit "
+                       "raised SystemExit(0) from its factory: an adapter reports an error by "
+                       "raising an exception, never by ending the run")
+    assert any("exiting_adapters.py" in line for line in err)  # the adapter's own frame

@@ -109,7 +109,9 @@ def run(args: argparse.Namespace) -> int:
     except ImportError:
         return _error("HypoFuzz is not installed (pip install 'mesh-harness[fuzz]')")
     from harness.settings import for_command, importing_from
+    from invariants.adapter import AdapterExited
     from invariants.dynamic.database import DatabaseSpecError, normalise_spec
+    from invariants.dynamic.report import HIDDEN_PACKAGES, own_traceback
     from invariants.fuzzing.config import FuzzConfig, FuzzConfigError, normalise_invariants
     from invariants.fuzzing.run import run_fuzz
     from invariants.fuzzing.session import SessionPlan
@@ -151,6 +153,9 @@ def run(args: argparse.Namespace) -> int:
             if not keep:
                 shutil.rmtree(session_dir, ignore_errors=True)
     except (FuzzConfigError, DatabaseSpecError) as exc:
+        return _error(str(exc))
+    except AdapterExited as exc:  # the session cannot start: the adapter's frames, one line
+        print(own_traceback(exc, (*HIDDEN_PACKAGES, "harness")), end="", file=sys.stderr)
         return _error(str(exc))
     print(text)
     if args.json:
