@@ -69,7 +69,7 @@ from invariants.dynamic.report import (
 )
 from invariants.dynamic.rule_swarm import keep_on
 from invariants.dynamic.seed_programs import SEED_PROGRAMS, Program
-from invariants.dynamic.step_budget import within_budget
+from invariants.step_budget import within_budget
 from invariants.trace import EventKind, MessageClass, TraceEvent
 
 HUBS = ("h0", "h1", "h2")

@@ -9,11 +9,11 @@ import pytest
 
 from invariants.dynamic.runner import run_program
 from invariants.dynamic.seed_programs import SEED_PROGRAMS
-from invariants.dynamic.step_budget import STEP_BUDGET_ENV, step_budget_seconds
 from invariants.mutants.matrix import reference_scan_config
 from invariants.mutants.score.engine import apply, enumerate_file
 from invariants.mutants.score.evaluate import build, forget, package_name
 from invariants.mutants.score.target import reference_target
+from invariants.step_budget import STEP_BUDGET_ENV, step_budget_seconds
 from reference_impl.adapter import make_adapter
 
 pytest.importorskip("cosmic_ray")

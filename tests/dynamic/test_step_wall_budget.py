@@ -13,7 +13,7 @@ import pytest
 
 from invariants.dynamic.runner import run_program
 from invariants.dynamic.seed_programs import SEED_PROGRAMS
-from invariants.dynamic.step_budget import (
+from invariants.step_budget import (
     STEP_BUDGET_ENV,
     STEP_WALL_BUDGET_ENV,
     WALL_BUDGET_FACTOR,

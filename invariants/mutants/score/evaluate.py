@@ -24,12 +24,12 @@ from invariants.adapter import AdapterFactory
 from invariants.dynamic.mesh_keys import MESH_ID_ATTRIBUTE
 from invariants.dynamic.runner import Outcome, run_invariant, run_program
 from invariants.dynamic.seed_programs import SEED_PROGRAMS
-from invariants.dynamic.step_budget import cpu_alarm
 from invariants.mutants.build import PACKAGE_PREFIX, isolate
 from invariants.mutants.matrix import scan_tree
 from invariants.mutants.score.engine import EngineMutant, apply
 from invariants.mutants.score.target import MeshTarget
 from invariants.scan.model import Finding
+from invariants.step_budget import cpu_alarm
 
 Status = Literal["killed", "survived", "timeout", "incompetent"]
 Phase = Literal["", "scan", "seed", "search"]
