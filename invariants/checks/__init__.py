@@ -26,7 +26,7 @@ from invariants.checks.inv5_stop_holds import StopHolds
 from invariants.checks.inv6_fanout_not_dropped import FanoutNotDropped
 from invariants.checks.inv7_answer_once import AnswerOnce
 from invariants.checks.monitor import Monitor, run_monitor
-from invariants.checks.params import DEFAULT_PARAMS, CheckParams
+from invariants.checks.params import DEFAULT_PARAMS, CheckParams, changed_figures, with_figures
 from invariants.checks.violation import Violation, describe
 from invariants.trace import MessageClass, TraceEvent
 
@@ -111,8 +111,10 @@ __all__ = [
     "Subscribed",
     "UnknownCheck",
     "Violation",
+    "changed_figures",
     "check",
     "check_ids",
     "describe",
     "monitor_for",
+    "with_figures",
 ]

@@ -7,7 +7,7 @@ mesh (or a test with a low watermark) can state its own.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields, replace
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,3 +77,34 @@ class CheckParams:
 
 
 DEFAULT_PARAMS = CheckParams()
+
+
+def changed_figures(params: CheckParams) -> dict[str, object]:
+    """The figures where `params` differs from the seeds', as JSON values (a set as a sorted
+    array, a table with its keys sorted): what names a set of figures in an example-database
+    key and in a fuzzing worker's environment. Empty for the seeds' own figures."""
+    changes: dict[str, object] = {}
+    for each in fields(CheckParams):
+        value = getattr(params, each.name)
+        if value == getattr(DEFAULT_PARAMS, each.name):
+            continue
+        if isinstance(value, frozenset):
+            changes[each.name] = sorted(value)
+        elif isinstance(value, Mapping):
+            changes[each.name] = dict(sorted(value.items()))
+        else:
+            changes[each.name] = value
+    return changes
+
+
+def with_figures(changes: Mapping[str, object]) -> CheckParams:
+    """The seeds' figures with `changes` (what `changed_figures` returns) applied; a
+    `TypeError` or `ValueError` on a name or value `CheckParams` does not take."""
+    names = {each.name for each in fields(CheckParams)}
+    values: dict[str, object] = {}
+    for name, value in changes.items():
+        if name not in names:
+            raise TypeError(f"unknown parameter {name!r}")
+        default = getattr(DEFAULT_PARAMS, name)
+        values[name] = frozenset(value) if isinstance(default, frozenset) else value  # type: ignore[call-overload]
+    return replace(DEFAULT_PARAMS, **values)  # type: ignore[arg-type]

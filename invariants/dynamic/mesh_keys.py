@@ -15,6 +15,11 @@ use to give each parametrized test its own key). Hypothesis' own runs
 three: `python -m harness fuzz --adapter X` saves under the key a `pytest -p harness
 --harness-adapter X` run reads.
 
+The figures the checkers hold the mesh to are part of the key too, where they are not the
+seeds' (`[tool.harness.params]`, `--param`): a failure saved under `delivery_retries = 2`
+is no failure under the default 6, and is neither replayed nor deleted as fixed there. The
+seeds' figures add nothing, so the keys saved before they could change stay as they were.
+
 Hypothesis also seeds a derandomized run (the `ci` profile) with that digest. A keyed
 machine keeps the seed of the check alone (`run_keyed_machine`), so `ci` tries the same
 programs on every mesh, the reference and each of its mutants alike: only where the
@@ -23,6 +28,7 @@ examples are saved depends on the mesh.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from typing import Any, cast
 
@@ -33,6 +39,7 @@ from hypothesis.stateful import get_state_machine_test, run_state_machine_as_tes
 
 from invariants.adapter import MESH_ID_ATTRIBUTE as MESH_ID_ATTRIBUTE
 from invariants.adapter import AdapterFactory, factory_name
+from invariants.checks import CheckParams, changed_figures
 from invariants.dynamic.driver import MeshMachine
 from invariants.dynamic.plans import machine_class
 from invariants.dynamic.profiles import BASE_PROFILES, FUZZ
@@ -57,14 +64,29 @@ def mesh_id(factory: AdapterFactory) -> str:
 
 
 def keyed_machine_class(
-    check_id: str, adapter_factory: AdapterFactory, **options: Any
+    check_id: str,
+    adapter_factory: AdapterFactory,
+    *,
+    params: CheckParams | None = None,
+    **options: Any,
 ) -> type[MeshMachine]:
-    """`machine_class(check_id, adapter_factory, **options)`, its saved examples keyed by
-    the check and the mesh the factory makes."""
-    machine = machine_class(check_id, adapter_factory, **options)
+    """`machine_class(check_id, adapter_factory, params=params, **options)`, its saved
+    examples keyed by the check, the mesh the factory makes and the figures where they are
+    not the seeds'."""
+    machine = machine_class(check_id, adapter_factory, params=params, **options)
     setattr(machine, _CHECK_SEED_ATTRIBUTE, int.from_bytes(database_key(machine), "big"))
-    setattr(machine, _DIGEST_ATTRIBUTE, mesh_id(adapter_factory).encode("utf-8"))
+    setattr(machine, _DIGEST_ATTRIBUTE, key_digest(adapter_factory, params))
     return machine
+
+
+def key_digest(adapter_factory: AdapterFactory, params: CheckParams | None = None) -> bytes:
+    """What a keyed machine adds to its digest: the mesh's identity, then the figures that
+    differ from the seeds' (nothing more for the seeds' own)."""
+    digest = mesh_id(adapter_factory).encode("utf-8")
+    changes = changed_figures(params) if params is not None else {}
+    if changes:
+        digest += b"\0params:" + json.dumps(changes, sort_keys=True).encode("utf-8")
+    return digest
 
 
 def database_key(machine: type[MeshMachine]) -> bytes:

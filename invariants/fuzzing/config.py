@@ -7,12 +7,21 @@ import time.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from invariants.adapter import AdapterFactory
 from invariants.adapter_spec import REFERENCE_ADAPTER, AdapterSpecError, load_factory, split_spec
-from invariants.checks import CHECK_IDS, UnknownCheck, check_ids
+from invariants.checks import (
+    CHECK_IDS,
+    DEFAULT_PARAMS,
+    CheckParams,
+    UnknownCheck,
+    changed_figures,
+    check_ids,
+    with_figures,
+)
 
 DEFAULT_ADAPTER = REFERENCE_ADAPTER
 
@@ -20,6 +29,7 @@ ENV_ADAPTER = "HARNESS_FUZZ_ADAPTER"
 ENV_MUTANT = "HARNESS_FUZZ_MUTANT"
 ENV_INVARIANTS = "HARNESS_FUZZ_INVARIANTS"
 ENV_DATABASE = "HARNESS_FUZZ_DATABASE"
+ENV_PARAMS = "HARNESS_FUZZ_PARAMS"  # the figures that are not the seeds', as JSON
 
 
 class FuzzConfigError(ValueError):
@@ -32,6 +42,8 @@ class FuzzConfig:
     mutant: str | None = None  # a pre-fix mutant of the reference mesh, by id or slug
     invariants: tuple[str, ...] = CHECK_IDS
     database: str | None = None  # a database SPEC; None: the default directory
+    # The figures the checkers hold the mesh to ([tool.harness.params], --param).
+    params: CheckParams = field(default=DEFAULT_PARAMS, hash=False)
     # Where `adapter` came from, for error lines (`--adapter`, `[tool.harness] adapter`);
     # the session's own: the workers are given a spec the session has loaded already.
     adapter_origin: str = field(default="--adapter", compare=False)
@@ -55,6 +67,9 @@ class FuzzConfig:
             env[ENV_MUTANT] = self.mutant
         if self.database:
             env[ENV_DATABASE] = self.database
+        changes = changed_figures(self.params)
+        if changes:
+            env[ENV_PARAMS] = json.dumps(changes, sort_keys=True)
         return env
 
     @classmethod
@@ -65,7 +80,20 @@ class FuzzConfig:
             mutant=environ.get(ENV_MUTANT) or None,
             invariants=tuple(invariants) if invariants else CHECK_IDS,
             database=environ.get(ENV_DATABASE) or None,
+            params=_params_from_environ(environ.get(ENV_PARAMS)),
         )
+
+
+def _params_from_environ(text: str | None) -> CheckParams:
+    if not text:
+        return DEFAULT_PARAMS
+    try:
+        changes = json.loads(text)
+        if not isinstance(changes, dict):
+            raise TypeError(f"expected a JSON object, got {changes!r}")
+        return with_figures(changes)
+    except (ValueError, TypeError) as exc:
+        raise FuzzConfigError(f"{ENV_PARAMS}: {exc}") from None
 
 
 def normalise_invariants(

@@ -3,7 +3,8 @@
 The machine classes are built exactly as the dynamic checks build them
 (`mesh_keys.keyed_machine_class`: the default class name, keyed by the mesh), so a failure
 a session saves lands under the database key a `pytest -p harness` run of the same
-invariant on the same mesh replays, and under no other mesh's key.
+invariant on the same mesh with the same figures (`[tool.harness.params]`) replays, and
+under no other mesh's key, nor under other figures'.
 """
 
 from __future__ import annotations
@@ -16,9 +17,13 @@ __all__ = ["build_machines", "check_of", "database_key", "target_name"]
 
 
 def build_machines(config: FuzzConfig) -> dict[str, type[MeshMachine]]:
-    """One machine class per selected invariant, over the configured adapter or mutant."""
+    """One machine class per selected invariant, over the configured adapter or mutant,
+    holding it to the configured figures."""
     factory = resolve_factory(config)
-    return {check_id: keyed_machine_class(check_id, factory) for check_id in config.invariants}
+    return {
+        check_id: keyed_machine_class(check_id, factory, params=config.params)
+        for check_id in config.invariants
+    }
 
 
 def target_name(check_id: str) -> str:

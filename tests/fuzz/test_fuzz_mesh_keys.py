@@ -20,6 +20,7 @@ from hypothesis.database import DirectoryBasedExampleDatabase, ReadOnlyDatabase
 from hypothesis.stateful import run_state_machine_as_test
 
 from invariants.adapter import AdapterFactory, Chooser, MeshAdapter
+from invariants.checks import DEFAULT_PARAMS, CheckParams
 from invariants.dynamic.driver import recording
 from invariants.dynamic.mesh_keys import (
     MESH_ID_ATTRIBUTE,
@@ -85,6 +86,28 @@ def test_keys_differ_by_mesh_and_agree_across_every_way_of_naming_it() -> None:
     assert database_key(machine_class("INV4", make_adapter)) == database_key(
         machine_class("INV4", mutant_factory("M2"))
     )
+
+
+def test_figures_other_than_the_seeds_are_part_of_the_key() -> None:
+    def inv4(config: FuzzConfig) -> bytes:
+        return database_key(build_machines(config)["INV4"])
+
+    seeds = inv4(FuzzConfig(invariants=("INV4",)))
+    strict = CheckParams(delivery_retries=2)
+    fuzzed = inv4(FuzzConfig(invariants=("INV4",), params=strict))
+    assert fuzzed != seeds
+    # What a worker builds from its environment, and what `check` and `pytest -p harness`
+    # (`keyed_machine_class(params=...)`) build: one key.
+    worker = FuzzConfig.from_environ(FuzzConfig(invariants=("INV4",), params=strict).to_environ())
+    assert worker.params == strict
+    assert inv4(worker) == fuzzed
+    assert fuzzed == database_key(keyed_machine_class("INV4", make_adapter, params=strict))
+    # Another figure, another key; the seeds' figures given explicitly: the key of none.
+    assert fuzzed != inv4(FuzzConfig(invariants=("INV4",),
+                                     params=CheckParams(delivery_retries=3)))
+    assert seeds == inv4(FuzzConfig(invariants=("INV4",), params=DEFAULT_PARAMS))
+    assert seeds == database_key(keyed_machine_class("INV4", make_adapter,
+                                                     params=CheckParams()))
 
 
 def _behaviours(runner: Callable[[AdapterFactory], dict[str, int]]) -> list[dict[str, int]]:

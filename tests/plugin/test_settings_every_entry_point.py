@@ -1,8 +1,13 @@
 """One settings path: a bad `[tool.harness]` value is the same one line from every entry
 point — `pytest -p harness`, `scan`, `check`, `prove` and `fuzz` — and the corrected
-table (the control) gets past the settings in each."""
+table (the control) gets past the settings in each; good figures of
+`[tool.harness.params]` reach the checkers from every entry point that runs them."""
 
 from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -74,3 +79,85 @@ def test_the_control_table_gets_past_the_settings(
     # A usage error found after the settings: proof that the table itself was accepted.
     assert main(["check", "--quiet", "--profile", "nightly"]) == 2
     assert "--profile: unknown profile 'nightly'" in capsys.readouterr().err
+
+
+# Two figures other than the seeds', each of which the reference mesh fails: it re-sends a
+# rejected call 6 times (held to 2: "attempted more than 3 times"), and its rejections are
+# `RejectionError`s (not re-sendable here: adapter conformance says so).
+FIGURES = (
+    '[tool.harness]\npaths = ["src"]\ninvariants = ["INV4"]\n'
+    '[tool.harness.params]\ndelivery_retries = 2\nresendable_errors = ["CalleeRefused"]\n'
+)
+RETRIES = "INV4: delivery d1 attempted more than 3 times"
+RESENDABLE = "which is not a resendable error: name it in resendable_errors"
+
+
+class _SessionPlanned(Exception):
+    """Raised where a `fuzz` session would start: what it was given is all the test needs."""
+
+
+def _worker_params(argv: list[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Any:
+    """The figures the INV4 checker of a fuzzing worker holds the mesh to, built as a
+    worker builds its targets (`invariants.fuzzing.targets`): from the session's
+    environment, without starting the session."""
+    import invariants.fuzzing.run as fuzz_run
+    from invariants.fuzzing.config import FuzzConfig
+    from invariants.fuzzing.selection import build_machines
+    from invariants.fuzzing.session import session_environ
+
+    planned: list[tuple[Any, Any]] = []
+
+    def planning(plan: Any, session_dir: Path, environ: Any = None) -> Any:
+        planned.append((plan, environ))
+        raise _SessionPlanned
+
+    monkeypatch.setattr(fuzz_run, "run_fuzz", planning)
+    with pytest.raises(_SessionPlanned):
+        main(argv)
+    (plan, environ), = planned
+    worker = FuzzConfig.from_environ(session_environ(plan, environ, Path.cwd(), tmp_path))
+    machine = build_machines(worker)["INV4"]()
+    machine.start((None, None, None), {})
+    (monitor,) = machine.monitors
+    machine.teardown()
+    return monitor.params
+
+
+def test_good_figures_reach_the_checkers_from_every_entry_point(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str], tmp_path: Path,
+) -> None:
+    pytest.importorskip("hypofuzz", reason="the fuzz entry point needs the fuzz extra")
+    pytester.makepyprojecttoml(FIGURES)
+    pytester.makepyfile(**{"src/mesh": "VALUE = 1\n"})
+
+    plugin = pytester.runpytest("-p", "harness")
+    assert plugin.ret == pytest.ExitCode.TESTS_FAILED
+    plugin.stdout.fnmatch_lines([f"*{RETRIES}*"])
+    capsys.readouterr()
+    monkeypatch.chdir(pytester.path)
+
+    assert main(["check", "--quiet", "--no-prove", "--invariants", "INV4"]) == 1
+    out = capsys.readouterr().out
+    assert RETRIES in out and RESENDABLE in out
+
+    assert main(["adapter-check"]) == 1
+    assert RESENDABLE in capsys.readouterr().out
+
+    # `prove --mutate` holds the mesh it mutates to the figures (the kill matrix proves the
+    # bundled reference and its mutants at the seeds' figures).
+    from harness.jobs.prove import mutate
+    from harness.settings import for_command
+
+    reference = Path(__file__).parents[2] / "reference_impl"
+    target = mutate._target(argparse.Namespace(mutate=[str(reference)]), for_command())
+    assert target.params.delivery_retries == 2
+    assert target.params.resendable_errors == frozenset({"CalleeRefused"})
+
+    seen = _worker_params(["fuzz", "--minutes", "0.01", "--workers", "1"], monkeypatch,
+                          tmp_path)
+    assert seen.delivery_retries == 2 and seen.resendable_errors == frozenset({"CalleeRefused"})
+    # The job's --param overrides the table there as everywhere.
+    seen = _worker_params(["fuzz", "--minutes", "0.01", "--param", "delivery_retries=4"],
+                          monkeypatch, tmp_path)
+    assert seen.delivery_retries == 4 and seen.resendable_errors == frozenset({"CalleeRefused"})

@@ -22,6 +22,7 @@ import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from harness.params import add_param_option
 from invariants.mutants.registry import id_range
 
 if TYPE_CHECKING:
@@ -74,6 +75,7 @@ def add_parser(subparsers: Any) -> None:
                         f"({id_range()}, by id or slug)")
     parser.add_argument("--invariant", action="extend", nargs="+", metavar="ID",
                         help="invariants to fuzz (default: all)")
+    add_param_option(parser)
     parser.add_argument("--min-examples", type=_positive_int, default=1, metavar="N",
                         help="examples each selected test must get, else exit 3 "
                         "(default 1: every test must run)")
@@ -108,7 +110,8 @@ def run(args: argparse.Namespace) -> int:
         import hypofuzz  # noqa: F401  (only checks that the fuzz extra is installed)
     except ImportError:
         return _error("HypoFuzz is not installed (pip install 'mesh-harness[fuzz]')")
-    from harness.settings import for_command, importing_from
+    from harness.params import parse_assignments
+    from harness.settings import Overrides, for_command, importing_from
     from invariants.adapter import AdapterExited
     from invariants.dynamic.database import DatabaseSpecError, normalise_spec
     from invariants.dynamic.report import HIDDEN_PACKAGES, own_traceback
@@ -122,7 +125,8 @@ def run(args: argparse.Namespace) -> int:
         return _error("--adapter and --mutant exclude each other")
     try:
         # Defaults from the working tree's [tool.harness], read as every entry point reads it.
-        settings = for_command()
+        settings = for_command(overrides=Overrides(
+            params=parse_assignments(args.param, "--param"), params_origin="--param"))
     except ConfigError as exc:
         return _error(str(exc))
     importing_from(settings)  # the repository's pytest `pythonpath`, as `check` reads it
@@ -136,6 +140,7 @@ def run(args: argparse.Namespace) -> int:
             invariants=normalise_invariants(args.invariant or settings.invariants),
             database=normalise_spec(args.database),
             adapter_origin="--adapter" if args.adapter else settings.adapter_origin,
+            params=settings.params,
         )
         plan = SessionPlan(
             config=config,
