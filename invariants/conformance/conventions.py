@@ -63,6 +63,7 @@ def broken_conventions(
         *_intake(trace),
         *_legs(trace),
         *_attempts(trace),
+        *_grain_leg_ends(trace),
         *_subscriptions(trace, subscriptions),
         *_posts(trace, posts),
     ]
@@ -150,6 +151,29 @@ def _attempts(trace: Sequence[TraceEvent]) -> Iterable[Broken]:
             if event.kind is EventKind.ATTEMPT_FAILED and event.timed_out is None:
                 yield Broken("grain-calls", event.seq, "ATTEMPT_FAILED",
                              "timed_out must be true or false (a timeout anywhere in the error)")
+
+
+_CALL_EVENTS = frozenset({EventKind.ATTEMPT, EventKind.ATTEMPT_FAILED, EventKind.CALL_RECEIVED})
+
+
+def _grain_leg_ends(trace: Sequence[TraceEvent]) -> Iterable[Broken]:
+    """A grain delivery's leg ends once its calls are over: after the answer of its last
+    call (the callee ran it, or it failed and is not re-sent), never while a call or a
+    retry is still to come. INV4 reads a leg's end as the delivery given up, INV5 counts
+    it out of flight."""
+    ended: dict[str, TraceEvent] = {}
+    for event in trace:
+        did = event.delivery_id
+        if did is None:
+            continue
+        if event.kind is EventKind.LEG_ENDED and event.leg_kind != "nack":
+            ended.setdefault(did, event)
+        elif event.kind in _CALL_EVENTS and did in ended:
+            end = ended.pop(did)
+            yield Broken("legs", end.seq, "LEG_ENDED",
+                         f"{did}'s leg ended ({end.reason}) before its calls were over: "
+                         f"{event.kind.name} of attempt {event.attempt} follows at seq "
+                         f"{event.seq}; a grain leg ends with its last call's outcome")
 
 
 def _subscriptions(trace: Sequence[TraceEvent], subscriptions: Sequence[str]) -> Iterable[Broken]:

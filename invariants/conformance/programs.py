@@ -60,6 +60,7 @@ class Exercise:
     factory: AdapterFactory | None = None  # for a program that runs the mesh once more
     posts: list[Post] = field(default_factory=list)
     subscriptions: list[str] = field(default_factory=list)
+    gave_up_at: int | None = None  # when the harness gave up on a graceful stop
 
     def post(self, sender: str, target: str, spec: MessageSpec, route: Route) -> str:
         did = self.adapter.post(sender, target, spec, route=route)
@@ -94,10 +95,14 @@ def _grain_steps(run: Exercise) -> None:
     run.adapter.run_until_idle(QUIET_WITHIN_MS)
     run.adapter.inject(Fault(FaultKind.TIMEOUT_NEXT, "beta", count=1))
     run.post("client", "beta", MessageSpec("Request"), Route.GRAIN)
+    run.adapter.run_until_idle(QUIET_WITHIN_MS)
+    # Refused on every call, whatever the mesh's retry budget: the callee never enqueues it.
+    run.adapter.inject(Fault(FaultKind.REJECT_NEXT, "beta", count=_REFUSALS))
+    run.post("client", "beta", MessageSpec("Request"), Route.GRAIN)
 
 
 def _grain_proves(trace: Sequence[TraceEvent], run: Exercise, params: CheckParams) -> list[Broken]:
-    rejected, timed_out = (post.delivery_id for post in run.posts)
+    rejected, timed_out, refused = (post.delivery_id for post in run.posts)
     failures = {
         did: [e for e in trace if e.kind is EventKind.ATTEMPT_FAILED and e.delivery_id == did]
         for did in (rejected, timed_out)
@@ -122,8 +127,51 @@ def _grain_proves(trace: Sequence[TraceEvent], run: Exercise, params: CheckParam
         found.append(Broken("grain-calls", None, "ATTEMPT_FAILED",
                             f"the timeout injected at beta did not fail {timed_out} with "
                             "timed_out=true"))
+    found.extend(_never_enqueued_proves(trace, refused, params))
     if Capability.AT_LEAST_ONCE in capabilities_of(run.adapter):
         found.extend(_applied_proves(trace, (rejected, timed_out)))
+    return found
+
+
+_REFUSALS = 100  # more calls than any retry budget makes
+
+
+def _never_enqueued_proves(trace: Sequence[TraceEvent], did: str, params: CheckParams
+                           ) -> list[Broken]:
+    """A grain delivery refused on every call never reached the callee's queue: it is
+    re-sent to its budget, then its sender is answered once and its leg ends failed
+    (INV4 reads a leg's end or an answer as the delivery given up; INV7 owes the answer)."""
+    mine = [e for e in trace if e.delivery_id == did or e.answers == did]
+    calls = params.delivery_retries + 1
+    attempts = [e for e in mine if e.kind is EventKind.ATTEMPT]
+    where = (f"{did}, refused on every call (reject_next with count={_REFUSALS} armed at "
+             "beta), never reached the callee")
+    if len(attempts) != calls:
+        return [Broken("grain-calls", None, "ATTEMPT",
+                       f"{where}, but it was called {len(attempts)} time(s), not {calls}: a "
+                       "refused call is re-sent until its retries (delivery_retries, "
+                       f"{params.delivery_retries}) are spent")]
+    found: list[Broken] = []
+    reached = [e for e in mine if e.kind is EventKind.CALL_RECEIVED
+               or (e.kind is EventKind.POSTED and e.hub == "beta")]
+    if reached:
+        found.append(Broken("grain-calls", reached[0].seq, reached[0].kind.name,
+                            f"{where}, but the trace says it reached beta"))
+    answers = [e for e in mine if e.kind is EventKind.FAILURE_EMITTED and e.answers == did]
+    last_failed = max((e.seq for e in mine if e.kind is EventKind.ATTEMPT_FAILED), default=-1)
+    if len(answers) != 1:
+        found.append(Broken("legs", answers[1].seq if answers else None, "FAILURE_EMITTED",
+                            f"{where}: its sender is owed exactly one FAILURE_EMITTED "
+                            f"answering it, and got {len(answers)}"))
+    elif answers[0].seq < last_failed:
+        found.append(Broken("legs", answers[0].seq, "FAILURE_EMITTED",
+                            f"{where}: it was answered before its last call failed (seq "
+                            f"{last_failed})"))
+    ends = [e for e in mine if e.kind is EventKind.LEG_ENDED and e.delivery_id == did]
+    if ends and ends[0].reason != "failed":
+        found.append(Broken("legs", ends[0].seq, "LEG_ENDED",
+                            f"{where}: its leg ended {ends[0].reason!r}, not 'failed' (it "
+                            "could not be delivered: an answer is owed)"))
     return found
 
 
@@ -164,6 +212,123 @@ def _aggregate_proves(
                                 f"{post.delivery_id} with timed_out=false: a timeout anywhere "
                                 "in an aggregate is a timeout"))
     return found
+
+
+# The faults each fault-order call is armed with, beside a REJECT_NEXT armed with it.
+_SPENT_AT_CALL_RECEIVED = (FaultKind.TIMEOUT_NEXT, FaultKind.AGGREGATE_NEXT)
+
+
+def _fault_order_kinds(run: Exercise) -> list[FaultKind]:
+    declared = capabilities_of(run.adapter)
+    return [kind for kind in _SPENT_AT_CALL_RECEIVED
+            if kind is not FaultKind.AGGREGATE_NEXT or Capability.AGGREGATE_FAULTS in declared]
+
+
+def _fault_order_steps(run: Exercise) -> None:
+    # A rejection and a timeout (or an aggregate) armed together, then one grain call: the
+    # rejection is spent by the first call (ATTEMPT), the timeout by the first call that
+    # reaches the callee (CALL_RECEIVED), the retry.
+    for kind in _fault_order_kinds(run):
+        run.adapter.inject(Fault(FaultKind.REJECT_NEXT, "beta", count=1))
+        run.adapter.inject(Fault(kind, "beta", count=1))
+        run.post("client", "beta", MessageSpec("Request"), Route.GRAIN)
+        run.adapter.run_until_idle(QUIET_WITHIN_MS)
+
+
+def _fault_order_proves(
+    trace: Sequence[TraceEvent], run: Exercise, params: CheckParams
+) -> list[Broken]:
+    found: list[Broken] = []
+    for post, kind in zip(run.posts, _fault_order_kinds(run), strict=True):
+        found.extend(_spent_in_order(trace, post.delivery_id, kind))
+    return found
+
+
+def _spent_in_order(trace: Sequence[TraceEvent], did: str, kind: FaultKind) -> list[Broken]:
+    mine = [e for e in trace if e.delivery_id == did]
+
+    def first(event_kind: EventKind, attempt: int) -> TraceEvent | None:
+        return next((e for e in mine if e.kind is event_kind and e.attempt == attempt), None)
+
+    armed = f"reject_next and {kind.value} armed together at beta before {did}"
+    if first(EventKind.ATTEMPT, 0) is None:
+        return [Broken("grain-calls", None, "ATTEMPT", f"{armed}: {did} made no call")]
+    received, failed = first(EventKind.CALL_RECEIVED, 0), first(EventKind.ATTEMPT_FAILED, 0)
+    if received is not None:
+        return [Broken("grain-calls", received.seq, "CALL_RECEIVED",
+                       f"{armed}: the rejection is spent by {did}'s first call (its ATTEMPT), "
+                       "which must be refused without reaching the callee, but attempt 0 "
+                       "was received")]
+    if failed is None or failed.timed_out:
+        return [Broken("grain-calls", failed.seq if failed else None, "ATTEMPT_FAILED",
+                       f"{armed}: {did}'s first call must fail as a rejection "
+                       f"(timed_out=false), but it {'timed out' if failed else 'did not fail'}")]
+    retry = first(EventKind.ATTEMPT, 1)
+    received, failed = first(EventKind.CALL_RECEIVED, 1), first(EventKind.ATTEMPT_FAILED, 1)
+    rule = (f"{armed}: the {kind.value} is spent by the first call that reaches the callee "
+            f"(its CALL_RECEIVED), {did}'s retry, which must time out")
+    if retry is None or received is None:
+        return [Broken("grain-calls", retry.seq if retry else None,
+                       "CALL_RECEIVED" if retry else "ATTEMPT",
+                       f"{rule}, but the retry {'was not received' if retry else 'never came'}")]
+    if failed is None or not failed.timed_out:
+        what = "did not fail" if failed is None else "failed with timed_out=false"
+        return [Broken("grain-calls", failed.seq if failed else received.seq,
+                       "ATTEMPT_FAILED" if failed else "CALL_RECEIVED",
+                       f"{rule}, but it {what}: a mesh that spends the {kind.value} at ATTEMPT "
+                       "gives it to the rejected call, and INV4 then sees a timeout the "
+                       "harness did not arm, or an armed one ignored")]
+    ran = next((e for e in mine if e.kind is EventKind.POSTED and e.hub == "beta"), None)
+    if ran is not None and ran.seq < failed.seq:
+        return [Broken("grain-calls", ran.seq, "POSTED",
+                       f"{rule}: it must not run at the callee while the caller still waits, "
+                       f"but it ran at beta before its failure (seq {failed.seq})")]
+    return []
+
+
+def _give_up_steps(run: Exercise) -> None:
+    # A leg kept in flight past the give-up, a graceful stop holding for it, then the host
+    # gives up on the stop (its shutdown timeout expired): the hold ends at that instant.
+    run.adapter.inject(Fault(FaultKind.SLOW_DESTINATION, "alpha", duration_ms=_GIVE_UP_SLOW_MS))
+    run.post("client", "alpha", MessageSpec("Request"), Route.MONOLITH)
+    run.adapter.stop(graceful=True)
+    run.adapter.advance(_GIVE_UP_AFTER_MS)
+    run.gave_up_at = run.adapter.now_ms()
+    run.adapter.stop(graceful=False)
+
+
+_GIVE_UP_AFTER_MS = 1000
+_GIVE_UP_SLOW_MS = 5000
+
+
+def _give_up_proves(trace: Sequence[TraceEvent], run: Exercise, params: CheckParams
+                    ) -> list[Broken]:
+    active = params.stop_stages.get("Active")
+    gave_up = run.gave_up_at
+    assert gave_up is not None
+    said = (f"a graceful stop held for a leg slowed by {_GIVE_UP_SLOW_MS} ms, then "
+            f"stop(graceful=False) at {gave_up} ms (the host gave up)")
+    entered = next((e for e in trace if e.kind is EventKind.STOP_STAGE_ENTERED
+                    and e.stage == active), None)
+    if entered is None:
+        return [Broken("stop", None, "STOP_STAGE_ENTERED",
+                       f"{said}: no stage Active ({active}) was entered: if the mesh numbers "
+                       "its stages otherwise, set stop_stages in [tool.harness.params]")]
+    left = next((e for e in trace if e.kind is EventKind.STOP_STAGE_LEFT
+                 and e.stage == active), None)
+    if left is None:
+        return [Broken("stop", entered.seq, "STOP_STAGE_ENTERED",
+                       f"{said}: stage Active ({active}) was never left")]
+    if entered.time_ms <= gave_up and left.time_ms > gave_up:
+        return [Broken("stop", left.seq, "STOP_STAGE_LEFT",
+                       f"{said}: Active was held {left.time_ms - gave_up} ms after the give-up; "
+                       "a second stop(graceful=False) during a graceful stop ends its hold "
+                       "at once (INV5: 'holds ended when the host gave up')")]
+    if entered.time_ms > gave_up and left.time_ms > entered.time_ms:
+        return [Broken("stop", left.seq, "STOP_STAGE_LEFT",
+                       f"{said}: Active, reached after the give-up, was held "
+                       f"{left.time_ms - entered.time_ms} ms; after a give-up nothing holds")]
+    return []
 
 
 def _roundtrip_steps(run: Exercise) -> None:
@@ -254,8 +419,10 @@ PROGRAMS: tuple[Program, ...] = (
     Program("intake", None, _intake_steps, _intake_proves),
     Program("schedule", None, _schedule_steps, _schedule_proves),
     Program("grain", Capability.GRAIN_ROUTER, _grain_steps, _grain_proves),
+    Program("fault-order", Capability.GRAIN_ROUTER, _fault_order_steps, _fault_order_proves),
     Program("subscribe", Capability.SUBSCRIBE, _subscribe_steps, _subscribe_proves),
     Program("stop", Capability.STOP_LIFECYCLE, _stop_steps, _stop_proves),
+    Program("give-up", Capability.STOP_LIFECYCLE, _give_up_steps, _give_up_proves),
     Program("aggregate", Capability.AGGREGATE_FAULTS, _aggregate_steps, _aggregate_proves),
     Program("roundtrip", Capability.ENVELOPE_ROUNDTRIP, _roundtrip_steps, _roundtrip_proves),
 )

@@ -7,9 +7,10 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Sequence
 
-from invariants.adapter import Capability, Chooser, FirstChooser
+from invariants.adapter import Capability, Chooser, FaultKind, FirstChooser
 from invariants.trace import EventKind, TraceEvent
 from reference_impl.adapter import ReferenceAdapter
+from reference_impl.faults import FaultBook
 
 Rewrite = Callable[[list[TraceEvent]], list[TraceEvent]]
 
@@ -84,3 +85,80 @@ class _AskedThenFifo:
 
 def ignores_the_answer(chooser: Chooser) -> ReferenceAdapter:
     return ReferenceAdapter(_AskedThenFifo(chooser))
+
+
+class _SpentAtAttempt(FaultBook):
+    """Spends an armed timeout (or aggregate) at the call's ATTEMPT, where it spends a
+    rejection, instead of at the call that reaches the callee."""
+
+    def __init__(self, kind: FaultKind) -> None:
+        super().__init__()
+        self._kind = kind
+        self._timeout_now = False
+        self._aggregate_now: bool | None = None
+
+    def take_reject(self, target: str) -> bool:
+        if self._kind is FaultKind.TIMEOUT_NEXT:
+            self._timeout_now = super().take_timeout(target)
+        else:
+            self._aggregate_now = super().take_aggregate(target)
+        return super().take_reject(target)
+
+    def take_timeout(self, target: str) -> bool:
+        if self._kind is not FaultKind.TIMEOUT_NEXT:
+            return super().take_timeout(target)
+        spent, self._timeout_now = self._timeout_now, False
+        return spent
+
+    def take_aggregate(self, target: str) -> bool | None:
+        if self._kind is not FaultKind.AGGREGATE_NEXT:
+            return super().take_aggregate(target)
+        spent, self._aggregate_now = self._aggregate_now, None
+        return spent
+
+
+def spends_at_attempt(kind: FaultKind) -> Callable[[Chooser], ReferenceAdapter]:
+    """The reference mesh spending `kind` when a call is sent, not when it is received."""
+    def make(chooser: Chooser) -> ReferenceAdapter:
+        adapter = ReferenceAdapter(chooser)
+        adapter.mesh.faults = _SpentAtAttempt(kind)
+        return adapter
+    return make
+
+
+def ignores_the_give_up(chooser: Chooser) -> ReferenceAdapter:
+    """The reference mesh deaf to a second stop: a graceful hold outlives the give-up."""
+    class Deaf(ReferenceAdapter):
+        asked = False
+
+        def stop(self, *, graceful: bool = True) -> None:
+            if not self.asked:
+                self.asked = True
+                super().stop(graceful=graceful)
+
+    return Deaf(chooser)
+
+
+def _called(events: list[TraceEvent]) -> set[str | None]:
+    return {e.delivery_id for e in events if e.kind is EventKind.ATTEMPT}
+
+
+def grain_leg_ends_at_dispatch(events: list[TraceEvent]) -> list[TraceEvent]:
+    """A grain delivery's leg said to end at its first call, before the call's outcome."""
+    called = _called(events)
+    end = next((i for i, e in enumerate(events) if e.kind is EventKind.LEG_ENDED
+                and e.leg_kind != "nack" and e.delivery_id in called), None)
+    if end is None:
+        return events
+    moved, rest = events[end], events[:end] + events[end + 1:]
+    at = next(i for i, e in enumerate(rest)
+              if e.kind is EventKind.ATTEMPT and e.delivery_id == moved.delivery_id)
+    moved = dataclasses.replace(moved, time_ms=rest[at].time_ms)
+    return [*rest[:at + 1], moved, *rest[at + 1:]]
+
+
+def grain_failures_unanswered(events: list[TraceEvent]) -> list[TraceEvent]:
+    """A grain delivery whose calls all failed is never answered."""
+    called = _called(events)
+    return [e for e in events
+            if not (e.kind is EventKind.FAILURE_EMITTED and e.answers in called)]

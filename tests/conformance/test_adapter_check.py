@@ -11,17 +11,21 @@ from pathlib import Path
 import pytest
 from lying_adapters import (
     edit_first,
+    grain_failures_unanswered,
+    grain_leg_ends_at_dispatch,
     ignores_the_answer,
+    ignores_the_give_up,
     lying,
     never_asks,
     no_grain_router,
+    spends_at_attempt,
     time_goes_back,
     without_all,
     without_first,
 )
 
 from harness.cli import main
-from invariants.adapter import AdapterFactory
+from invariants.adapter import AdapterFactory, FaultKind
 from invariants.conformance.programs import conformance
 from invariants.trace import EventKind, TraceEvent
 from reference_impl.adapter import ReferenceAdapter, make_adapter
@@ -39,7 +43,8 @@ def _broken(factory: AdapterFactory) -> dict[str, list[str]]:
 def test_the_reference_adapter_conforms() -> None:
     _, results = conformance(make_adapter)
     assert [r.program for r in results] == [
-        "intake", "schedule", "grain", "subscribe", "stop", "aggregate", "roundtrip"]
+        "intake", "schedule", "grain", "fault-order", "subscribe", "stop", "give-up",
+        "aggregate", "roundtrip"]
     assert all(r.events > 0 for r in results)
     assert _broken(make_adapter) == {}
 
@@ -67,6 +72,13 @@ def test_the_reference_adapter_conforms() -> None:
         ("stop", lying(without_all(EventKind.STOP_COMPLETED)), "emitted no STOP_COMPLETED"),
         ("chooser", never_asks, "never asked its Chooser"),
         ("chooser", ignores_the_answer, "does not follow the answer"),
+        ("grain-calls", spends_at_attempt(FaultKind.TIMEOUT_NEXT),
+         "the timeout_next is spent by the first call that reaches the callee"),
+        ("grain-calls", spends_at_attempt(FaultKind.AGGREGATE_NEXT),
+         "the aggregate_next is spent by the first call that reaches the callee"),
+        ("stop", ignores_the_give_up, "held 4001 ms after the give-up"),
+        ("legs", lying(grain_leg_ends_at_dispatch), "a grain leg ends with its last call's"),
+        ("legs", lying(grain_failures_unanswered), "owed exactly one FAILURE_EMITTED"),
     ],
     ids=lambda value: value if isinstance(value, str) else "",
 )
