@@ -18,8 +18,8 @@ def test_the_example_adapter_conforms(tmp_path: Path) -> None:
     lines = result.stdout.splitlines()
     assert lines[0] == "mesh-harness adapter-check: tinymesh.harness_adapter:make"
     assert "  capabilities: stop_lifecycle, subscribe" in lines
-    assert "  not applicable (not declared): grain, aggregate, roundtrip" in lines
-    assert lines[-1] == "  conforms: 4 program(s), 0 broken convention(s)"
+    assert "  not applicable (not declared): grain, fault-order, aggregate, roundtrip" in lines
+    assert lines[-1] == "  conforms: 5 program(s), 0 broken convention(s)"
 
 
 def test_an_adapter_that_hides_a_leg_end_does_not_conform(tmp_path: Path) -> None:
@@ -31,4 +31,4 @@ def test_an_adapter_that_hides_a_leg_end_does_not_conform(tmp_path: Path) -> Non
     result = tinymesh_repo.run(repo, "harness", "adapter-check")
     assert result.returncode == 1
     assert "never ended, although the mesh went quiet (docs/adapter.md#legs)" in result.stdout
-    assert "  does not conform: 4 program(s)," in result.stdout
+    assert "  does not conform: 5 program(s)," in result.stdout
