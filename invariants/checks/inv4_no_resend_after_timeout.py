@@ -50,8 +50,9 @@ timed out when the harness armed TIMEOUT_NEXT (or AGGREGATE_NEXT, spent first) a
 target and this was the call that reached the callee (harness facts: the faults
 injected, consumed in call order) and the mesh, though the callee never ran it, calls
 its failure a re-sendable refusal; or when it failed a whole response timeout after it
-was sent, or after CALL_RECEIVED. The mesh's `timed_out` flag can only add timeouts (an
-aggregate the mesh itself made, say); a flag that denies a timeout the harness knows of
+was sent (its ATTEMPT: the caller's timer, however long the call took to reach the
+callee). The mesh's `timed_out` flag can only add timeouts (an aggregate the mesh itself
+made, say); a flag that denies a timeout the harness knows of
 is a violation naming both facts. Likewise a call the harness made be rejected (REJECT_NEXT) is a
 rejection whatever the mesh names its error; otherwise `resendable_errors` names them.
 """
@@ -341,7 +342,9 @@ class NoResendAfterTimeout(Monitor):
             # mesh that ignored the fault and failed the call otherwise is not judged.)
             fault = d.expect.value if d.expect is not None else ""
             return f"the harness made that call time out ({fault} at {d.target})"
-        start = d.received_at or d.sent_at
+        # The caller's response timeout runs from when it sent the call (ATTEMPT), however
+        # long the call took to reach the callee (CALL_RECEIVED, a hop or more later).
+        start = d.sent_at or d.received_at
         if start is not None and event.time_ms - start.time_ms >= timeout:
             where = "reached the callee and " if d.received_at is not None else ""
             return f"{event.delivery_id} {where}failed {event.time_ms - start.time_ms:,} ms " \

@@ -1,0 +1,96 @@
+"""INV4 on a mesh whose calls take a hop to reach the callee: the response timeout runs
+from when the call was sent (its ATTEMPT), not from its CALL_RECEIVED a hop later, so a
+timeout the mesh calls a refusal is still one, and a mesh with a hop passes INV4 with the
+fault obligations exercised."""
+
+from __future__ import annotations
+
+from dyn_traces import C, K, Trace
+
+from invariants.adapter import Capability, Chooser, FaultKind, Route
+from invariants.checks import inv4_no_resend_after_timeout as inv4
+from invariants.checks.harness_facts import Injected, Posted
+from invariants.dynamic.runner import run_invariant
+from invariants.trace import EventKind
+from reference_impl.adapter import ReferenceAdapter
+from reference_impl.constants import HOP_MS, RESPONSE_TIMEOUT_MS
+from reference_impl.envelope import Delivery
+from reference_impl.errors import RejectionError, ResponseTimeout, TargetNotFoundError
+from reference_impl.grain import GrainDeliveryOperation, GrainRouter, HeldCall
+from reference_impl.pool import LegHandle, LegOperation
+
+
+def _slowed_call_failing_at(t: Trace, failed_at: int, *, hop: int) -> list[object]:
+    slowed = Injected(FaultKind.SLOW_DESTINATION, "g", 1, 40_000, 0, 0)
+    posted = Posted("d1", "client", "g", "Request", C.USER, None, "user", Route.GRAIN, 0, 0)
+    t.add(K.ATTEMPT, hub="router", delivery_id="d1", target="g", attempt=0)
+    t.at(hop).add(K.CALL_RECEIVED, hub="g", delivery_id="d1", attempt=0)
+    t.at(failed_at).add(K.ATTEMPT_FAILED, hub="router", delivery_id="d1", attempt=0,
+                        error="rejected", timed_out=False)
+    return [slowed, posted]
+
+
+def test_a_timeout_called_a_refusal_counts_from_the_attempt_not_from_the_hop() -> None:
+    t = Trace()
+    facts = _slowed_call_failing_at(t, RESPONSE_TIMEOUT_MS, hop=1)
+    messages = [v.message for v in inv4.check(t.events, facts=facts)]  # type: ignore[arg-type]
+    assert any("(not timed out), but d1 reached the callee and failed 30,000 ms after it "
+               "was sent: that is a response timeout" in m for m in messages), messages
+
+
+def test_a_refusal_sooner_than_a_response_timeout_after_the_attempt_is_one() -> None:
+    t = Trace()
+    facts = _slowed_call_failing_at(t, RESPONSE_TIMEOUT_MS - 1, hop=1)
+    assert inv4.check(t.events, facts=facts) == []  # type: ignore[arg-type]
+
+
+class _HopCall(GrainDeliveryOperation):
+    """The reference grain call, reaching the callee HOP_MS after it is sent; the caller's
+    response timer starts when it sends, the armed timeout is spent on arrival."""
+
+    def deliver(self, leg: LegHandle, attempt: int) -> None:
+        mesh, delivery = self.router.mesh, self.delivery
+        mesh.trace.emit(EventKind.ATTEMPT, hub=self.router.name, delivery_id=delivery.id,
+                        target=delivery.target, attempt=attempt)
+        self.waiting_attempt = attempt
+        if mesh.faults.take_reject(delivery.target):
+            leg.schedule(HOP_MS, self._failed, leg, attempt, RejectionError("invalid"))
+            return
+        self._response_timer = leg.schedule(RESPONSE_TIMEOUT_MS, self._failed, leg, attempt,
+                                            ResponseTimeout("no response"))
+        leg.schedule(HOP_MS, self._arrive, leg, attempt)
+
+    def _arrive(self, leg: LegHandle, attempt: int) -> None:
+        mesh, target = self.router.mesh, self.delivery.target
+        if target not in mesh.hubs or mesh.activations.deactivated:
+            if self._response_timer is not None:
+                self._response_timer.cancel()
+            self._failed(leg, attempt, TargetNotFoundError(target))
+            return
+        run_after = mesh.faults.slow_ms(target)
+        if mesh.faults.take_timeout(target):
+            run_after = RESPONSE_TIMEOUT_MS + HOP_MS  # after the caller gave up
+        mesh.trace.emit(EventKind.CALL_RECEIVED, hub=target, delivery_id=self.delivery.id,
+                        attempt=attempt)
+        mesh.activations.accept(HeldCall(self, attempt), run_after)
+
+
+class _HopRouter(GrainRouter):
+    def operation(self, delivery: Delivery) -> LegOperation:
+        return _HopCall(self, delivery)
+
+
+class HopMesh(ReferenceAdapter):
+    capabilities = ReferenceAdapter.capabilities - {Capability.AGGREGATE_FAULTS}
+
+    def __init__(self, chooser: Chooser | None = None) -> None:
+        super().__init__(chooser)
+        self.mesh.grain = _HopRouter(self.mesh, retries=self.mesh.grain.retries)
+
+
+def test_a_mesh_with_a_hop_passes_inv4_with_its_fault_obligations_exercised() -> None:
+    outcome = run_invariant("INV4", HopMesh)
+    assert outcome.verdict == "pass", outcome.failure_text
+    for obligation in (inv4.SENT_ONCE, inv4.HONOURED[FaultKind.TIMEOUT_NEXT],
+                       inv4.HONOURED[FaultKind.REJECT_NEXT], inv4.DELAYS):
+        assert outcome.evidence[obligation] > 0, obligation
