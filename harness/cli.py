@@ -2,9 +2,10 @@
 
 Each subcommand lives in its own module exposing `add_parser(subparsers)`, which
 registers the parser and sets `func` (args -> exit code). Exit codes: 0 clean,
-1 findings or failed checks, 2 usage or configuration error; for every command, 128 + the
-signal's number when a signal ended it (130 SIGINT, 143 SIGTERM, 129 SIGHUP), with one
-line saying so, no verdict, and no child process left (`invariants.interrupts`).
+1 findings or failed checks, 2 usage or configuration error (a `UserError` from any
+command, mapped here alone: `mesh-harness <cmd>: error: <message>`); for every command,
+128 + the signal's number when a signal ended it (130 SIGINT, 143 SIGTERM, 129 SIGHUP),
+with one line saying so, no verdict, and no child process left (`invariants.interrupts`).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import sys
 from collections.abc import Sequence
 
 from invariants import interrupts
-from invariants.scan.config import ConfigError
+from invariants.user_errors import UserError
 
 # Command name -> the module that registers it, in the order `--help` lists them.
 COMMANDS: dict[str, str] = {
@@ -53,7 +54,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             args = parser.parse_args(arguments)
             code: int = args.func(args)
             interrupts.raise_received()  # a signal something swallowed is no less a signal
-        except ConfigError as exc:  # a bad setting, from any job: the same one line everywhere
+        except UserError as exc:  # what the user gave, from any job: the same one line everywhere
             print(f"{prog}: error: {exc}", file=sys.stderr)
             return 2
         except KeyboardInterrupt as exc:  # SIGINT, SIGTERM, SIGHUP: never a verdict

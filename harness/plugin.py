@@ -18,8 +18,8 @@ from harness.settings import HarnessSettings, resolve
 from invariants import interrupts
 from invariants.adapter import AdapterFactory, FirstChooser, MeshAdapter, SeededChooser
 from invariants.adapter_spec import AdapterSpecError, load_factory
-from invariants.scan.baseline import BaselineError
-from invariants.scan.config import ConfigError, find_pyproject
+from invariants.scan.config import find_pyproject
+from invariants.user_errors import UserError
 
 MARKERS = (
     "harness: an item of mesh-harness (a scanned file, an invariant or a mutant)",
@@ -39,7 +39,7 @@ def _settings(config: pytest.Config) -> HarnessSettings:
             pyproject = find_pyproject(config.rootpath)
             settings = resolve(pyproject, config.rootpath, overrides_from(config))
             config.stash[_SETTINGS_KEY] = settings
-        except ConfigError as exc:
+        except UserError as exc:
             raise pytest.UsageError(f"mesh-harness: {exc}") from None
     return config.stash[_SETTINGS_KEY]
 
@@ -59,7 +59,7 @@ def pytest_configure(config: pytest.Config) -> None:
 
     try:
         run = prepare(_settings(config))
-    except (ConfigError, AdapterSpecError, BaselineError) as exc:
+    except UserError as exc:  # a setting, spec or file the user gave: one line
         raise pytest.UsageError(f"mesh-harness: {exc}") from None
     config.stash[RUN_KEY] = run
     config.pluginmanager.register(HarnessReporter(run), "harness-reporter")

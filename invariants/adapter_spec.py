@@ -13,11 +13,12 @@ import importlib
 from typing import cast
 
 from invariants.adapter import AdapterFactory
+from invariants.user_errors import UserError
 
 REFERENCE_ADAPTER = "reference_impl.adapter:make_adapter"
 
 
-class AdapterSpecError(Exception):
+class AdapterSpecError(UserError):
     """An adapter spec that cannot be used; the message is one line."""
 
 

@@ -29,6 +29,7 @@ from invariants.checks.monitor import Monitor, run_monitor
 from invariants.checks.params import DEFAULT_PARAMS, CheckParams, changed_figures, with_figures
 from invariants.checks.violation import Violation, describe
 from invariants.trace import MessageClass, TraceEvent
+from invariants.user_errors import UserError
 
 CHECKS: dict[str, type[Monitor]] = {
     cls.check_id: cls
@@ -45,7 +46,7 @@ CHECKS: dict[str, type[Monitor]] = {
 CHECK_IDS: tuple[str, ...] = tuple(CHECKS)
 
 
-class UnknownCheck(ValueError):
+class UnknownCheck(UserError, ValueError):
     """An invariant id no checker has; the message is one line naming where it came from."""
 
 

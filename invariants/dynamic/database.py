@@ -16,11 +16,13 @@ from urllib.parse import urlsplit
 
 from hypothesis.database import DirectoryBasedExampleDatabase, ExampleDatabase
 
+from invariants.user_errors import UserError
+
 DEFAULT_DIRECTORY = Path(".hypothesis") / "examples"
 REDIS_SCHEMES = ("redis", "rediss", "unix")
 
 
-class DatabaseSpecError(ValueError):
+class DatabaseSpecError(UserError, ValueError):
     """A database SPEC that cannot be opened; the message names the SPEC."""
 
 

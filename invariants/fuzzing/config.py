@@ -22,6 +22,7 @@ from invariants.checks import (
     check_ids,
     with_figures,
 )
+from invariants.user_errors import UserError
 
 DEFAULT_ADAPTER = REFERENCE_ADAPTER
 
@@ -32,7 +33,7 @@ ENV_DATABASE = "HARNESS_FUZZ_DATABASE"
 ENV_PARAMS = "HARNESS_FUZZ_PARAMS"  # the figures that are not the seeds', as JSON
 
 
-class FuzzConfigError(ValueError):
+class FuzzConfigError(UserError, ValueError):
     """A selection that cannot be fuzzed; the message names the offending value."""
 
 

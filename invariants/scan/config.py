@@ -20,6 +20,7 @@ from pathlib import Path
 from invariants.scan.model import OptionValue, RuleOptions, ScanConfig
 from invariants.scan.options import OptionError, parse_count, parse_names
 from invariants.scan.rules import RULES, option_table
+from invariants.user_errors import UserError
 
 # Keys of `[tool.harness]` that belong to other parts of the harness, not to the scanner.
 OTHER_KEYS: frozenset[str] = frozenset(
@@ -33,7 +34,7 @@ _RULE_LIST_KEYS = frozenset({"select", "ignore"})
 _POSITIVE_KEYS = frozenset({"max_file_bytes"})  # every other integer key may be 0
 
 
-class ConfigError(Exception):
+class ConfigError(UserError):
     """A configuration problem, reported as one line naming the file and the key."""
 
 

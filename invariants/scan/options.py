@@ -8,9 +8,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from invariants.scan.model import ScanConfig
+from invariants.user_errors import UserError
 
 
-class OptionError(ValueError):
+class OptionError(UserError, ValueError):
     """A value of the wrong shape; the loader prefixes the file and the key."""
 
 

@@ -127,3 +127,44 @@ def test_control_check_replays_the_database_the_key_names(
     monkeypatch.chdir(repo)
     assert main([*DATABASE_COMMANDS["check"], "--format", "json"]) == 0
     assert json.loads(capsys.readouterr().out)["shared_database"] == str(repo / "fuzz-db")
+
+
+def test_every_user_error_has_the_one_base() -> None:
+    from harness.jobs.scan.command import UsageError
+    from invariants.adapter_spec import AdapterSpecError
+    from invariants.checks import UnknownCheck
+    from invariants.dynamic.database import DatabaseLost, DatabaseSpecError
+    from invariants.fuzzing.config import FuzzConfigError
+    from invariants.mutants.score.engine import EngineMissing
+    from invariants.mutants.score.target import TargetError
+    from invariants.mutants.score.triage import TriageError
+    from invariants.scan.baseline import BaselineError
+    from invariants.scan.config import ConfigError
+    from invariants.scan.options import OptionError
+    from invariants.user_errors import UserError
+
+    errors = [ConfigError, BaselineError, OptionError, AdapterSpecError, DatabaseSpecError,
+              DatabaseLost, FuzzConfigError, UnknownCheck, TargetError, TriageError,
+              EngineMissing, UsageError]
+    assert [e.__name__ for e in errors if not issubclass(e, UserError)] == []
+    # What callers caught before keeps catching them.
+    assert issubclass(UnknownCheck, ValueError) and issubclass(EngineMissing, ImportError)
+
+
+@pytest.mark.parametrize("command", ["scan", "check", "prove", "fuzz", "adapter-check"])
+def test_a_user_error_from_any_command_is_one_line_exit_2(
+    command: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import importlib
+
+    from harness.cli import COMMANDS
+    from invariants.user_errors import UserError
+
+    def failing(args: object) -> int:
+        raise UserError("the value 'x' of --y cannot be used")
+
+    monkeypatch.setattr(importlib.import_module(COMMANDS[command]), "run", failing)
+    assert main([command]) == 2
+    assert capsys.readouterr().err.splitlines() == [
+        f"mesh-harness {command}: error: the value 'x' of --y cannot be used"
+    ]

@@ -16,11 +16,10 @@ from typing import Any
 from harness.params import add_param_option, parse_assignments
 from harness.settings import Overrides, for_command, importing_from
 from invariants.adapter import DEFAULT_CAPABILITIES, AdapterExited, Capability
-from invariants.adapter_spec import AdapterSpecError, load_factory
+from invariants.adapter_spec import load_factory
 from invariants.conformance.determinism import guarded
 from invariants.conformance.programs import PROGRAMS, conformance
 from invariants.dynamic.report import HIDDEN_PACKAGES, own_traceback
-from invariants.scan.config import ConfigError
 
 PROG = "mesh-harness adapter-check"
 
@@ -41,20 +40,16 @@ def add_parser(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    try:
-        overrides = Overrides(
-            adapters=(args.adapter,) if args.adapter else None,
-            adapter_origin="--adapter",
-            params=parse_assignments(args.param, "--param"),
-            params_origin="--param",
-        )
-        settings = for_command(overrides=overrides)
-        importing_from(settings)
-        specs = settings.adapters
-        factories = {spec: load_factory(spec, settings.adapter_origin) for spec in specs}
-    except (ConfigError, AdapterSpecError) as exc:
-        print(f"{PROG}: error: {exc}", file=sys.stderr)
-        return 2
+    overrides = Overrides(
+        adapters=(args.adapter,) if args.adapter else None,
+        adapter_origin="--adapter",
+        params=parse_assignments(args.param, "--param"),
+        params_origin="--param",
+    )
+    settings = for_command(overrides=overrides)  # a bad setting or spec: exit 2 (harness.cli)
+    importing_from(settings)
+    specs = settings.adapters
+    factories = {spec: load_factory(spec, settings.adapter_origin) for spec in specs}
     ok = True
     for spec, factory in factories.items():
         ok = _check_one(spec, factory, settings.params) and ok

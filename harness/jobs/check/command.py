@@ -26,10 +26,9 @@ from harness.settings import (
     known_profile,
 )
 from harness.shared_database import add_shared_database_option, option_database, reachable
-from invariants.adapter_spec import AdapterSpecError
 from invariants.dynamic.profiles import PROFILES
 from invariants.mutants.base import MutantNotApplicable
-from invariants.scan.config import ConfigError
+from invariants.user_errors import UserError
 
 PROG = "mesh-harness check"
 
@@ -71,10 +70,7 @@ def run(args: argparse.Namespace) -> int:
     importing_from(settings)
     if args.profile is not None:
         known_profile(args.profile, "--profile")
-    try:
-        subject = subject_for(settings, args.profile)
-    except AdapterSpecError as exc:
-        raise ConfigError(str(exc)) from None
+    subject = subject_for(settings, args.profile)
     if args.search_only:
         subject = dataclasses.replace(subject, seed_scenarios=False)
     known_profile(subject.profile, "--profile" if args.profile else "[tool.harness] profile")
@@ -82,9 +78,7 @@ def run(args: argparse.Namespace) -> int:
     if args.invariants is not None:
         invariants = invariant_ids("--invariants", args.invariants.split(","))
         if subject.kill_matrix and not args.no_prove:
-            print(f"{PROG}: error: --invariants needs --no-prove (the kill matrix runs all)",
-                  file=sys.stderr)
-            return 2
+            raise UserError("--invariants needs --no-prove (the kill matrix runs all)")
     shared = reachable(settings.shared_database)  # the option, else the key or the variable
 
     def progress(line: str) -> None:

@@ -24,12 +24,10 @@ from typing import TYPE_CHECKING, Any
 
 from harness.params import add_param_option
 from invariants.mutants.registry import id_range
+from invariants.user_errors import UserError
 
 if TYPE_CHECKING:
     from harness.settings import HarnessSettings
-
-PROG = "mesh-harness fuzz"
-
 
 def _positive_float(text: str) -> float:
     try:
@@ -89,11 +87,6 @@ def add_parser(subparsers: Any) -> None:
     parser.set_defaults(func=run)
 
 
-def _error(message: str) -> int:
-    print(f"{PROG}: error: {message}", file=sys.stderr)
-    return 2
-
-
 def _workers_environ(settings: HarnessSettings) -> dict[str, str]:
     """The environment of HypoFuzz's workers: this one, with the repository's pytest
     `pythonpath` first on PYTHONPATH, so they import the adapter as this process does."""
@@ -106,33 +99,31 @@ def _workers_environ(settings: HarnessSettings) -> dict[str, str]:
 
 
 def run(args: argparse.Namespace) -> int:
+    """The session; what the user gave that cannot be used (a setting, an option, the
+    database SPEC, the adapter) is a `UserError`, one line and exit 2 in `harness.cli`."""
     try:
         import hypofuzz  # noqa: F401  (only checks that the fuzz extra is installed)
     except ImportError:
-        return _error("HypoFuzz is not installed (pip install 'mesh-harness[fuzz]')")
+        raise UserError("HypoFuzz is not installed (pip install 'mesh-harness[fuzz]')") from None
     from harness.params import parse_assignments
     from harness.settings import Overrides, for_command, importing_from
     from invariants.adapter import AdapterExited
-    from invariants.dynamic.database import DatabaseSpecError, normalise_spec
+    from invariants.dynamic.database import normalise_spec
     from invariants.dynamic.report import HIDDEN_PACKAGES, own_traceback
-    from invariants.fuzzing.config import FuzzConfig, FuzzConfigError, normalise_invariants
+    from invariants.fuzzing.config import FuzzConfig, normalise_invariants
     from invariants.fuzzing.run import run_fuzz
     from invariants.fuzzing.session import SessionPlan
     from invariants.fuzzing.summary import render_text, report_json
-    from invariants.scan.config import ConfigError
 
     if args.adapter and args.mutant:
-        return _error("--adapter and --mutant exclude each other")
-    try:
-        # Defaults from the working tree's [tool.harness], read as every entry point reads it.
-        settings = for_command(overrides=Overrides(
-            params=parse_assignments(args.param, "--param"), params_origin="--param"))
-    except ConfigError as exc:
-        return _error(str(exc))
+        raise UserError("--adapter and --mutant exclude each other")
+    # Defaults from the working tree's [tool.harness], read as every entry point reads it.
+    settings = for_command(overrides=Overrides(
+        params=parse_assignments(args.param, "--param"), params_origin="--param"))
     importing_from(settings)  # the repository's pytest `pythonpath`, as `check` reads it
     if not args.adapter and len(settings.adapters) > 1:
-        return _error(f"{settings.adapter_origin} names {len(settings.adapters)} adapters; "
-                      "a session fuzzes one: choose it with --adapter")
+        raise UserError(f"{settings.adapter_origin} names {len(settings.adapters)} adapters; "
+                        "a session fuzzes one: choose it with --adapter")
     try:
         config = FuzzConfig(
             adapter=args.adapter or settings.adapters[0],
@@ -157,11 +148,9 @@ def run(args: argparse.Namespace) -> int:
         finally:
             if not keep:
                 shutil.rmtree(session_dir, ignore_errors=True)
-    except (FuzzConfigError, DatabaseSpecError) as exc:
-        return _error(str(exc))
     except AdapterExited as exc:  # the session cannot start: the adapter's frames, one line
         print(own_traceback(exc, (*HIDDEN_PACKAGES, "harness")), end="", file=sys.stderr)
-        return _error(str(exc))
+        raise UserError(str(exc)) from None
     print(text)
     if args.json:
         Path(args.json).write_text(json.dumps(report_json(report), indent=2) + "\n",

@@ -21,7 +21,6 @@ from invariants.mutants.matrix import reference_scan_config
 from invariants.mutants.score import report
 from invariants.mutants.score.baseline import measure
 from invariants.mutants.score.cache import VerdictCache
-from invariants.mutants.score.engine import EngineMissing
 from invariants.mutants.score.evaluate import Baseline, judge
 from invariants.mutants.score.run import Options, ScoreRun, run_score
 from invariants.mutants.score.session import (
@@ -153,24 +152,21 @@ def run(args: argparse.Namespace, settings: HarnessSettings) -> int:
     if problem is not None:
         print(f"mesh-harness prove: {problem}", file=sys.stderr)
         return 2
-    try:
-        target = _target(args, settings)
-        triage = load(args.triage or settings.root / FILENAME)
-        if args.triage is not None and not args.triage.exists():
-            raise TriageError(f"{args.triage}: triage file not found")
-        special = _across_machines(args, settings, target, triage)
-        if special is not None:
-            return special
-        scored = run_score(
-            target, triage,
-            Options(profile=args.profile, sample=args.sample, seed=args.seed, jobs=args.jobs,
-                    timeout=args.timeout),
-            cache=None if args.no_cache else VerdictCache(settings.cache_dir / "mutants"),
-            progress=lambda line: print(line, file=sys.stderr, flush=True),
-        )
-    except (TargetError, TriageError, EngineMissing) as exc:
-        print(f"mesh-harness prove: error: {exc}", file=sys.stderr)
-        return 2
+    # A bad target, triage file or missing engine (UserErrors): exit 2 in harness.cli.
+    target = _target(args, settings)
+    triage = load(args.triage or settings.root / FILENAME)
+    if args.triage is not None and not args.triage.exists():
+        raise TriageError(f"{args.triage}: triage file not found")
+    special = _across_machines(args, settings, target, triage)
+    if special is not None:
+        return special
+    scored = run_score(
+        target, triage,
+        Options(profile=args.profile, sample=args.sample, seed=args.seed, jobs=args.jobs,
+                timeout=args.timeout),
+        cache=None if args.no_cache else VerdictCache(settings.cache_dir / "mutants"),
+        progress=lambda line: print(line, file=sys.stderr, flush=True),
+    )
     return _report(scored, args)
 
 

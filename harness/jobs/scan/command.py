@@ -19,15 +19,16 @@ from harness.scan_verdict import ScanVerdict, baseline_not_found, run_scan
 from harness.settings import HarnessSettings, Overrides, for_command, rule_ids
 from invariants.scan import baseline as baselines
 from invariants.scan.cache import user_cache_dir
-from invariants.scan.config import ConfigError, find_pyproject
+from invariants.scan.config import find_pyproject
 from invariants.scan.problems import EMIT_SITE_COUNT, exit_status
 from invariants.scan.report import inventory_json, inventory_text, to_json, to_text
 from invariants.scan.sarif import to_sarif
+from invariants.user_errors import UserError
 
 PROG = "mesh-harness scan"
 
 
-class UsageError(Exception):
+class UsageError(UserError):
     """A bad option or file; one line."""
 
 
@@ -127,14 +128,8 @@ def _update_baseline(path: Path, verdict: ScanVerdict) -> ScanVerdict:
 
 
 def run(args: argparse.Namespace) -> int:
-    try:
-        return _run(args)
-    except (UsageError, ConfigError, baselines.BaselineError) as exc:
-        print(f"{PROG}: error: {exc}", file=sys.stderr)
-        return 2
-
-
-def _run(args: argparse.Namespace) -> int:
+    """The scan; a `UsageError`, `ConfigError` or `BaselineError` goes up to `harness.cli`
+    (one line, exit 2)."""
     if args.jobs < 0:
         raise UsageError(f"--jobs: must be 0 or more, got {args.jobs}")
     settings, root = _settings(args)

@@ -19,11 +19,13 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from invariants.user_errors import UserError
+
 ENGINE = "cosmic-ray"
 PROVIDER = "core"  # Cosmic Ray's bundled operators; plug-in providers are left out
 
 
-class EngineMissing(ImportError):
+class EngineMissing(UserError, ImportError):
     """Cosmic Ray is not installed (it is the optional `mutate` extra)."""
 
 

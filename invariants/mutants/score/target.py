@@ -16,6 +16,7 @@ from invariants.checks import CHECK_IDS, DEFAULT_PARAMS, CheckParams
 from invariants.mutants.build import REFERENCE_PACKAGE, reference_root
 from invariants.mutants.score.triage import Exclusion
 from invariants.scan.model import ScanConfig
+from invariants.user_errors import UserError
 
 # What the bundled reference mesh leaves out, and why (docs/mutation-score.md lists them).
 REFERENCE_EXCLUSIONS: tuple[Exclusion, ...] = (
@@ -28,7 +29,7 @@ REFERENCE_EXCLUSIONS: tuple[Exclusion, ...] = (
 )
 
 
-class TargetError(ValueError):
+class TargetError(UserError, ValueError):
     """The mesh to mutate cannot be found or imported as one package: one line."""
 
 

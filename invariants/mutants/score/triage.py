@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from invariants.mutants.score.engine import EngineMutant, matches, normalise
+from invariants.user_errors import UserError
 
 FILENAME = "harness-mutants.toml"
 _EQUIVALENT_KEYS = ("path", "function", "operator", "snippet")
@@ -32,7 +33,7 @@ _EXCLUDE_KEYS = ("path",)
 _OPTIONAL_EXCLUDE = ("function", "operator")
 
 
-class TriageError(ValueError):
+class TriageError(UserError, ValueError):
     """A malformed triage file: one line naming the file, the entry and the key."""
 
 
