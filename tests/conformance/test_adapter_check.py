@@ -172,3 +172,24 @@ def test_a_declared_round_trip_without_its_method_is_a_broken_convention() -> No
     broken = _broken(NoRoundTrip)
     assert list(broken) == ["capabilities"]
     assert "no set_envelope_roundtrip(on) method" in broken["capabilities"][0]
+
+
+@pytest.mark.parametrize(
+    ("check_id", "adapter", "program"),
+    [
+        ("INV4", spends_at_attempt(FaultKind.TIMEOUT_NEXT), "fault-order"),
+        ("INV4", spends_at_attempt(FaultKind.AGGREGATE_NEXT), "fault-order"),
+        ("INV5", ignores_the_give_up, "give-up"),
+    ],
+    ids=["timeout-at-attempt", "aggregate-at-attempt", "deaf-to-the-give-up"],
+)
+def test_a_convention_adapter_check_names_is_one_the_invariant_reads(
+    check_id: str, adapter: AdapterFactory, program: str
+) -> None:
+    """The mismatch the program names is the one the invariant would report as a
+    violation: an adapter that passes the program cannot get that false violation."""
+    from invariants.dynamic.runner import run_invariant
+
+    _, results = conformance(adapter)
+    assert [r.program for r in results if r.broken] == [program]
+    assert run_invariant(check_id, adapter).verdict == "violation"
