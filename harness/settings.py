@@ -37,7 +37,8 @@ from invariants.scan.config import (
     settings_from_table,
 )
 from invariants.scan.model import ScanConfig
-from invariants.scan.rules import RULES
+from invariants.scan.rules import UnknownRule
+from invariants.scan.rules import rule_ids as known_rule_ids
 
 DEFAULT_PROFILE = "ci"
 
@@ -118,11 +119,12 @@ def _fail(source: Path, key: str, problem: str) -> ConfigError:
 def rule_ids(origin: str, values: Sequence[str]) -> tuple[str, ...]:
     """Rule ids, upper-cased; an unknown one (or none at all) is a `ConfigError` naming
     `origin`."""
-    ids = tuple(value.strip().upper() for value in values if value.strip())
-    unknown = [rule for rule in ids if rule not in RULES]
-    if unknown or not ids:
-        shown = unknown[0] if unknown else ",".join(values)
-        raise ConfigError(f"{origin}: unknown rule id {shown!r} (known: {', '.join(RULES)})")
+    try:
+        ids = known_rule_ids(values)
+    except UnknownRule as exc:
+        raise ConfigError(f"{origin}: {exc}") from None
+    if not ids:
+        raise ConfigError(f"{origin}: {UnknownRule(','.join(values))}")
     return ids
 
 

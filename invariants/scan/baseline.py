@@ -23,6 +23,7 @@ from pathlib import Path
 from invariants.scan.config import ConfigError
 from invariants.scan.model import Finding, ScanConfig
 from invariants.scan.problems import STALE_BASELINE, Problem
+from invariants.scan.rules import UnknownRule, rule_ids
 
 FORMAT_VERSION = 1
 
@@ -79,7 +80,13 @@ def load(path: Path) -> Counter[Key]:
                 f"{path}: baseline entries[{index}] needs string rule/path/symbol/snippet "
                 "and a positive integer count"
             )
-        key = (entry["rule"], entry["path"], entry["symbol"], normalise_snippet(entry["snippet"]))
+        try:
+            rules = rule_ids([entry["rule"]])
+        except UnknownRule as exc:
+            raise BaselineError(f"{path}: baseline entries[{index}]: {exc}") from None
+        if not rules:
+            raise BaselineError(f"{path}: baseline entries[{index}]: no rule id")
+        key = (rules[0], entry["path"], entry["symbol"], normalise_snippet(entry["snippet"]))
         counts[key] += entry["count"]
     return counts
 

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from invariants.scan.model import OptionValue, RuleOptions, ScanConfig
 from invariants.scan.options import OptionError, parse_count, parse_names
-from invariants.scan.rules import RULES, option_table
+from invariants.scan.rules import UnknownRule, option_table, rule_ids
 from invariants.user_errors import UserError
 
 # Keys of `[tool.harness]` that belong to other parts of the harness, not to the scanner.
@@ -57,10 +57,10 @@ def _fail(source: Path, key: str, problem: str) -> ConfigError:
 
 
 def _rule_ids(value: tuple[str, ...]) -> tuple[str, ...]:
-    unknown = [item for item in value if item.upper() not in RULES]
-    if unknown:
-        raise OptionError(f"unknown rule id {unknown[0]!r} (known: {', '.join(RULES)})")
-    return tuple(item.upper() for item in value)
+    try:
+        return rule_ids(value)
+    except UnknownRule as exc:
+        raise OptionError(str(exc)) from None
 
 
 def _field_value(key: str, kind: str, value: object) -> object:

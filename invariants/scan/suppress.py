@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from invariants.scan.model import Finding, ScanConfig
 from invariants.scan.problems import MALFORMED_SUPPRESSION, UNUSED_SUPPRESSION, Problem
-from invariants.scan.rules import RULES, registered
+from invariants.scan.rules import UnknownRule, registered, rule_ids
 
 _MARKER = re.compile(r"#\s*harness\s*:\s*(?P<body>.*)$")
 _ALLOW = re.compile(r"allow\[(?P<rules>[^\]]*)\]\s*(?P<rest>.*)$")
@@ -59,12 +59,12 @@ def parse_directive(path: str, line: int, comment: str) -> Suppression | Problem
     allow = _ALLOW.match(marker.group("body").strip())
     if allow is None:
         return bad("expected 'harness: allow[RULE] reason'")
-    rules = tuple(part.strip().upper() for part in allow.group("rules").split(",") if part.strip())
+    try:
+        rules = rule_ids(allow.group("rules").split(","))
+    except UnknownRule as exc:
+        return bad(f"unknown rule id {exc.rule!r}")
     if not rules:
         return bad("no rule id in allow[...]")
-    unknown = [rule for rule in rules if rule not in RULES]
-    if unknown:
-        return bad(f"unknown rule id {unknown[0]!r}")
     rest = allow.group("rest").strip()
     tagged = _TAG.match(rest)
     tag, reason = (tagged.group("tag"), tagged.group("reason").strip()) if tagged else (None, rest)

@@ -69,7 +69,7 @@ def test_a_bad_key_is_one_error_line(
         ("--harness-adapter=missing_mesh_module:make_adapter",
          ("--harness-adapter:", "cannot import module 'missing_mesh_module'")),
         ("--harness-invariants=INV1,INV0", ("--harness-invariants:", "unknown invariant 'INV0'")),
-        ("--harness-select=MESH001,nope", ("--harness-select:", "unknown rule id 'NOPE'")),
+        ("--harness-select=MESH001,nope", ("--harness-select:", "unknown rule id 'nope'")),
         ("--harness-profile=warp", ("Hypothesis profile 'warp' is unknown",)),
     ],
 )

@@ -12,6 +12,7 @@ from collections.abc import Iterable, Iterator, Mapping
 
 from invariants.scan.options import Option
 from invariants.scan.rules.spec import Rule
+from invariants.user_errors import UserError
 
 RULE_MODULES: tuple[str, ...] = (
     "invariants.scan.rules.mesh000_parse_error",
@@ -65,6 +66,32 @@ class _RuleTable(Mapping[str, str]):
 
 
 RULES: Mapping[str, str] = _RuleTable()
+
+
+class UnknownRule(UserError, ValueError):
+    """A rule id no registered rule has; `rule` is the id as it was written."""
+
+    def __init__(self, rule: str) -> None:
+        super().__init__(f"unknown rule id {rule!r} (known: {', '.join(RULES)})")
+        self.rule = rule
+
+
+def rule_ids(values: Iterable[str]) -> tuple[str, ...]:
+    """The rule ids `values` name, stripped and upper-cased (`mesh001` is MESH001), blanks
+    left out, in the order given; an unknown one raises `UnknownRule` naming it as written.
+
+    The one check of a rule id, wherever one is given: `--select`/`--ignore` (and their
+    `--harness-*` and ini spellings), `[tool.harness] select`/`ignore`, a suppression's
+    `allow[...]` and a baseline entry."""
+    ids: list[str] = []
+    for value in values:
+        written = value.strip()
+        if not written:
+            continue
+        if written.upper() not in RULES:
+            raise UnknownRule(written)
+        ids.append(written.upper())
+    return tuple(ids)
 
 
 def option_table() -> Mapping[str, tuple[Rule, Option]]:
