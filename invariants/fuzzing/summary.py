@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from invariants.checks import changed_figures
 from invariants.fuzzing.failures import as_json as failure_json
 from invariants.fuzzing.goals import GOALS
 from invariants.fuzzing.run import FuzzReport
@@ -32,6 +33,10 @@ def render_text(report: FuzzReport) -> str:
         f"  database {plan.config.database}, {plan.processes} worker(s), "
         f"time box {plan.seconds:.0f} s, ran {run.elapsed:.1f} s, {ending(run.ended_by)}",
     ]
+    figures = changed_figures(plan.config.params)
+    if figures:  # the seeds' figures go unsaid
+        shown = ", ".join(f"{name}={value!r}" for name, value in figures.items())
+        lines.append(f"  params (other than the seeds'): {shown}")
     if report.startup_seconds is not None:
         lines.append(f"  first example ran {report.startup_seconds:.1f} s after the start")
     if run.first_failure_seconds is not None:
@@ -108,6 +113,7 @@ def report_json(report: FuzzReport) -> dict[str, Any]:
         "subject": plan.config.subject,
         "invariants": list(plan.config.invariants),
         "database": plan.config.database,
+        "params": changed_figures(plan.config.params),  # {}: the seeds' figures
         "workers": plan.processes,
         "time_box_seconds": plan.seconds,
         "elapsed_seconds": run.elapsed,

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 pytest.importorskip("hypofuzz", reason="needs the fuzz extra: pip install -e '.[fuzz]'")
 
+from invariants.checks import CheckParams
 from invariants.fuzzing.behaviours import Coverage
 from invariants.fuzzing.config import FuzzConfig
 from invariants.fuzzing.failures import SavedFailure
@@ -43,6 +45,17 @@ def test_goals_never_reached_are_listed(tmp_path: Path) -> None:
     data = report_json(report)
     assert data["never_reached"] == ["stop hold expired"]
     assert data["examples_per_worker"] == [80, 40]
+
+
+def test_figures_other_than_the_seeds_are_named(tmp_path: Path) -> None:
+    report = _report(tmp_path, [], Counter())
+    assert "params" not in render_text(report) and report_json(report)["params"] == {}
+    plan = replace(report.plan, config=replace(
+        report.plan.config, params=CheckParams(delivery_retries=2, watermarks={"h0": 4})))
+    figured = replace(report, plan=plan)
+    assert "  params (other than the seeds'): watermarks={'h0': 4}, delivery_retries=2" in (
+        render_text(figured).splitlines())
+    assert report_json(figured)["params"] == {"delivery_retries": 2, "watermarks": {"h0": 4}}
 
 
 def test_a_reproducing_failure_is_printed_and_fails_the_session(tmp_path: Path) -> None:
