@@ -144,6 +144,7 @@ class MiniMesh:
                                     error="ResponseTimeout", timed_out=True)
                 self.offer(replace(delivery, packaged=True))  # the callee runs it late
             return
+        self.answer(delivery, "Rejected")  # refused on every call: the sender is told
 
 
 class MiniAdapter(AsyncMeshAdapter):

@@ -21,6 +21,7 @@ from invariants.adapter import (
     capabilities_of,
 )
 from invariants.aio import AsyncMeshAdapter, TraceFields, emit, point, removed, turn
+from invariants.checks import CheckParams
 from invariants.conformance.programs import conformance
 from invariants.trace import EventKind, TraceEvent
 
@@ -225,12 +226,20 @@ def test_the_mini_mesh_runs_on_a_stock_loop_as_it_is() -> None:
 
 
 def test_the_mini_mesh_conforms() -> None:
-    declared, results = conformance(make)
+    # Its figures: three calls per grain delivery (two retries), not the default budget.
+    declared, results = conformance(make, CheckParams(delivery_retries=2))
     assert declared == {Capability.GRAIN_ROUTER}
     assert {r.program: r.broken for r in results} == {
-        "intake": (), "schedule": (), "grain": (),
+        "intake": (), "schedule": (), "grain": (), "fault-order": (),
     }
     assert all(r.events for r in results)
+
+
+def test_the_mini_mesh_held_to_the_default_budget_is_told_its_figure() -> None:
+    _, results = conformance(make)
+    [broken] = next(r.broken for r in results if r.program == "grain")
+    assert "called 3 time(s), not 7" in broken.message
+    assert "delivery_retries, 6" in broken.message
 
 
 class _ForgetsEnqueued(MiniAdapter):
