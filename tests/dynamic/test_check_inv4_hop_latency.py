@@ -94,3 +94,11 @@ def test_a_mesh_with_a_hop_passes_inv4_with_its_fault_obligations_exercised() ->
     for obligation in (inv4.SENT_ONCE, inv4.HONOURED[FaultKind.TIMEOUT_NEXT],
                        inv4.HONOURED[FaultKind.REJECT_NEXT], inv4.DELAYS):
         assert outcome.evidence[obligation] > 0, obligation
+
+
+def test_a_mesh_with_a_hop_keeps_the_conventions_adapter_check_reads() -> None:
+    from invariants.conformance.programs import conformance
+
+    _, results = conformance(HopMesh)
+    assert "fault-order" in [r.program for r in results]
+    assert [b.line(r.program) for r in results for b in r.broken] == []
