@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import asyncio
 import heapq
+import inspect
 import math
+import weakref
 from collections import deque
 from collections.abc import Callable, Coroutine, Generator
 from contextvars import Context
@@ -79,6 +81,11 @@ class VirtualLoop(FencedEventLoop):
         self._deadline_us: int | None = None
         self._stop_when_idle = False
         self._reached = False
+        # Every task's coroutine, for closing those that never started once the loop is
+        # gone: a mesh dropped before its tasks ran (an adapter asked only for its
+        # capabilities) then warns of none "never awaited".
+        self._coroutines: list[Coroutine[Any, Any, Any] | Generator[Any, None, Any]] = []
+        weakref.finalize(self, _close_all, self._coroutines)
         self._idle = False
         self._awaited: list[asyncio.Future[Any]] = []
         # What a harness kit attaches (a trace log, a fault book), found through the
@@ -190,6 +197,7 @@ class VirtualLoop(FencedEventLoop):
         name: str | None = None, context: Context | None = None, **kwargs: Any,
     ) -> asyncio.Task[_T]:
         self._task_count += 1
+        self._coroutines.append(coro)
         if name is None:
             name = f"Task-{self._task_count}"
         task: asyncio.Task[_T] = super().create_task(
@@ -429,3 +437,15 @@ class VirtualLoop(FencedEventLoop):
     def __del__(self) -> None:
         # BaseEventLoop warns about an unclosed loop; a virtual loop holds no resource.
         pass
+
+
+def _close_all(coroutines: list[Coroutine[Any, Any, Any] | Generator[Any, None, Any]]) -> None:
+    """Close the coroutines that never started (closing one runs none of its code); one
+    suspended mid-way is left to the garbage collector, as on a stock loop."""
+    for coroutine in coroutines:
+        if isinstance(coroutine, Coroutine):
+            created = inspect.getcoroutinestate(coroutine) == inspect.CORO_CREATED
+        else:
+            created = inspect.getgeneratorstate(coroutine) == inspect.GEN_CREATED
+        if created:
+            coroutine.close()

@@ -65,6 +65,8 @@ from invariants.dynamic.report import (
     InvariantViolated,
     failure_diagram,
     failure_note,
+    schedule_note,
+    schedule_of,
     write_diagram,
 )
 from invariants.dynamic.rule_swarm import keep_on
@@ -138,6 +140,8 @@ class RunStats:
     failing_steps: int | None = None  # steps of the latest failing run: the shrunk one
     violations: tuple[Violation, ...] = ()
     diagram: str | None = None
+    # The failing run's ready order, from an adapter whose loop records one (`schedule_text`)
+    schedule: str | None = None
     behaviours: dict[str, int] = field(default_factory=dict)
     # check id -> obligation -> cases exercised, summed over the examples
     evidence: dict[str, Counter[str]] = field(default_factory=dict)
@@ -345,8 +349,11 @@ class MeshMachine(RuleBasedStateMachine):
         path = self.diagram_path
         if path is not None:
             write_diagram(path, diagram)
+        stats.schedule = schedule_of(self.mesh)
         if currently_in_test_context():
             note(failure_note(diagram, path))
+            if stats.schedule is not None:
+                note(schedule_note(stats.schedule))
         raise InvariantViolated(self.check_ids, violations)
 
     @invariant()

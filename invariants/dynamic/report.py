@@ -49,6 +49,18 @@ def failure_note(diagram: str, diagram_path: Path | None) -> str:
     return "\n".join(lines)
 
 
+def schedule_of(adapter: object) -> str | None:
+    """The ready order the adapter's loop ran, where it records one (the asyncio kit's
+    `schedule_text()`: "FIFO", or "FIFO except:" and one line per choice that overtook)."""
+    text = getattr(adapter, "schedule_text", None)
+    return str(text()) if callable(text) else None
+
+
+def schedule_note(schedule: str) -> str:
+    """The schedule of the failing run, as real code reads it."""
+    return f"Schedule of the failing run (virtual loop): {schedule}"
+
+
 def write_diagram(path: Path, diagram: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(diagram, encoding="utf-8")

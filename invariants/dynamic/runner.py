@@ -40,7 +40,12 @@ from invariants.dynamic.driver import MeshMachine, recording
 from invariants.dynamic.mesh_keys import keyed_machine_class, run_keyed_machine
 from invariants.dynamic.plans import machine_class, seed_programs_for
 from invariants.dynamic.profiles import profile as named_profile
-from invariants.dynamic.report import InvariantViolated, failure_note, failure_text
+from invariants.dynamic.report import (
+    InvariantViolated,
+    failure_note,
+    failure_text,
+    schedule_note,
+)
 from invariants.dynamic.seed_programs import SEED_PROGRAMS, Program
 
 Verdict = Literal["pass", "violation", "not exercised", "not applicable", "error"]
@@ -295,6 +300,8 @@ def run_program(
         parts = [text, f"Seed program {name!r}:", program_text(machine_type.__name__, program)]
         if stats.diagram is not None and verdict == "violation":
             parts.append(failure_note(stats.diagram, diagram_path))
+        if stats.schedule is not None and verdict == "violation":
+            parts.append(schedule_note(stats.schedule))
         text = "\n".join(parts)
     return Outcome(
         check_id=check_id,

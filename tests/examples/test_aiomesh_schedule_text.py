@@ -45,3 +45,19 @@ def test_fifo_order_reads_fifo() -> None:
         adapter.create_hub("a")
         adapter.advance(1)
         assert adapter.schedule_text() == "FIFO"
+
+
+def test_a_failure_on_the_virtual_loop_reports_its_schedule() -> None:
+    from invariants.dynamic.runner import run_invariant
+    from reference_impl.adapter import make_adapter
+
+    found = run_invariant("INV1", BUG_FACTORIES["nack-rejected"], "ci")
+    assert found.verdict == "violation", found.failure_text
+    assert "Schedule of the failing run (virtual loop): FIFO" in (found.failure_text or "")
+    # The control: a mesh with no loop of its own reports no schedule.
+    from invariants.fuzzing.mutant_adapters import M9
+
+    model = run_invariant("INV1", M9, "ci")
+    assert model.verdict == "violation"
+    assert "Schedule of the failing run" not in (model.failure_text or "")
+    assert make_adapter  # the reference is the model M9 is a mutant of
