@@ -30,6 +30,7 @@ from invariants.adapter import (
 )
 from invariants.checks import CheckParams
 from invariants.conformance.conventions import Broken, Post, broken_conventions
+from invariants.step_budget import within_budget
 from invariants.trace import EventKind, MessageClass, TraceEvent
 
 HUBS = ("alpha", "beta")
@@ -449,7 +450,8 @@ def drive(program: Program, factory: AdapterFactory) -> tuple[Exercise, bool, li
 
 
 def exercise(program: Program, factory: AdapterFactory, params: CheckParams) -> ProgramResult:
-    with calling_adapter(factory_name(factory), f"in conformance program {program.name!r}"):
+    with (calling_adapter(factory_name(factory), f"in conformance program {program.name!r}"),
+          within_budget(f"conformance program {program.name!r}")):
         run, quiet, trace = drive(program, factory)
         broken = [*broken_conventions(trace, run.posts, run.subscriptions),
                   *program.proves(trace, run, params)]  # some proofs drive the adapter

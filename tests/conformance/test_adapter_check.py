@@ -4,6 +4,7 @@ any one convention is flagged on that convention, with the event and the doc sec
 from __future__ import annotations
 
 import sys
+import threading
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -25,7 +26,7 @@ from lying_adapters import (
 )
 
 from harness.cli import main
-from invariants.adapter import AdapterFactory, FaultKind
+from invariants.adapter import AdapterFactory, FaultKind, MeshHung
 from invariants.conformance.programs import conformance
 from invariants.trace import EventKind, TraceEvent
 from reference_impl.adapter import ReferenceAdapter, make_adapter
@@ -196,3 +197,19 @@ def test_a_convention_adapter_check_names_is_one_the_invariant_reads(
     assert [r.program for r in results if r.broken] == [program]
     unshrunk = settings(settings.get_profile("ci"), phases=(Phase.explicit, Phase.generate))
     assert run_invariant(check_id, adapter, unshrunk).verdict == "violation"
+
+
+class _Asleep(ReferenceAdapter):
+    """Blocks in a step, using no CPU: only the wall-clock budget ends it."""
+
+    def run_until_idle(self, limit_ms: int) -> bool:
+        threading.Event().wait(1000)
+        return super().run_until_idle(limit_ms)
+
+
+def test_an_adapter_blocked_in_a_program_fails_as_hung_naming_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("HARNESS_STEP_WALL_BUDGET", "0.3")
+    with pytest.raises(MeshHung, match="conformance program 'intake' did not return"):
+        conformance(_Asleep)
