@@ -40,6 +40,7 @@ from invariants.adapter import (
 )
 from invariants.conformance.conventions import Broken
 from invariants.conformance.programs import PROGRAMS, ProgramResult, drive
+from invariants.step_budget import within_budget
 from invariants.trace import canonical_line
 
 HASH_SEEDS = ("1", "2")
@@ -50,11 +51,15 @@ CONVENTION = "determinism"
 def program_traces(factory: AdapterFactory) -> dict[str, list[str]]:
     """Every program the adapter declares, run once in `conformance`'s order: its trace as
     canonical JSON lines, by program."""
-    declared = capabilities_of(factory(FirstChooser()))
+    name = factory_name(factory)
+    with calling_adapter(name, "from its factory"):
+        declared = capabilities_of(factory(FirstChooser()))
     traces: dict[str, list[str]] = {}
     for program in PROGRAMS:
         if program.needs is None or program.needs in declared:
-            _, _, trace = drive(program, factory)
+            with (calling_adapter(name, f"in conformance program {program.name!r}"),
+                  within_budget(f"conformance program {program.name!r}")):
+                _, _, trace = drive(program, factory)
             traces[program.name] = [canonical_line(e) for e in trace]
     return traces
 
@@ -95,8 +100,9 @@ def in_process(factory: AdapterFactory, results: Sequence[ProgramResult]
     by_name = {p.name: p for p in PROGRAMS}
     for result in results:
         program = by_name[result.program]
-        with calling_adapter(factory_name(factory), f"in conformance program "
-                             f"{program.name!r}, run again"):
+        with (calling_adapter(factory_name(factory), f"in conformance program "
+                              f"{program.name!r}, run again"),
+              within_budget(f"conformance program {program.name!r}, run again")):
             _, _, trace = drive(program, factory)
         broken = parted([canonical_line(e) for e in result.trace],
                         [canonical_line(e) for e in trace],

@@ -80,3 +80,24 @@ def test_the_first_difference_counts_a_trace_that_ends_early() -> None:
     assert first_difference(["a", "b"], ["a", "b"]) is None
     assert first_difference(["a", "b"], ["a", "c"]) == 1
     assert first_difference(["a", "b"], ["a"]) == 1
+
+
+
+def test_an_adapter_exiting_in_the_hash_seed_run_is_an_adapter_error() -> None:
+    """The runs under other hash seeds (`program_traces`, in the child process) go through
+    the adapter boundary too: a `SystemExit` there is the adapter's error, not a child that
+    ended quietly with nothing to compare."""
+    from invariants.adapter import AdapterExited, Chooser
+    from invariants.conformance.determinism import program_traces
+    from reference_impl.adapter import ReferenceAdapter
+
+    made: list[int] = []
+
+    def exits_in_its_first_program(chooser: Chooser) -> ReferenceAdapter:
+        made.append(1)
+        if len(made) > 1:  # the capability probe passes; the first program's mesh exits
+            raise SystemExit(0)
+        return ReferenceAdapter(chooser)
+
+    with pytest.raises(AdapterExited, match="in conformance program 'intake'"):
+        program_traces(exits_in_its_first_program)
