@@ -17,7 +17,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Coroutine, Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any, TypeVar, Unpack
+from typing import Any, ClassVar, TypeVar, Unpack
 
 from invariants.adapter import (
     DEFAULT_CAPABILITIES,
@@ -43,6 +43,10 @@ class AsyncMeshAdapter:
     # What the mesh models: a subclass names its own; an instance may add a mode it was
     # built in (at least once, say).
     capabilities: frozenset[Capability] = DEFAULT_CAPABILITIES
+    # Which callbacks a step schedules is asyncio's own business and changes between
+    # Python versions: a saved choice sequence replays another schedule on another one, so
+    # saved failures are keyed by the Python version (invariants.dynamic.mesh_keys).
+    schedule_portable: ClassVar[bool] = False
 
     def __init__(
         self,

@@ -15,6 +15,12 @@ use to give each parametrized test its own key). Hypothesis' own runs
 three: `python -m harness fuzz --adapter X` saves under the key a `pytest -p harness
 --harness-adapter X` run reads.
 
+A mesh whose schedules depend on the interpreter (one on the asyncio kit's virtual loop:
+asyncio's internals decide which callbacks a step schedules, so a saved choice sequence
+replays another schedule on another Python) has the Python version in its key too
+(`schedule_portable = False` on its adapter): a failure saved on 3.12 is neither replayed
+nor deleted as fixed on 3.11.
+
 The figures the checkers hold the mesh to are part of the key too, where they are not the
 seeds' (`[tool.harness.params]`, `--param`): a failure saved under `delivery_retries = 2`
 is no failure under the default 6, and is neither replayed nor deleted as fixed there. The
@@ -29,6 +35,7 @@ examples are saved depends on the mesh.
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Callable
 from typing import Any, cast
 
@@ -38,7 +45,7 @@ from hypothesis.internal.reflection import function_digest
 from hypothesis.stateful import get_state_machine_test, run_state_machine_as_test
 
 from invariants.adapter import MESH_ID_ATTRIBUTE as MESH_ID_ATTRIBUTE
-from invariants.adapter import AdapterFactory, factory_name
+from invariants.adapter import AdapterFactory, FirstChooser, calling_adapter, factory_name
 from invariants.checks import CheckParams, changed_figures
 from invariants.dynamic.driver import MeshMachine
 from invariants.dynamic.plans import machine_class
@@ -75,14 +82,21 @@ def keyed_machine_class(
     not the seeds'."""
     machine = machine_class(check_id, adapter_factory, params=params, **options)
     setattr(machine, _CHECK_SEED_ATTRIBUTE, int.from_bytes(database_key(machine), "big"))
-    setattr(machine, _DIGEST_ATTRIBUTE, key_digest(adapter_factory, params))
+    with calling_adapter(factory_name(adapter_factory), "from its factory"):
+        portable = bool(getattr(adapter_factory(FirstChooser()), "schedule_portable", True))
+    setattr(machine, _DIGEST_ATTRIBUTE, key_digest(adapter_factory, params,
+                                                   portable=portable))
     return machine
 
 
-def key_digest(adapter_factory: AdapterFactory, params: CheckParams | None = None) -> bytes:
-    """What a keyed machine adds to its digest: the mesh's identity, then the figures that
-    differ from the seeds' (nothing more for the seeds' own)."""
+def key_digest(adapter_factory: AdapterFactory, params: CheckParams | None = None, *,
+               portable: bool = True) -> bytes:
+    """What a keyed machine adds to its digest: the mesh's identity, the Python version
+    where its schedules are not portable across versions, then the figures that differ
+    from the seeds' (nothing more for the seeds' own)."""
     digest = mesh_id(adapter_factory).encode("utf-8")
+    if not portable:
+        digest += f"\0python:{sys.version_info.major}.{sys.version_info.minor}".encode()
     changes = changed_figures(params) if params is not None else {}
     if changes:
         digest += b"\0params:" + json.dumps(changes, sort_keys=True).encode("utf-8")

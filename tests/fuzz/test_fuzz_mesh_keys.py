@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import shutil
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, cast
@@ -20,11 +21,13 @@ from hypothesis.database import DirectoryBasedExampleDatabase, ReadOnlyDatabase
 from hypothesis.stateful import run_state_machine_as_test
 
 from invariants.adapter import AdapterFactory, Chooser, MeshAdapter
+from invariants.aio import AsyncMeshAdapter
 from invariants.checks import DEFAULT_PARAMS, CheckParams
 from invariants.dynamic.driver import recording
 from invariants.dynamic.mesh_keys import (
     MESH_ID_ATTRIBUTE,
     database_key,
+    key_digest,
     keyed_machine_class,
     mesh_id,
 )
@@ -206,3 +209,25 @@ def test_control_the_reference_under_m2s_key_deletes_its_failure(
                             seed_scenarios=False)
     assert outcome.passed, outcome.failure_text
     assert _m2_entries(directory) == set()  # replayed, passed, dropped as fixed
+
+
+
+class _OnTheLoop(AsyncMeshAdapter):
+    """A mesh on the asyncio kit's virtual loop (no hubs: only its key is read)."""
+
+
+def _on_the_loop(chooser: Chooser) -> _OnTheLoop:
+    return _OnTheLoop(chooser)
+
+
+def test_a_mesh_on_the_virtual_loop_is_keyed_by_the_python_version() -> None:
+    """Its schedules are not portable across Python versions: a failure saved on one is
+    neither replayed nor deleted as fixed on another. The control: the reference mesh's
+    key names no version."""
+    version = f"python:{sys.version_info.major}.{sys.version_info.minor}".encode()
+    digest = "_hypothesis_internal_add_digest"  # what Hypothesis adds to the key
+    on_the_loop = getattr(keyed_machine_class("INV1", _on_the_loop), digest)
+    reference = getattr(keyed_machine_class("INV1", make_adapter), digest)
+    assert on_the_loop.endswith(b"\0" + version)
+    assert b"python:" not in reference
+    assert key_digest(_on_the_loop, portable=False) != key_digest(_on_the_loop)
