@@ -30,11 +30,15 @@ def _determinism_lines(spec: str | None, factory: AdapterFactory) -> list[str]:
 
 @pytest.fixture
 def tinymesh_on_path() -> Iterator[None]:
+    """The example's `tinymesh` importable for the test, and forgotten after it: other
+    tests import a `tinymesh` of their own (the plugin tests' sample repository)."""
     sys.path.insert(0, str(TINYMESH_SRC))
     try:
         yield
     finally:
         sys.path.remove(str(TINYMESH_SRC))
+        for name in [name for name in sys.modules if name.split(".")[0] == "tinymesh"]:
+            del sys.modules[name]
 
 
 def test_the_reference_adapter_is_deterministic() -> None:
