@@ -49,6 +49,17 @@ def _repo(pytester: pytest.Pytester, extra: str = "") -> Path:
     return pytester.path
 
 
+
+def _assert_every_command_says(
+    line: str, commands: dict[str, list[str]], repo: Path,
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Each command, run in `repo`, fails with the very line pytest -p harness gave."""
+    capsys.readouterr()
+    monkeypatch.chdir(repo)
+    seen = {name: _cli_error(argv, capsys) for name, argv in commands.items()}
+    assert seen == dict.fromkeys(commands, line)
+
 @pytest.mark.parametrize("content", [None, "{not json", '{"version": 9}'],
                          ids=["missing", "corrupt", "wrong-version"])
 def test_a_baseline_that_cannot_be_read_is_one_line_everywhere(
@@ -62,10 +73,7 @@ def test_a_baseline_that_cannot_be_read_is_one_line_everywhere(
         (repo / "harness-baseline.json").write_text(content, encoding="utf-8")
     line = _plugin_error(pytester)
     assert line.startswith(f"{repo / 'harness-baseline.json'}: baseline "), line
-    capsys.readouterr()
-    monkeypatch.chdir(repo)
-    seen = {name: _cli_error(argv, capsys) for name, argv in BASELINE_COMMANDS.items()}
-    assert seen == dict.fromkeys(BASELINE_COMMANDS, line)
+    _assert_every_command_says(line, BASELINE_COMMANDS, repo, monkeypatch, capsys)
 
 
 def test_control_an_empty_baseline_gets_past_the_settings(
@@ -100,10 +108,7 @@ def test_an_unreachable_shared_database_is_one_line_everywhere(
         origin = SHARED_DATABASE_ENV
     line = _plugin_error(pytester)
     assert line.startswith(f"{origin}: database '{UNREACHABLE}': cannot reach the server"), line
-    capsys.readouterr()
-    monkeypatch.chdir(repo)
-    seen = {name: _cli_error(argv, capsys) for name, argv in DATABASE_COMMANDS.items()}
-    assert seen == dict.fromkeys(DATABASE_COMMANDS, line)
+    _assert_every_command_says(line, DATABASE_COMMANDS, repo, monkeypatch, capsys)
 
 
 def test_the_option_wins_over_the_key_in_check(
