@@ -20,6 +20,7 @@ from invariants.checks import CHECK_IDS
 from invariants.dynamic.runner import Outcome, run_invariant
 from invariants.mutants.base import Mutant, MutantNotApplicable
 from invariants.mutants.build import build_mutant, reference_root
+from invariants.mutants.pool import fan_out
 from invariants.mutants.registry import select_mutants
 from invariants.scan.config import ConfigError, find_pyproject, load_config
 from invariants.scan.model import Finding, ScanConfig
@@ -185,12 +186,17 @@ def prove(
     expected_only: bool = False,
     scan_config: ScanConfig | None = None,
     seed_scenarios: bool = True,
+    jobs: int = 1,
     progress: Progress | None = None,
 ) -> Matrix:
     """Run the reference and the chosen mutants (registered names or `Mutant` objects;
     default all) against the chosen checks (default all). `expected_only` runs each mutant
     only against the checks that must kill it; the reference runs every chosen check.
-    `seed_scenarios=False` leaves the seed shapes out of the dynamic runs (search alone)."""
+    `seed_scenarios=False` leaves the seed shapes out of the dynamic runs (search alone).
+
+    The scans and builds run here; the dynamic cells run `jobs` at a time in forked workers
+    (`invariants.mutants.pool`), the reference's and each mutant's listed kills before the
+    rest of their rows. The matrix is the same whatever `jobs` and the order they finish in."""
     started = time.perf_counter()
     config = scan_config or reference_scan_config()
     unknown = [c for c in checks or () if c not in ALL_CHECKS]
@@ -199,53 +205,126 @@ def prove(
         raise ValueError(f"unknown check(s) {unknown} (known: {', '.join(ALL_CHECKS)})")
     chosen = _chosen(mutants)
     say = progress or (lambda _line: None)
-    errors: list[str] = []
 
     say("reference")
     reference_scan = scan_tree(reference_root(), config)
-    errors += reference_scan.errors
-    dynamic = _Dynamic(profile, seed_scenarios)
-    reference = _subject_cells("reference", reference_scan, None, _reference_factory(),
-                               chosen_checks, dynamic, errors,
-                               lambda line: say(_as_reference(line)))
-    matrix_mutants: dict[str, dict[str, Cell]] = {}
-    for mutant in chosen:
-        wanted = _wanted(mutant, chosen_checks, expected_only)
-        say(mutant.name)
-        try:
-            build = build_mutant(mutant)
-        except MutantNotApplicable as exc:  # reported; its kills are missing, the rest runs
-            errors.append(str(exc))
-            say(f"  {exc}")
-            matrix_mutants[mutant.id] = {}
-            continue
-        # Only a static rule reads the scan: a mutant judged by invariants alone skips it.
-        mutant_scan = (
-            scan_tree(build.source_root, config)
-            if any(c in STATIC_CHECKS for c in wanted) else StaticScan((), (), 0.0)
-        )
-        errors += mutant_scan.errors
-        matrix_mutants[mutant.id] = _subject_cells(
-            mutant.id, mutant_scan, reference_scan, build.factory, wanted, dynamic, errors, say
-        )
+    reference = _Subject("reference", _reference_factory(), chosen_checks, (),
+                         static_cells(reference_scan, None, _static(chosen_checks)),
+                         list(reference_scan.errors))
+    subjects = [reference] + [
+        _prepare(m, _wanted(m, chosen_checks, expected_only), config, reference_scan, say)
+        for m in chosen
+    ]
+    dynamic = _run_dynamic(subjects, _Dynamic(profile, seed_scenarios), jobs, say)
+    rows = {s.name: _row(s, dynamic) for s in subjects if s.factory is not None}
     return Matrix(
         profile=profile,
         checks=chosen_checks,
-        reference=reference,
-        mutants=matrix_mutants,
+        reference=rows.pop("reference"),
+        mutants={m.id: rows.get(m.id, {}) for m in chosen},
         expected={m.id: tuple(c for c in m.kills if c in chosen_checks) for m in chosen},
         slugs={m.id: m.slug for m in chosen},
-        errors=errors,
+        errors=[e for s in subjects for e in s.errors + _dynamic_errors(s, dynamic)],
         seconds=time.perf_counter() - started,
     )
 
 
 @dataclass(frozen=True)
 class _Dynamic:
-    """How the dynamic checks run."""
+    """How the dynamic checks run, and on what: each subject's factory by name. Given to
+    every worker once, when it is forked (the built mutants with it)."""
 
     profile: str
     seed_scenarios: bool
+    factories: dict[str, AdapterFactory] = field(default_factory=dict)
+
+
+@dataclass
+class _Subject:
+    """The reference or one mutant, built and scanned: its static cells, the checks it runs
+    (`factory` None: the mutant no longer applies, and runs nothing)."""
+
+    name: str
+    factory: AdapterFactory | None
+    checks: tuple[str, ...]
+    expected: tuple[str, ...]
+    static: dict[str, Cell]
+    errors: list[str]
+
+    @property
+    def dynamic(self) -> tuple[str, ...]:
+        return tuple(c for c in self.checks if c in DYNAMIC_CHECKS)
+
+
+def _static(checks: Sequence[str]) -> list[str]:
+    return [c for c in checks if c in STATIC_CHECKS]
+
+
+def _prepare(
+    mutant: Mutant, wanted: tuple[str, ...], config: ScanConfig, reference_scan: StaticScan,
+    say: Progress,
+) -> _Subject:
+    """Build and scan one mutant (a mutant judged by invariants alone is not scanned)."""
+    say(mutant.name)
+    try:
+        build = build_mutant(mutant)
+    except MutantNotApplicable as exc:  # reported; its kills are missing, the rest runs
+        say(f"  {exc}")
+        return _Subject(mutant.id, None, (), (), {}, [str(exc)])
+    scanned = (
+        scan_tree(build.source_root, config) if _static(wanted) else StaticScan((), (), 0.0)
+    )
+    return _Subject(mutant.id, build.factory, wanted, mutant.kills,
+                    static_cells(scanned, reference_scan, _static(wanted)),
+                    list(scanned.errors))
+
+
+Task = tuple[str, str]  # (subject name, dynamic check)
+
+
+def _work_order(subjects: Sequence[_Subject]) -> list[Task]:
+    """The dynamic cells, those that decide a verdict first: every check of the reference
+    and each mutant's listed kills, in matrix order; then the rest of each row."""
+    deciding = [(s.name, c) for s in subjects for c in s.dynamic
+                if s.name == "reference" or c in s.expected]
+    chosen = set(deciding)
+    return deciding + [(s.name, c) for s in subjects for c in s.dynamic
+                       if (s.name, c) not in chosen]
+
+
+def _cell(dynamic: _Dynamic, task: Task) -> Cell:
+    name, check = task
+    return dynamic_cell(check, dynamic.factories[name], dynamic.profile,
+                        seed_scenarios=dynamic.seed_scenarios)
+
+
+def _run_dynamic(
+    subjects: Sequence[_Subject], dynamic: _Dynamic, jobs: int, say: Progress
+) -> dict[Task, Cell]:
+    cells: dict[Task, Cell] = {}
+
+    def finished(task: Task, cell: Cell) -> None:
+        line = f"  {task[0]} {task[1]}: {'killed' if cell.killed else 'survived'} " \
+               f"({cell.seconds:.1f} s)"
+        say(_as_reference(line) if task[0] == "reference" else line)
+        cells[task] = cell
+
+    factories = {s.name: s.factory for s in subjects if s.factory is not None}
+    context = _Dynamic(dynamic.profile, dynamic.seed_scenarios, factories)
+    fan_out(context, _work_order(subjects), _cell, jobs, finished)
+    return cells
+
+
+def _row(subject: _Subject, dynamic: dict[Task, Cell]) -> dict[str, Cell]:
+    cells = {**subject.static, **{c: dynamic[(subject.name, c)] for c in subject.dynamic}}
+    return {c: cells[c] for c in subject.checks}
+
+
+def _dynamic_errors(subject: _Subject, dynamic: dict[Task, Cell]) -> list[str]:
+    """A mesh that raised in a dynamic cell, in matrix order whatever order the cells ran."""
+    found = (dynamic[(subject.name, c)] for c in subject.dynamic)
+    return [f"{subject.name} {check}: {cell.evidence}"
+            for check, cell in zip(subject.dynamic, found, strict=True) if cell.errored]
 
 
 def _chosen(mutants: Sequence[str | Mutant] | None) -> tuple[Mutant, ...]:
@@ -264,24 +343,3 @@ def _as_reference(line: str) -> str:
 
 def _wanted(mutant: Mutant, checks: tuple[str, ...], expected_only: bool) -> tuple[str, ...]:
     return tuple(c for c in checks if c in mutant.kills) if expected_only else checks
-
-
-def _subject_cells(
-    name: str,
-    static: StaticScan,
-    baseline: StaticScan | None,
-    factory: AdapterFactory,
-    checks: tuple[str, ...],
-    dynamic: _Dynamic,
-    errors: list[str],
-    say: Progress,
-) -> dict[str, Cell]:
-    cells = static_cells(static, baseline, [c for c in checks if c in STATIC_CHECKS])
-    for check in (c for c in checks if c in DYNAMIC_CHECKS):
-        cell = dynamic_cell(check, factory, dynamic.profile,
-                            seed_scenarios=dynamic.seed_scenarios)
-        if cell.errored:
-            errors.append(f"{name} {check}: {cell.evidence}")
-        say(f"  {check}: {'killed' if cell.killed else 'survived'} ({cell.seconds:.1f} s)")
-        cells[check] = cell
-    return {c: cells[c] for c in checks}

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from typing import Any
 
 import pytest
 
@@ -37,6 +38,9 @@ def test_prove_json_for_one_mutant_and_two_checks() -> None:
         (["--mutant", "M99"], "unknown mutant 'M99'"),
         (["--profile", "nightly"], "--profile: unknown profile 'nightly'"),
         (["--check", "INV9"], "unknown check(s) ['INV9']"),
+        (["--jobs", "0"], "--jobs: must be at least 1, got 0"),
+        (["--mutant", "M1", "--check", "INV1", "--jobs", "-2"],
+         "--jobs: must be at least 1, got -2"),
     ],
 )
 def test_usage_errors_exit_2_with_one_line(
@@ -45,6 +49,49 @@ def test_usage_errors_exit_2_with_one_line(
     assert main(["prove", *argv]) == 2
     err = capsys.readouterr().err.strip()
     assert message in err and len(err.splitlines()) == 1
+
+
+def _prove(*argv: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "harness", "prove", *argv],
+                          capture_output=True, text=True, timeout=300, check=False)
+
+
+def _without_seconds(matrix: dict[str, Any]) -> dict[str, Any]:
+    for cells in matrix["mutants"].values():
+        for cell in cells.values():
+            del cell["seconds"]
+    return matrix
+
+
+def test_two_jobs_give_the_matrix_of_one() -> None:
+    selection = ["--mutant", "M1", "--mutant", "M2", "--check", "INV1", "--check", "INV2",
+                 "--check", "MESH001"]
+    runs = {jobs: (_prove("--format", "json", "--jobs", jobs, *selection),
+                   _prove("--jobs", jobs, *selection)) for jobs in ("1", "2")}
+    for as_json, as_text in runs.values():
+        assert as_json.returncode == as_text.returncode == 0, as_json.stderr + as_text.stderr
+    serial, parallel = runs["1"], runs["2"]
+    assert _without_seconds(json.loads(parallel[0].stdout)) == _without_seconds(
+        json.loads(serial[0].stdout))
+    # The text table, row for row (only the run's duration in its last line differs).
+    assert parallel[1].stdout.splitlines()[:-1] == serial[1].stdout.splitlines()[:-1]
+    assert list(json.loads(parallel[0].stdout)["mutants"]) == ["M1", "M2"]
+    assert "M1 INV1: killed" in parallel[0].stderr  # each progress line names its subject
+
+
+def test_a_mutants_listed_kills_run_before_the_rest_of_its_row() -> None:
+    from invariants.mutants.matrix import _Subject, _work_order
+
+    def subject(name: str, checks: tuple[str, ...], expected: tuple[str, ...]) -> _Subject:
+        return _Subject(name, None, checks, expected, {}, [])
+
+    order = _work_order([
+        subject("reference", ("MESH001", "INV1", "INV2"), ()),
+        subject("M3", ("MESH001", "INV1", "INV2"), ("INV2",)),
+        subject("M4", ("INV1", "INV4"), ("INV4", "MESH002")),
+    ])
+    assert order == [("reference", "INV1"), ("reference", "INV2"), ("M3", "INV2"),
+                     ("M4", "INV4"), ("M3", "INV1"), ("M4", "INV1")]
 
 
 def _matrix(*, reference_fails: bool = False, kill: bool = True) -> Matrix:

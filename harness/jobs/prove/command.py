@@ -1,7 +1,8 @@
 """`python -m harness prove`: the kill matrix of the reference mesh and its pre-fix mutants.
 
 Runs the reference and every mutant (or those named with --mutant) against every static
-rule and dynamic invariant, prints the matrix, and exits 1 when a kill a mutant lists is
+rule and dynamic invariant (`--jobs K`: the dynamic cells in K worker processes, the same
+matrix), prints the matrix, and exits 1 when a kill a mutant lists is
 missing, the reference fails anything, or a run reported an error; 2 on a usage error.
 With `--mutate` it measures the mutation score instead (`harness.jobs.prove.mutate`).
 """
@@ -43,6 +44,7 @@ def add_parser(subparsers: Any) -> None:
     parser.add_argument("--search-only", action="store_true",
                         help="leave the seed scenarios out of the dynamic runs: what the "
                         "state machines' drawn rules find alone")
+    mutate.add_jobs_option(parser)
     add_shared_database_option(parser)
     mutate.add_options(parser)
     parser.set_defaults(func=run)
@@ -55,6 +57,10 @@ def run(args: argparse.Namespace) -> int:
     known_profile(args.profile, "--profile")
     if args.mutate is not None:
         return mutate.run(args, settings)
+    problem = mutate.jobs_problem(args.jobs)
+    if problem is not None:
+        print(f"mesh-harness prove: {problem}", file=sys.stderr)
+        return 2
     checks = [check.upper() for check in args.check]
     shared = reachable(settings.shared_database)  # the option, else the key or the variable
     try:
@@ -65,6 +71,7 @@ def run(args: argparse.Namespace) -> int:
                 checks=checks or None,
                 expected_only=args.expected_only,
                 seed_scenarios=not args.search_only,
+                jobs=args.jobs,
                 progress=lambda line: print(line, file=sys.stderr, flush=True),
             )
     except ValueError as exc:

@@ -43,8 +43,6 @@ def add_options(parser: Any) -> None:
     group.add_argument("--sample", type=int, metavar="N", default=None,
                        help="only N mutants, drawn with --seed (deterministic)")
     group.add_argument("--seed", type=int, default=0, help="the sample's seed (default 0)")
-    group.add_argument("--jobs", type=int, metavar="K", default=1,
-                       help="worker processes (default 1)")
     group.add_argument("--timeout", type=float, metavar="SECONDS", default=60.0,
                        help="a mutant using more CPU seconds is timed out "
                        "(default 60: five times a survivor)")
@@ -72,13 +70,26 @@ def add_options(parser: Any) -> None:
                         "print one verdict line, exit 1 when a check kills it")
 
 
+def add_jobs_option(parser: Any) -> None:
+    """`--jobs`, the matrix's and the mutation score's alike."""
+    parser.add_argument("--jobs", type=int, metavar="K", default=1,
+                        help="worker processes: the matrix's dynamic cells (a mutant's "
+                        "listed kills first), or the mutants of --mutate (default 1; the "
+                        "results are the same for every K)")
+
+
+def jobs_problem(jobs: int) -> str | None:
+    """The usage error of a bad `--jobs`, the matrix's and the mutation score's alike."""
+    return f"--jobs: must be at least 1, got {jobs}" if jobs < 1 else None
+
+
 def _usage(args: argparse.Namespace) -> str | None:
     if args.mutant or args.check or args.expected_only or args.search_only:
         return "--mutant, --check, --expected-only and --search-only are the kill matrix's"
     if args.sample is not None and args.sample < 1:
         return f"--sample: must be at least 1, got {args.sample}"
     if args.jobs < 1:
-        return f"--jobs: must be at least 1, got {args.jobs}"
+        return jobs_problem(args.jobs)
     if args.timeout <= 0:
         return f"--timeout: must be positive, got {args.timeout:g}"
     if args.fail_under is not None and not 0 <= args.fail_under <= 1:

@@ -2,22 +2,21 @@
 
 Sampling is seeded (`random.Random(seed)` over the mutants sorted by id), so `--sample 40
 --seed 1` is the same forty mutants on every machine. With `jobs > 1` mutants run in forked
-worker processes, each importing its own isolated copies; verdicts come back as values.
+worker processes (`invariants.mutants.pool`), each importing its own isolated copies;
+verdicts come back as values.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import json
-import multiprocessing
 import os
 import random
 import time
 from collections.abc import Callable, Sequence
-from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 
-from invariants import interrupts
+from invariants.mutants.pool import fan_out
 from invariants.mutants.score.baseline import measure
 from invariants.mutants.score.cache import VerdictCache, key
 from invariants.mutants.score.engine import EngineMutant, enumerate_tree, postponed
@@ -110,21 +109,18 @@ def context(target: MeshTarget, profile: str) -> str:
             f"{_stable(target.scan_config)}")
 
 
-# Worker processes get the run's constants once, at start (fork), not with every mutant.
-_WORKER: tuple[MeshTarget, Baseline, str, float | None] | None = None
+@dataclass(frozen=True)
+class _Run:
+    """What every mutant's evaluation shares: given to each worker once, at the fork."""
+
+    target: MeshTarget
+    baseline: Baseline
+    profile: str
+    timeout: float | None
 
 
-def _init_worker(target: MeshTarget, baseline: Baseline, profile: str,
-                 timeout: float | None) -> None:
-    global _WORKER
-    interrupts.in_worker()  # the terminal's Ctrl-C is the parent's to act on
-    _WORKER = (target, baseline, profile, timeout)
-
-
-def _work(mutant: EngineMutant) -> Verdict:
-    assert _WORKER is not None, "worker not initialised"
-    target, baseline, profile, timeout = _WORKER
-    return evaluate(target, baseline, mutant, profile=profile, timeout=timeout)
+def _work(run: _Run, mutant: EngineMutant) -> Verdict:
+    return evaluate(run.target, run.baseline, mutant, profile=run.profile, timeout=run.timeout)
 
 
 class _Meter:
@@ -208,28 +204,11 @@ def _run(
     meter: _Meter,
 ) -> list[tuple[EngineMutant, Verdict]]:
     done: list[tuple[EngineMutant, Verdict]] = []
-    if options.jobs <= 1:
-        for mutant in pending:
-            verdict = evaluate(target, baseline, mutant, profile=options.profile,
-                               timeout=options.timeout)
-            meter.tick(mutant, verdict, cached=False)
-            done.append((mutant, verdict))
-        return done
-    context_ = multiprocessing.get_context("fork")  # workers inherit the imported harness
-    pool = ProcessPoolExecutor(
-        max_workers=options.jobs, mp_context=context_, initializer=_init_worker,
-        initargs=(target, baseline, options.profile, options.timeout),
-    )
-    try:
-        with interrupts.forking():  # the workers start at the first submit
-            futures = {pool.submit(_work, mutant): mutant for mutant in pending}
-        for future in as_completed(futures):
-            mutant = futures[future]
-            verdict = future.result()
-            meter.tick(mutant, verdict, cached=False)
-            done.append((mutant, verdict))
-    except BaseException:  # an interrupt, above all: no worker outlives the run
-        interrupts.stop_pool(pool)
-        raise
-    pool.shutdown(wait=True)
+
+    def finished(mutant: EngineMutant, verdict: Verdict) -> None:
+        meter.tick(mutant, verdict, cached=False)
+        done.append((mutant, verdict))
+
+    fan_out(_Run(target, baseline, options.profile, options.timeout), pending, _work,
+            options.jobs, finished)
     return done

@@ -1,0 +1,165 @@
+"""Time the kill matrix, `python -m harness prove`, with one job against K jobs, side by side.
+
+    python benchmarks/prove_speed.py [--mutants M1 M3 M9] [--full] [--jobs 2] [--repeat 1]
+                                     [--profile ci] [--json FILE]
+
+Both sides run in one invocation of this script, interleaved (`--jobs 1`, then `--jobs K`,
+`--repeat` times), so a change in the machine's load hits both alike. A side is
+`python -m harness prove --format json --jobs N` on the chosen mutants (default M1, M3
+and M9, each against every check, the reference too) or, with `--full`, the full matrix
+(every mutant). Each run is measured as wall time (`time.perf_counter` around the
+subprocess) and as the CPU time of the child and its workers
+(`resource.getrusage(RUSAGE_CHILDREN)`, user plus system, before and after). Printed per
+side: minimum and median of both and every exit code; then the ratios K jobs / 1 job of the
+medians, the load average before and after, and whether every run gave the same matrix
+(the JSON without the per-cell seconds). Information only: nothing here fails on a time.
+
+Exit status: 0 when every run exited 0 and every matrix is the same, 1 otherwise, 2 on a
+usage error. A script, not a test: the figures depend on the machine and its load.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+DEFAULT_MUTANTS = ("M1", "M3", "M9")
+
+
+@dataclass(frozen=True)
+class Run:
+    """One `prove` run of one side."""
+
+    jobs: int
+    wall_seconds: float
+    cpu_seconds: float
+    exit_code: int
+    matrix: str  # the JSON matrix without seconds, canonical; "" when there was none
+
+
+@dataclass(frozen=True)
+class Summary:
+    jobs: int
+    runs: int
+    wall_min: float
+    wall_median: float
+    cpu_min: float
+    cpu_median: float
+    exit_codes: tuple[int, ...]
+
+
+def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--mutants", nargs="+", metavar="ID", default=list(DEFAULT_MUTANTS),
+                        help=f"the mutants of the subset (default {' '.join(DEFAULT_MUTANTS)})")
+    parser.add_argument("--full", action="store_true",
+                        help="the full matrix: every mutant against every check")
+    parser.add_argument("--jobs", type=int, default=2, metavar="K",
+                        help="the parallel side's --jobs (default 2)")
+    parser.add_argument("--repeat", type=int, default=1, help="runs per side (default 1)")
+    parser.add_argument("--profile", default="ci", help="Hypothesis profile (default ci)")
+    parser.add_argument("--json", type=Path, default=None, metavar="FILE",
+                        help="also write every run and the summaries as JSON")
+    args = parser.parse_args(argv)
+    if args.repeat < 1 or args.jobs < 2:
+        parser.error("--repeat must be >= 1 and --jobs >= 2")
+    return args
+
+
+def command(args: argparse.Namespace, jobs: int) -> list[str]:
+    selection = [] if args.full else [part for m in args.mutants for part in ("--mutant", m)]
+    return [sys.executable, "-m", "harness", "prove", "--format", "json", "--profile",
+            args.profile, "--jobs", str(jobs), *selection]
+
+
+def canonical(stdout: str) -> str:
+    """The matrix as `prove --format json` prints it, without the per-cell seconds."""
+    try:
+        data: dict[str, Any] = json.loads(stdout)
+    except json.JSONDecodeError:
+        return ""
+    for cells in data.get("mutants", {}).values():
+        for cell in cells.values():
+            cell.pop("seconds", None)
+    return json.dumps(data, sort_keys=True)
+
+
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def measure(args: argparse.Namespace, jobs: int) -> Run:
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(
+        filter(None, [str(ROOT), os.environ.get("PYTHONPATH", "")])))
+    cpu, started = _children_cpu(), time.perf_counter()
+    done = subprocess.run(command(args, jobs), cwd=ROOT, env=env, capture_output=True,
+                          text=True, check=False)
+    wall = time.perf_counter() - started
+    return Run(jobs, wall, _children_cpu() - cpu, done.returncode, canonical(done.stdout))
+
+
+def summarize(jobs: int, runs: Sequence[Run]) -> Summary:
+    walls = [r.wall_seconds for r in runs]
+    cpus = [r.cpu_seconds for r in runs]
+    return Summary(jobs, len(runs), min(walls), statistics.median(walls), min(cpus),
+                   statistics.median(cpus), tuple(r.exit_code for r in runs))
+
+
+def report(serial: Summary, parallel: Summary, same: bool, load: tuple[str, str]) -> str:
+    lines = [f"{'side':<8}{'runs':>5}{'wall min':>10}{'wall med':>10}{'cpu min':>10}"
+             f"{'cpu med':>10}  exit codes"]
+    for side in (serial, parallel):
+        lines.append(f"{'jobs ' + str(side.jobs):<8}{side.runs:>5}{side.wall_min:>9.1f}s"
+                     f"{side.wall_median:>9.1f}s{side.cpu_min:>9.1f}s{side.cpu_median:>9.1f}s"
+                     f"  {' '.join(map(str, side.exit_codes))}")
+    wall = parallel.wall_median / serial.wall_median if serial.wall_median else float("nan")
+    cpu = parallel.cpu_median / serial.cpu_median if serial.cpu_median else float("nan")
+    lines.append(f"jobs {parallel.jobs} / jobs {serial.jobs} (medians): wall {wall:.2f}, "
+                 f"cpu {cpu:.2f}")
+    lines.append(f"load average before: {load[0]}; after: {load[1]}")
+    lines.append(f"same matrix in every run: {'yes' if same else 'NO'}")
+    return "\n".join(lines)
+
+
+def _load_average() -> str:
+    return " ".join(f"{value:.2f}" for value in os.getloadavg())
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parse_args(argv)
+    scope = "the full matrix" if args.full else f"mutants {' '.join(args.mutants)}"
+    print(f"prove on {scope}, profile {args.profile}: --jobs 1 against --jobs {args.jobs}, "
+          f"{args.repeat} run(s) each, interleaved", flush=True)
+    before = _load_average()
+    runs: list[Run] = []
+    for _ in range(args.repeat):
+        for jobs in (1, args.jobs):
+            runs.append(measure(args, jobs))
+            print(f"  jobs {jobs}: {runs[-1].wall_seconds:.1f} s wall, "
+                  f"{runs[-1].cpu_seconds:.1f} s cpu, exit {runs[-1].exit_code}", flush=True)
+    serial = summarize(1, [r for r in runs if r.jobs == 1])
+    parallel = summarize(args.jobs, [r for r in runs if r.jobs == args.jobs])
+    same = len({r.matrix for r in runs}) == 1 and bool(runs[0].matrix)
+    print(report(serial, parallel, same, (before, _load_average())))
+    if args.json is not None:
+        args.json.write_text(json.dumps({
+            "runs": [{k: v for k, v in asdict(r).items() if k != "matrix"} for r in runs],
+            "summaries": [asdict(serial), asdict(parallel)], "same_matrix": same,
+        }, indent=2) + "\n", encoding="utf-8")
+    return 0 if same and all(r.exit_code == 0 for r in runs) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
