@@ -16,7 +16,7 @@ import harness
 from invariants.mutants.score.session import parse_verdict
 
 WORKTREE = Path(harness.__file__).resolve().parents[1]
-KEYS = {"total", "killed", "survived", "equivalent", "timeouts", "incompetent", "score",
+KEYS = {"total", "killed", "survived", "blind", "equivalent", "timeouts", "incompetent", "score",
         "seconds"}
 
 
@@ -35,14 +35,14 @@ def _prove(cwd: Path, *argv: str, pythonpath: tuple[Path, ...] = ()) -> tuple[An
 
 def _consistent(data: dict[str, Any]) -> None:
     assert set(data) >= KEYS
-    counted = (data["killed"] + len(data["survived"]) + len(data["equivalent"])
-               + len(data["timeouts"]) + len(data["incompetent"]))
+    counted = (data["killed"] + len(data["survived"]) + len(data["blind"])
+               + len(data["equivalent"]) + len(data["timeouts"]) + len(data["incompetent"]))
     assert counted == data["total"]
     denominator = data["total"] - len(data["equivalent"]) - len(data["incompetent"])
     assert data["score"] == (round(data["killed"] / denominator, 4) if denominator else None)
     assert sum(data["killed_by"].values()) == data["killed"]
-    for survivor in data["survived"]:
-        assert {"id", "path", "line", "operator", "diff"} <= set(survivor)
+    for survivor in [*data["survived"], *data["blind"]]:
+        assert {"id", "path", "line", "operator", "occurrence", "diff"} <= set(survivor)
         assert survivor["diff"].startswith("--- a/")
         assert f"@@ -{survivor['line']}" in survivor["diff"] or "@@" in survivor["diff"]
 

@@ -81,6 +81,7 @@ path = "limits.py"
 function = "over"
 operator = "core/ReplaceComparisonOperator_Gt_GtE"
 snippet = "return count is not None and count > limit"
+occurrence = 0
 reason = "a test triage: count never equals limit"
 ''')
     session = _session(tmp_path, target, triage)

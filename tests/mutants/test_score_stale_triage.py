@@ -25,7 +25,8 @@ SOURCE = "def over(count, limit):\n    return count < limit\n"
 
 def _entry(path: str, function: str) -> str:
     return (f'[[equivalent]]\npath = "{path}"\nfunction = "{function}"\n'
-            f'operator = "{OPERATOR}"\nsnippet = "return count < limit"\nreason = "r"\n')
+            f'operator = "{OPERATOR}"\nsnippet = "return count < limit"\noccurrence = 0\n'
+            'reason = "r"\n')
 
 
 def test_only_the_entries_of_the_files_enumerated_are_judged() -> None:

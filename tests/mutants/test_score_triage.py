@@ -1,4 +1,5 @@
-"""harness-mutants.toml: equivalent mutants and exclusions, each with a reason."""
+"""harness-mutants.toml: equivalent mutants, known blind ones and exclusions, each with a
+reason; an equivalent or blind entry names exactly one mutant."""
 
 from __future__ import annotations
 
@@ -17,8 +18,10 @@ path = "limits.py"
 function = "over"
 operator = "{OPERATOR}"
 snippet = "return   count > limit"
+occurrence = 0
 reason = "count never equals limit here"
 '''
+TWICE = "def over(count, limit):\n    return count > limit\n    return count > limit\n"
 
 
 def _mutant() -> EngineMutant:
@@ -30,6 +33,26 @@ def test_an_equivalent_entry_matches_by_snippet_with_whitespace_ignored() -> Non
     triage = parse(Path("harness-mutants.toml"), ENTRY)
     assert triage.equivalent(_mutant()) is not None
     assert triage.stale([_mutant()]) == []
+
+
+def test_an_entry_names_one_mutant_of_identical_lines_by_its_occurrence() -> None:
+    first, second = enumerate_file("limits.py", TWICE, [OPERATOR])
+    assert (first.rank, second.rank) == (0, 1) and first.occurrence < second.occurrence
+    triage = parse(Path("t.toml"), ENTRY.replace("occurrence = 0", "occurrence = 1"))
+    assert triage.equivalent(first) is None and triage.equivalent(second) is not None
+    assert triage.stale([first, second]) == []
+    # An occurrence the line does not have any more is a stale entry.
+    assert [e.occurrence for e in triage.stale([first])] == [1]
+
+
+def test_a_blind_entry_is_not_equivalent_and_goes_stale_like_one() -> None:
+    triage = parse(Path("t.toml"), ENTRY.replace("[[equivalent]]", "[[blind]]"))
+    assert triage.equivalent(_mutant()) is None
+    blind = triage.known_blind(_mutant())
+    assert blind is not None and blind.name == "[[blind]] #1"
+    gone = parse(Path("t.toml"), ENTRY.replace("[[equivalent]]", "[[blind]]")
+                 .replace('"over"', '"under"'))
+    assert [e.table for e in gone.stale([_mutant()])] == ["blind"]
 
 
 def test_an_entry_that_matches_no_mutant_is_stale() -> None:
@@ -46,6 +69,17 @@ def test_an_entry_that_matches_no_mutant_is_stale() -> None:
         (ENTRY.replace('"count never equals limit here"', '"  "'),
          "t.toml: [[equivalent]] #1: reason: expected a non-empty string"),
         (ENTRY + 'line = 3\n', "t.toml: [[equivalent]] #1: line: unknown key"),
+        (ENTRY.replace("occurrence = 0\n", ""),
+         "t.toml: [[equivalent]] #1: occurrence: missing (an entry names one mutant: add "
+         "`occurrence = N`"),
+        (ENTRY.replace("[[equivalent]]", "[[blind]]").replace("occurrence = 0\n", ""),
+         "t.toml: [[blind]] #1: occurrence: missing"),
+        (ENTRY.replace("occurrence = 0", 'occurrence = "0"'),
+         "t.toml: [[equivalent]] #1: occurrence: expected an integer >= 0"),
+        (ENTRY.replace("occurrence = 0", "occurrence = -1"),
+         "t.toml: [[equivalent]] #1: occurrence: expected an integer >= 0"),
+        (ENTRY + "\n" + ENTRY.replace("[[equivalent]]", "[[blind]]"),
+         "t.toml: [[blind]] #1: occurrence: 0 names the mutant [[equivalent]] #1 names"),
         ('[[exclude]]\npath = "cli.py"\n', "t.toml: [[exclude]] #1: reason: missing"),
         ("[[survivor]]\n", "t.toml: survivor: unknown table"),
         ("equivalent = 3\n", "t.toml: equivalent: expected an array of tables"),
@@ -74,5 +108,5 @@ def test_the_repositorys_triage_of_the_reference_mesh_is_current() -> None:
 
     triage = load(Path(__file__).resolve().parents[2] / "harness-mutants.toml")
     target = reference_target(reference_scan_config())
-    assert triage.equivalents and all(e.reason for e in triage.equivalents)
+    assert triage.equivalents and all(e.reason for e in triage.entries)
     assert triage.stale(enumerate_tree(target.sources, target.files)) == []

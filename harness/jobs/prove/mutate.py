@@ -2,8 +2,10 @@
 
 Cosmic Ray's operators over the mesh source (PATHs, else `[tool.harness] mutate_paths`,
 else the bundled reference mesh); each mutant through the scan and the invariants, stopping
-at the first kill. Exit 0 with the report; 1 when the score is under `--fail-under`;
-2 on a usage or configuration error (one line naming the file and the key).
+at the first kill. Exit 0 with the report; 1 when the score is under `--fail-under`, or,
+with `--verify-triage` (which runs the triaged-equivalent mutants too), when a triage entry
+is stale: it matches no mutant, or a check kills the mutant it names; 2 on a usage or
+configuration error (one line naming the file and the key).
 """
 
 from __future__ import annotations
@@ -47,8 +49,14 @@ def add_options(parser: Any) -> None:
                        help="a mutant using more CPU seconds is timed out "
                        "(default 60: five times a survivor)")
     group.add_argument("--triage", type=Path, metavar="FILE", default=None,
-                       help=f"equivalent mutants and exclusions (default: {FILENAME} beside "
-                       "pyproject.toml)")
+                       help="equivalent and known-blind mutants, and exclusions (default: "
+                       f"{FILENAME} beside pyproject.toml)")
+    group.add_argument("--verify-triage", action="store_true",
+                       help="run the triaged-equivalent mutants too, and exit 1 when a check "
+                       "kills one or a triage entry matches no mutant (a stale entry)")
+    group.add_argument("--only-triaged", action="store_true",
+                       help="with --verify-triage: run (and --sample from) the triaged "
+                       "mutants only, [[equivalent]] and [[blind]]")
     group.add_argument("--no-cache", action="store_true",
                        help="run every mutant again instead of reusing cached verdicts")
     group.add_argument("--fail-under", type=float, metavar="SCORE", default=None,
@@ -94,6 +102,17 @@ def _usage(args: argparse.Namespace) -> str | None:
         return f"--timeout: must be positive, got {args.timeout:g}"
     if args.fail_under is not None and not 0 <= args.fail_under <= 1:
         return f"--fail-under: a score between 0 and 1, got {args.fail_under:g}"
+    return _triage_usage(args)
+
+
+def _triage_usage(args: argparse.Namespace) -> str | None:
+    if args.only_triaged and not args.verify_triage:
+        return "--only-triaged: only with --verify-triage"
+    session = (args.in_place or args.cosmic_ray_config is not None
+               or args.filter_session is not None or args.from_session is not None)
+    if args.verify_triage and session:
+        return ("--verify-triage runs the triaged mutants here: not with --in-place, "
+                "--cosmic-ray-config, --filter-session or --from-session")
     return None
 
 
@@ -174,7 +193,8 @@ def run(args: argparse.Namespace, settings: HarnessSettings) -> int:
     scored = run_score(
         target, triage,
         Options(profile=args.profile, sample=args.sample, seed=args.seed, jobs=args.jobs,
-                timeout=args.timeout),
+                timeout=args.timeout, verify_triage=args.verify_triage,
+                only_triaged=args.only_triaged),
         cache=None if args.no_cache else VerdictCache(settings.cache_dir / "mutants"),
         progress=lambda line: print(line, file=sys.stderr, flush=True),
     )
@@ -186,9 +206,19 @@ def _report(scored: ScoreRun, args: argparse.Namespace) -> int:
         print(json.dumps(report.to_json(scored), indent=2))
     else:
         print(report.to_text(scored), end="")
+    failed = _triage_failed(scored) if args.verify_triage else False
     value = report.score(scored)
     if args.fail_under is not None and (value is None or value < args.fail_under):
         print(f"mesh-harness prove: score {value if value is not None else 'n/a'} is under "
               f"--fail-under {args.fail_under:g}", file=sys.stderr)
         return 1
-    return 0
+    return 1 if failed else 0
+
+
+def _triage_failed(scored: ScoreRun) -> bool:
+    """--verify-triage: one line per stale entry on standard error; True when any."""
+    stale = scored.stale_entries()
+    for entry in stale:
+        print(f"mesh-harness prove: --verify-triage: {report.stale_line(scored, entry)}",
+              file=sys.stderr)
+    return bool(stale)

@@ -1,7 +1,9 @@
 """The mutation score as JSON and as text: totals, kills by check, survivors by file/function.
 
 score = killed / (total - equivalent - incompetent). Timed-out mutants stay in the
-denominator and are not kills: a check that never answers has not caught anything.
+denominator and are not kills: a check that never answers has not caught anything. Known
+blind mutants (`[[blind]]`) are survivors like any other; they are listed apart from the
+survivors nobody has looked at yet.
 """
 
 from __future__ import annotations
@@ -10,11 +12,17 @@ from collections import Counter, defaultdict
 from typing import Any
 
 from invariants.mutants.score.engine import ENGINE, apply, unified_diff
-from invariants.mutants.score.run import Result, ScoreRun
+from invariants.mutants.score.run import Result, ScoreRun, StaleEntry
 
 
 def _of(run: ScoreRun, status: str) -> list[Result]:
-    return [r for r in run.results if r.verdict is not None and r.verdict.status == status]
+    """The results of `status` among the mutants the score counts (not triaged equivalent)."""
+    return [r for r in run.results if r.equivalent is None and r.verdict is not None
+            and r.verdict.status == status]
+
+
+def _survivors(run: ScoreRun, *, blind: bool) -> list[Result]:
+    return [r for r in _of(run, "survived") if (r.blind is not None) == blind]
 
 
 def diff_of(run: ScoreRun, result: Result) -> str:
@@ -24,7 +32,7 @@ def diff_of(run: ScoreRun, result: Result) -> str:
 
 
 def score(run: ScoreRun) -> float | None:
-    equivalent = sum(r.verdict is None for r in run.results)
+    equivalent = sum(r.equivalent is not None for r in run.results)
     denominator = len(run.results) - equivalent - len(_of(run, "incompetent"))
     return len(_of(run, "killed")) / denominator if denominator > 0 else None
 
@@ -32,7 +40,8 @@ def score(run: ScoreRun) -> float | None:
 def _mutant(run: ScoreRun, result: Result, *, diff: bool) -> dict[str, Any]:
     m = result.mutant
     data: dict[str, Any] = {"id": m.id, "path": m.path, "line": m.line, "function": m.function,
-                            "operator": m.operator, "snippet": m.snippet}
+                            "operator": m.operator, "snippet": m.snippet,
+                            "occurrence": m.rank}
     if result.verdict is not None:
         data["seconds"] = round(result.verdict.seconds, 3)
     if diff:
@@ -43,6 +52,22 @@ def _mutant(run: ScoreRun, result: Result, *, diff: bool) -> dict[str, Any]:
 def killed_by(run: ScoreRun) -> Counter[str]:
     return Counter(f"{r.verdict.check} ({r.verdict.phase})" for r in _of(run, "killed")
                    if r.verdict is not None)
+
+
+def _equivalent(run: ScoreRun, result: Result) -> dict[str, Any]:
+    assert result.equivalent is not None
+    data = {**_mutant(run, result, diff=False), "reason": result.equivalent.reason}
+    if result.verdict is not None:  # verified (--verify-triage)
+        data["verdict"] = result.verdict.status
+    return data
+
+
+def _stale(stale: StaleEntry) -> dict[str, Any]:
+    data: dict[str, Any] = {**stale.entry.to_json(), "why": stale.why(), "mutant": None}
+    if stale.killed is not None and stale.killed.verdict is not None:
+        data.update(mutant=stale.killed.mutant.id, check=stale.killed.verdict.check,
+                    phase=stale.killed.verdict.phase)
+    return data
 
 
 def to_json(run: ScoreRun) -> dict[str, Any]:
@@ -65,17 +90,19 @@ def to_json(run: ScoreRun) -> dict[str, Any]:
              "examples": r.verdict.examples}
             for r in _of(run, "killed") if r.verdict is not None
         ],
-        "survived": [_mutant(run, r, diff=True) for r in _of(run, "survived")],
-        "equivalent": [
-            {**_mutant(run, r, diff=False), "reason": r.equivalent.reason}
-            for r in run.results if r.equivalent is not None
+        "survived": [_mutant(run, r, diff=True) for r in _survivors(run, blind=False)],
+        "blind": [
+            {**_mutant(run, r, diff=True), "reason": r.blind.reason}
+            for r in _survivors(run, blind=True) if r.blind is not None
         ],
+        "equivalent": [_equivalent(run, r) for r in run.results if r.equivalent is not None],
         "timeouts": [_mutant(run, r, diff=True) for r in _of(run, "timeout")],
         "incompetent": [
             {**_mutant(run, r, diff=False), "reason": r.verdict.evidence}
             for r in _of(run, "incompetent") if r.verdict is not None
         ],
-        "stale_triage": [e.to_json() for e in run.stale],
+        "verified_triage": run.verified_triage,
+        "stale_triage": [_stale(s) for s in run.stale_entries()],
         "score": round(value, 4) if value is not None else None,
         "cached": sum(r.cached for r in run.results),
         "seconds": round(run.seconds, 2),
@@ -96,8 +123,26 @@ def _survivor_text(run: ScoreRun, results: list[Result], title: str) -> list[str
             for r in sorted(grouped[path][function], key=lambda r: r.mutant.line):
                 lines.append(f"      {r.mutant.id} {path}:{r.mutant.line} "
                              f"{r.mutant.operator_short}")
+                if r.blind is not None:
+                    lines.append(f"        known blind: {r.blind.reason}")
                 lines += [f"        {d}" for d in diff_of(run, r).splitlines()[2:]]
     return lines
+
+
+def _equivalent_text(data: dict[str, Any]) -> list[str]:
+    verified = " (verified: each was run)" if data["verified_triage"] else ""
+    lines = [f"equivalent (triaged){verified}: {len(data['equivalent'])}"]
+    for e in data["equivalent"]:
+        ran = f" [{e['verdict']}]" if "verdict" in e else ""
+        lines.append(f"  {e['id']} {e['path']}:{e['line']}{ran} {e['reason']}")
+    return lines
+
+
+def stale_line(run: ScoreRun, stale: StaleEntry) -> str:
+    entry = stale.entry
+    where = f"{run.triage_file}: " if run.triage_file else ""
+    return (f"stale triage entry: {where}{entry.name} {entry.path} {entry.function} "
+            f"{entry.operator} {entry.snippet!r} occurrence {entry.occurrence}: {stale.why()}")
 
 
 def to_text(run: ScoreRun) -> str:
@@ -115,7 +160,9 @@ def to_text(run: ScoreRun) -> str:
         + (f", {data['mutants_per_minute']} mutants/min" if data["mutants_per_minute"] else ""),
         "killed by: " + (", ".join(f"{k} {v}" for k, v in data["killed_by"].items()) or "-"),
     ]
-    lines += _survivor_text(run, _of(run, "survived"), "survived")
+    lines += _survivor_text(run, _survivors(run, blind=False), "survived")
+    if data["blind"]:
+        lines += _survivor_text(run, _survivors(run, blind=True), "survivors, known blind")
     if data["timeouts"]:
         lines += _survivor_text(run, _of(run, "timeout"), "timed out")
     if incompetent:
@@ -123,10 +170,6 @@ def to_text(run: ScoreRun) -> str:
         lines += [f"  {i['id']} {i['path']}:{i['line']} {i['reason']}"
                   for i in data["incompetent"]]
     if equivalent:
-        lines.append(f"equivalent (triaged): {equivalent}")
-        lines += [f"  {e['id']} {e['path']}:{e['line']} {e['reason']}"
-                  for e in data["equivalent"]]
-    for entry in run.stale:
-        lines.append(f"stale triage entry: {entry.path} {entry.function} {entry.operator} "
-                     f"{entry.snippet!r} matches no mutant any more")
+        lines += _equivalent_text(data)
+    lines += [stale_line(run, s) for s in run.stale_entries()]
     return "\n".join(lines) + "\n"

@@ -15,6 +15,7 @@ import random
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from invariants.mutants.pool import fan_out
 from invariants.mutants.score.baseline import measure
@@ -22,7 +23,7 @@ from invariants.mutants.score.cache import VerdictCache, key
 from invariants.mutants.score.engine import EngineMutant, enumerate_tree, postponed
 from invariants.mutants.score.evaluate import Baseline, Verdict, evaluate
 from invariants.mutants.score.target import MeshTarget
-from invariants.mutants.score.triage import Equivalent, Exclusion, Triage
+from invariants.mutants.score.triage import BLIND, Entry, Exclusion, Triage
 
 Progress = Callable[[str], None]
 
@@ -31,8 +32,32 @@ Progress = Callable[[str], None]
 class Result:
     mutant: EngineMutant
     verdict: Verdict | None  # None: triaged equivalent, not run
-    equivalent: Equivalent | None = None
+    equivalent: Entry | None = None  # triaged equivalent: out of the score's denominator
     cached: bool = False
+    blind: Entry | None = None  # known blind: run, and a survivor like any other
+
+    @property
+    def killed(self) -> bool:
+        return self.verdict is not None and self.verdict.status == "killed"
+
+
+@dataclass(frozen=True)
+class StaleEntry:
+    """A triage entry that is no longer true: it names no mutant the engine makes now
+    (`killed` None), or the mutant it names is killed by a check."""
+
+    entry: Entry
+    killed: Result | None = None
+
+    def why(self) -> str:
+        if self.killed is None or self.killed.verdict is None:
+            return "matches no mutant any more"
+        mutant, verdict = self.killed.mutant, self.killed.verdict
+        named = (f"names {mutant.id} ({mutant.path}:{mutant.line}), which "
+                 f"{verdict.check} ({verdict.phase}) kills")
+        if self.entry.table == BLIND:
+            return f"{named} now: no longer blind, delete the entry"
+        return f"{named}: not equivalent"
 
 
 @dataclass
@@ -42,11 +67,19 @@ class ScoreRun:
     results: list[Result]
     enumerated: int  # every mutant the engine made of the target's files
     excluded: list[tuple[EngineMutant, Exclusion]] = field(default_factory=list)
-    stale: list[Equivalent] = field(default_factory=list)
+    stale: list[Entry] = field(default_factory=list)  # entries that match no mutant
     sample: int | None = None
     seed: int | None = None
     seconds: float = 0.0
     cpu_seconds: float = 0.0  # this process and its reaped workers: the load-free figure
+    verified_triage: bool = False  # the triaged-equivalent mutants were run too
+    triage_file: Path | None = None
+
+    def stale_entries(self) -> list[StaleEntry]:
+        """Every stale entry: those that match no mutant, then those naming a killed one."""
+        killed = [StaleEntry(entry, r) for r in self.results
+                  for entry in (r.equivalent, r.blind) if entry is not None and r.killed]
+        return [*(StaleEntry(e) for e in self.stale), *killed]
 
 
 @dataclass(frozen=True)
@@ -57,6 +90,8 @@ class Options:
     jobs: int = 1
     timeout: float | None = 60.0
     operators: Sequence[str] | None = None  # default: every core operator
+    verify_triage: bool = False  # run the triaged-equivalent mutants too
+    only_triaged: bool = False  # run (and sample from) the triaged mutants only
 
 
 ANNOTATIONS = Exclusion(
@@ -141,6 +176,25 @@ class _Meter:
                  f" · {rate:.1f}/min · ~{left:.1f} min left")
 
 
+def _split(
+    target: MeshTarget, triage: Triage, everything: list[EngineMutant]
+) -> tuple[list[EngineMutant], list[tuple[EngineMutant, Exclusion]]]:
+    """The mutants the run keeps, and those its exclusions leave out (with the rule)."""
+    excluded: list[tuple[EngineMutant, Exclusion]] = []
+    kept: list[EngineMutant] = []
+    for mutant in everything:
+        rule = triage.excluded(mutant) or by_construction(target, mutant)
+        if rule is None:
+            kept.append(mutant)
+        else:
+            excluded.append((mutant, rule))
+    return kept, excluded
+
+
+def _triaged(triage: Triage, mutant: EngineMutant) -> bool:
+    return triage.equivalent(mutant) is not None or triage.known_blind(mutant) is not None
+
+
 def run_score(
     target: MeshTarget,
     triage: Triage,
@@ -153,14 +207,9 @@ def run_score(
     say = progress or (lambda _line: None)
     triage = triage.with_exclusions(target.exclusions)
     everything = enumerate_tree(target.sources, target.files, options.operators)
-    excluded: list[tuple[EngineMutant, Exclusion]] = []
-    kept: list[EngineMutant] = []
-    for mutant in everything:
-        rule = triage.excluded(mutant) or by_construction(target, mutant)
-        if rule is None:
-            kept.append(mutant)
-        else:
-            excluded.append((mutant, rule))
+    kept, excluded = _split(target, triage, everything)
+    if options.only_triaged:
+        kept = [m for m in kept if _triaged(triage, m)]
     chosen = choose(kept, options.sample, options.seed)
     say(f"{len(everything)} mutant(s) of {target.package} ({len(excluded)} excluded), "
         f"running {len(chosen)}")
@@ -169,14 +218,14 @@ def run_score(
     run_context = context(target, options.profile)
     keys: dict[str, str] = {}
     for mutant in chosen:
-        same = triage.equivalent(mutant)
-        if same is not None:
+        same, blind = triage.equivalent(mutant), triage.known_blind(mutant)
+        if same is not None and not options.verify_triage:
             results[mutant.id] = Result(mutant, None, same)
             continue
         keys[mutant.id] = key(mutant, target.sources[mutant.path], run_context)
         hit = cache.get(keys[mutant.id]) if cache is not None else None
         if hit is not None:
-            results[mutant.id] = Result(mutant, hit, cached=True)
+            results[mutant.id] = Result(mutant, hit, same, cached=True, blind=blind)
         else:
             pending.append(mutant)
     meter = _Meter(len(chosen) - sum(r.verdict is None for r in results.values()), say)
@@ -187,7 +236,8 @@ def run_score(
         say("measuring the unmutated mesh (every check, once)")
         baseline = measure(target, options.profile)
         for mutant, verdict in _run(pending, target, baseline, options, meter):
-            results[mutant.id] = Result(mutant, verdict)
+            results[mutant.id] = Result(mutant, verdict, triage.equivalent(mutant),
+                                        blind=triage.known_blind(mutant))
             if cache is not None:
                 cache.put(keys[mutant.id], verdict)
     ordered = [results[m.id] for m in chosen]
@@ -196,6 +246,7 @@ def run_score(
         excluded=excluded, stale=triage.stale(everything, target.files), sample=options.sample,
         seed=options.seed if options.sample is not None else None,
         seconds=time.perf_counter() - started, cpu_seconds=_cpu() - cpu,
+        verified_triage=options.verify_triage, triage_file=triage.source,
     )
 
 

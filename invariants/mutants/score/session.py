@@ -193,8 +193,9 @@ def read_session(
             continue
         verdict = _verdict(result)
         if verdict is not None:
-            results.append(Result(mutant, verdict))
+            results.append(Result(mutant, verdict, blind=triage.known_blind(mutant)))
     results.sort(key=lambda r: (r.mutant.path, r.mutant.line, r.mutant.id))
     return ScoreRun(target=target, profile=profile, results=results,
                     enumerated=len(index.everything), excluded=excluded,
-                    stale=triage.stale(index.everything, target.files))
+                    stale=triage.stale(index.everything, target.files),
+                    triage_file=triage.source)
