@@ -72,6 +72,17 @@ def test_prove_kill_matrix(tmp_path: Path, signum: signal.Signals, group: bool) 
 
 
 @pytest.mark.parametrize(("signum", "group"), [(SIGINT, True), (SIGTERM, False)])
+def test_prove_kill_matrix_workers(tmp_path: Path, signum: signal.Signals, group: bool) -> None:
+    command = Command(["harness", "prove", "--mutant", "M1", "--mutant", "M2", "--check",
+                       "INV6", "--jobs", "2"], tmp_path)
+    workers = command.wait_for_children(2)  # the pool is running the dynamic cells
+    ended = command.signal(signum, group=group)
+    _no_verdict(ended, signum, "prove")
+    assert workers <= ended.started
+    assert not ended.stdout  # no matrix
+
+
+@pytest.mark.parametrize(("signum", "group"), [(SIGINT, True), (SIGTERM, False)])
 def test_prove_mutate_workers(tmp_path: Path, signum: signal.Signals, group: bool) -> None:
     command = Command(
         ["harness", "prove", "--mutate", "--jobs", "2", "--no-cache", "--sample", "4"],
