@@ -3,7 +3,7 @@ does a short session on the reference mesh reach every invariant?
 
     python benchmarks/fuzz_sessions.py [--sessions 10] [--minutes 0.3] [--workers 2]
                                        [--mutants M1 M2 ...] [--kills-only]
-                                       [--skip-reference] [--skip-mutants]
+                                       [--skip-reference] [--skip-mutants] [--startup N]
 
 1. Reference: one session of `--minutes` with `--workers` workers over every invariant on
    the reference mesh: examples per test (the goal: every test > 0), HypoFuzz's kept
@@ -14,6 +14,12 @@ does a short session on the reference mesh reach every invariant?
    sessions found the failure (the goal: all of them) and the median seconds from the
    start of a session (start-up included) until the failure was in the database, polled
    once a second.
+3. Start-up (`--startup N`; default 0, skipped): N sessions of `--minutes` with `--workers`
+   workers on the reference mesh, and for each phase of start-up (hub imports, hub
+   collection, fork, worker collection, worker database, first example; a worker's phase
+   is the slowest worker's, from the session's `startup_phases`) the median seconds, then
+   the median seconds until the box's clock started (every worker had run an example) and
+   the load average before and after.
 
 Each session uses its own fresh directory database, so no session replays another's
 failures. A script, not a test: HypoFuzz is randomized and the numbers depend on the
@@ -24,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -86,6 +93,28 @@ def mutants(
               f"{len(found)}/{sessions}, first saved failure {median}{spread}", flush=True)
 
 
+def startup(work: Path, sessions: int, minutes: float, workers: int) -> None:
+    load = " ".join(f"{v:.2f}" for v in os.getloadavg())
+    phases: dict[str, list[float]] = {}
+    started: list[float] = []
+    for index in range(sessions):
+        data = _session(work, f"startup-{index}",
+                        ["--minutes", str(minutes), "--workers", str(workers)])
+        for phase, seconds in data["startup_phases"].items():
+            phases.setdefault(phase, []).append(float(seconds))
+        if data["box_started_seconds"] is not None:
+            started.append(float(data["box_started_seconds"]))
+    print(f"start-up: {sessions} session(s) of {minutes:g} min, {workers} workers, reference "
+          "mesh (median seconds per phase; a worker's phase: the slowest worker's)")
+    for phase, seconds in phases.items():
+        print(f"  {phase:<18} {statistics.median(seconds):5.2f} s "
+              f"(min {min(seconds):.2f}, max {max(seconds):.2f})")
+    box = f"{statistics.median(started):.2f} s" if started else "never (the start-up limit)"
+    print(f"  box clock started after {box}, in {len(started)}/{sessions} session(s)")
+    print(f"  load average before: {load}; after: "
+          + " ".join(f"{v:.2f}" for v in os.getloadavg()))
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sessions", type=int, default=10)
@@ -95,6 +124,8 @@ def main() -> int:
     parser.add_argument("--kills-only", action="store_true")
     parser.add_argument("--skip-reference", action="store_true")
     parser.add_argument("--skip-mutants", action="store_true")
+    parser.add_argument("--startup", type=int, default=0, metavar="N",
+                        help="also N sessions measuring start-up, phase by phase")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="fuzz-bench-") as scratch:
         work = Path(scratch)
@@ -103,6 +134,8 @@ def main() -> int:
         if args.mutants and not args.skip_mutants:
             mutants(work, args.mutants, args.sessions, args.minutes, args.workers,
                     args.kills_only)
+        if args.startup:
+            startup(work, args.startup, args.minutes, args.workers)
     return 0
 
 

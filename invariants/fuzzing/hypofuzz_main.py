@@ -15,7 +15,7 @@ imports this module again) has them too:
 
 from __future__ import annotations
 
-from invariants.fuzzing import sliced_worker
+from invariants.fuzzing import sliced_worker, startup
 from invariants.fuzzing.coverage_scope import measure_the_mesh_only
 from invariants.fuzzing.replay_alignment import align_replayed_choices
 
@@ -32,4 +32,5 @@ if __name__ in ("__main__", "__mp_main__"):  # the launcher, or a worker it spaw
 if __name__ == "__main__":
     from hypofuzz.entrypoint import fuzz
 
+    startup.mark(startup.HUB_IMPORTED)
     fuzz(prog_name="hypothesis fuzz")

@@ -30,6 +30,8 @@ from invariants.fuzzing.observed import TargetObservations, read_observed
 from invariants.fuzzing.selection import build_machines, check_of, database_key
 from invariants.fuzzing.session import SessionPlan, SessionRun, run_session
 from invariants.fuzzing.shortfall import Shortfall, ran, shortfalls
+from invariants.fuzzing.startup import LOG_NAME as STARTUP_LOG
+from invariants.fuzzing.startup import Startup, read_startup
 
 EXIT_NOTHING_FOUND = 0
 EXIT_FAILURE = 1
@@ -48,6 +50,7 @@ class FuzzReport:
     failures: list[SavedFailure] = field(default_factory=list)
     skipped_lines: int = 0
     startup_seconds: float | None = None  # from the start until the first example ran
+    startup: Startup | None = None  # each process's start-up phases
     shortfalls: list[Shortfall] = field(default_factory=list)
     # Per invariant, obligations of an optional capability the adapter lacks -> why.
     inapplicable: dict[str, dict[str, str]] = field(default_factory=dict)
@@ -120,6 +123,7 @@ def run_fuzz(
         failures=collect_failures(watcher, machines),
         skipped_lines=observed.skipped_lines,
         startup_seconds=startup,
+        startup=read_startup(session_dir / STARTUP_LOG, run.started_at),
         shortfalls=shortfalls(plan, tests, startup, watcher.checks_with_new_failures()),
         inapplicable=_inapplicable(plan, machines),
     )

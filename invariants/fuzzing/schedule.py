@@ -30,9 +30,6 @@ ENV_SLICE_SECONDS = "HARNESS_FUZZ_SLICE_SECONDS"
 ROUNDS = 2  # turns each test of a worker gets at least, in the time box
 MIN_SLICE_SECONDS = 1.0  # switching tests costs little, but not nothing
 MAX_SLICE_SECONDS = 60.0  # a long session still visits every test every few minutes
-# Seconds from the launch until a worker runs its first example (collecting the targets
-# and building the mesh), measured at 3-5 s on a 2-core machine.
-STARTUP_SECONDS = 4.0
 
 
 def assign(tests: Sequence[T], workers: int) -> list[list[T]]:
@@ -51,14 +48,13 @@ def tests_per_worker(tests: int, workers: int) -> int:
 
 def slice_seconds(box_seconds: float, tests: int, workers: int) -> float:
     """How long a worker fuzzes one test before it moves to its next one."""
-    usable = max(0.0, box_seconds - STARTUP_SECONDS)
-    share = usable / (tests_per_worker(tests, workers) * ROUNDS)
+    share = box_seconds / (tests_per_worker(tests, workers) * ROUNDS)  # start-up is not in it
     return min(MAX_SLICE_SECONDS, max(MIN_SLICE_SECONDS, share))
 
 
 def share_seconds(box_seconds: float, tests: int, workers: int) -> float:
-    """Worker-seconds of the time box that fall to each test on average (start-up
-    included)."""
+    """Worker-seconds of the time box that fall to each test on average (the box's clock
+    starts after start-up)."""
     return box_seconds * workers / tests if tests else 0.0
 
 

@@ -4,9 +4,12 @@ HypoFuzz runs until it is stopped (or every test has failed). The harness owns t
 box: it starts `hypothesis fuzz -n K --no-dashboard -- <targets>` as a new session (so the
 hub, its manager and its workers share one process group), waits on it, polls the
 database for new failures, and at the deadline sends SIGTERM to the group, then SIGKILL
-to whatever is left after a grace period. Nothing is left running when `run_session`
-returns, also when it is interrupted: an interrupt (Ctrl-C, or SIGTERM or SIGHUP to the
-harness, `invariants.interrupts`) stops the group, then goes on up, with no summary.
+to whatever is left after a grace period. The box's clock starts after start-up, once
+every worker has run its first example (`startup`), so a short box under load is spent
+fuzzing; a start-up that has not finished after `STARTUP_LIMIT_SECONDS` starts it then.
+Nothing is left running when `run_session` returns, also when it is interrupted: an
+interrupt (Ctrl-C, or SIGTERM or SIGHUP to the harness, `invariants.interrupts`) stops the
+group, then goes on up, with no summary.
 """
 
 from __future__ import annotations
@@ -20,7 +23,8 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
 import invariants.fuzzing.targets_path as targets_path
@@ -28,10 +32,13 @@ from invariants import interrupts
 from invariants.fuzzing.config import FuzzConfig
 from invariants.fuzzing.observed import observed_directory
 from invariants.fuzzing.schedule import ENV_SLICE_SECONDS, slice_seconds
+from invariants.fuzzing.startup import ENV_STARTUP_LOG, read_startup
+from invariants.fuzzing.startup import LOG_NAME as STARTUP_LOG
 
 POLL_SECONDS = 1.0
 GRACE_SECONDS = 10.0
 KILL_CHECK_SECONDS = 0.05
+STARTUP_LIMIT_SECONDS = 60.0  # the box starts then at the latest, start-up done or not
 LOG_NAME = "hypofuzz.log"
 INI_NAME = "pytest.ini"
 TMP_NAME = "tmp"
@@ -71,6 +78,9 @@ class SessionRun:
     exit_code: int | None  # HypoFuzz's own exit code when it exited by itself
     first_failure_seconds: float | None  # when the database first held a new failure
     log_path: Path
+    # From the start until the box's clock started: every worker had run an example. None:
+    # start-up did not finish within STARTUP_LIMIT_SECONDS (the box started then).
+    startup_seconds: float | None = 0.0
 
     def log_tail(self, lines: int = 30) -> str:
         try:
@@ -105,6 +115,7 @@ def session_environ(
     env = dict(base)
     env.update(plan.config.to_environ())
     env[ENV_SLICE_SECONDS] = f"{plan.slice_seconds:.3f}"
+    env[ENV_STARTUP_LOG] = str(session_dir / STARTUP_LOG)
     # Every test case a worker runs is written to the session's observed/ directory.
     env["HYPOTHESIS_EXPERIMENTAL_OBSERVABILITY"] = "1"
     env["HYPOTHESIS_EXPERIMENTAL_OBSERVABILITY_NOCOVER"] = "1"
@@ -123,6 +134,7 @@ def prepare(session_dir: Path) -> None:
     (session_dir / TMP_NAME).mkdir(exist_ok=True)
     # A kept session directory may hold an earlier session's test cases: not this one's.
     shutil.rmtree(observed_directory(session_dir), ignore_errors=True)
+    (session_dir / STARTUP_LOG).unlink(missing_ok=True)
     (session_dir / INI_NAME).write_text("[pytest]\n", encoding="utf-8")
 
 
@@ -132,6 +144,28 @@ class Supervised:
     exit_code: int | None
     first_failure_seconds: float | None
     elapsed: float
+    startup_seconds: float | None = 0.0  # when the box started (None: at the limit)
+
+
+def _at_once() -> float:
+    return 0.0
+
+
+@dataclass
+class _Box:
+    """The time box, whose clock starts when start-up is over (or at the limit)."""
+
+    seconds: float
+    started: Callable[[], float | None]
+    startup_limit: float
+    start: float = field(default_factory=time.monotonic)
+    startup: float | None = None
+
+    def deadline(self) -> float:
+        if self.startup is None and time.monotonic() - self.start < self.startup_limit:
+            self.startup = self.started()
+        opened = self.startup if self.startup is not None else self.startup_limit
+        return self.start + opened + self.seconds
 
 
 def supervise(
@@ -141,18 +175,21 @@ def supervise(
     new_failure: Callable[[], bool],
     stop_on_failure: bool = False,
     grace_seconds: float = GRACE_SECONDS,
+    started: Callable[[], float | None] = _at_once,
+    startup_limit: float = STARTUP_LIMIT_SECONDS,
 ) -> Supervised:
-    """Wait on a session leading its own process group for at most `seconds`, polling
-    `new_failure()` about once a second; then stop the whole group (also when interrupted,
-    before the interrupt goes on up)."""
-    start = time.monotonic()
-    deadline = start + seconds
+    """Wait on a session leading its own process group for `seconds` after its start-up,
+    polling `new_failure()` and `started()` (seconds from the start until start-up was
+    over, None while it is not; default: no start-up) about once a second; then stop the
+    whole group (also when interrupted, before the interrupt goes on up)."""
+    box = _Box(seconds, started, startup_limit)
+    start = box.start
     first_failure: float | None = None
     exit_code: int | None = None
     ended_by = "time box"
     try:
         while True:
-            remaining = deadline - time.monotonic()
+            remaining = box.deadline() - time.monotonic()
             if remaining <= 0:
                 break
             try:
@@ -171,7 +208,8 @@ def supervise(
         stop_group(process, grace_seconds)
     if first_failure is None and new_failure():  # saved just before the stop
         first_failure = time.monotonic() - start
-    return Supervised(ended_by, exit_code, first_failure, time.monotonic() - start)
+    return Supervised(ended_by, exit_code, first_failure, time.monotonic() - start,
+                      box.startup)
 
 
 def run_session(
@@ -203,6 +241,8 @@ def run_session(
             new_failure=new_failure,
             stop_on_failure=plan.stop_on_failure,
             grace_seconds=plan.grace_seconds,
+            started=partial(_startup_over, session_dir / STARTUP_LOG, started_at,
+                            plan.processes),
         )
     return SessionRun(
         elapsed=outcome.elapsed,
@@ -211,7 +251,13 @@ def run_session(
         exit_code=outcome.exit_code,
         first_failure_seconds=outcome.first_failure_seconds,
         log_path=log_path,
+        startup_seconds=outcome.startup_seconds,
     )
+
+
+def _startup_over(log: Path, started_at: float, workers: int) -> float | None:
+    """Seconds from the start until every worker had run its first example, or None."""
+    return read_startup(log, started_at).seconds(workers)
 
 
 def stop_group(process: subprocess.Popen[bytes], grace_seconds: float) -> None:

@@ -10,6 +10,8 @@
   at one slice of wall-clock time too (`cut_shrink_at_one_slice`; HypoFuzz's own limit
   counts time its shrink runs never add to): the harness shrinks the saved failure itself
   after the session.
+- A worker forked from the hub reuses the hub's collection of the tests (`collect_once`)
+  instead of running pytest's collection again, and logs its start-up phases (`startup`).
 - On SIGTERM (the session's stop) a worker first writes out what HypoFuzz still holds
   in its background write queues (a failure just found, corpus entries, progress
   reports), then exits; the session waits for that within its grace period.
@@ -23,12 +25,13 @@ import gc
 import os
 import signal
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import partial
+from random import Random
 from typing import Any, cast
 
+import hypofuzz.collection as hypofuzz_collection
 import hypofuzz.hypofuzz as hypofuzz_core
-from hypofuzz.collection import collect_tests
 from hypofuzz.database import HypofuzzDatabase, Phase
 from hypofuzz.hypofuzz import (
     FailedFatally,
@@ -42,6 +45,7 @@ from hypothesis import settings
 from hypothesis.core import skip_exceptions_to_reraise as _skip_exceptions
 from hypothesis.database import BackgroundWriteDatabase
 
+from invariants.fuzzing import startup
 from invariants.fuzzing.schedule import ENV_SLICE_SECONDS, MIN_SLICE_SECONDS, Rotation, assign
 
 # pytest's skip exceptions, which Hypothesis re-raises (untyped there).
@@ -63,6 +67,8 @@ def rebalance(hub: Any) -> None:
     """`FuzzWorkerHub._rebalance` on the harness's assignment."""
     partitions = assign(list(hub.nodeids), hub.n_processes)
     first = not getattr(hub, "_harness_rebalanced", False)
+    if first:  # called once the hub has collected the tests and started its manager
+        startup.mark(startup.HUB_COLLECTED)
     for state, nodeids in zip(hub.shared_states, partitions, strict=True):
         state["hub_state"]["nodeids"] = list(nodeids)
         if first:
@@ -73,18 +79,23 @@ def rebalance(hub: Any) -> None:
 class SlicedWorker(FuzzWorker):
     """A HypoFuzz worker that rotates through its tests in time slices."""
 
+    first_example_done = False  # start-up is over (`startup.FIRST_EXAMPLE`)
+
     def start(self) -> None:
         signal.signal(signal.SIGTERM, _flush_and_exit)
+        startup.mark(startup.WORKER_STARTED)
         self.worker_start = time.perf_counter()
         rotation = Rotation(slice_from_environ(os.environ))
         global _shrink_seconds
         _shrink_seconds = rotation.slice_seconds
-        collected = collect_tests(self.pytest_args)
+        collected = collect_once(self.pytest_args)
         self.collected_targets = {t.nodeid: t for t in collected.fuzz_targets}
+        startup.mark(startup.WORKER_COLLECTED)
         # After collection: the targets module has loaded the session's database.
         settings().database.add_listener(self.on_event)
         self.db = HypofuzzDatabase(settings().database)
         self.db.worker_uuids.save(process_uuid.encode("ascii"))
+        startup.mark(startup.WORKER_DATABASE)
         self.rotate(rotation)
 
     def rotate(self, rotation: Rotation, turns: int | None = None) -> None:
@@ -108,7 +119,8 @@ class SlicedWorker(FuzzWorker):
     def _run_slice(self, rotation: Rotation, target: Any) -> None:
         try:
             self._switch_to_target(target)
-            rotation.run_slice(target.run_one, lambda: bool(target.has_found_failure))
+            rotation.run_slice(self._first_marked(target.run_one),
+                               lambda: bool(target.has_found_failure))
         except FailedFatally:
             pass  # HypoFuzz saved the fatal error; the target is no longer valid
         except HitShrinkTimeoutError:
@@ -119,6 +131,42 @@ class SlicedWorker(FuzzWorker):
         except _SKIPS:
             target.skipped_dynamically = True  # pytest.skip() inside the test
         self.shared_state["worker_state"]["nodeids"][target.nodeid] = {"behavior_rates": None}
+
+
+    def _first_marked(self, run_one: Callable[[], None]) -> Callable[[], None]:
+        """`run_one`, marking the end of the worker's start-up once its first example has
+        run (or raised: a test that fails at once has had its example too)."""
+        if self.first_example_done:
+            return run_one
+
+        def first() -> None:
+            try:
+                run_one()
+            finally:
+                if not self.first_example_done:
+                    self.first_example_done = True
+                    startup.mark(startup.FIRST_EXAMPLE)
+
+        return first
+
+
+_UNCACHED_COLLECT: Callable[..., Any] = hypofuzz_collection.collect_tests
+_COLLECTED: dict[tuple[str, ...], Any] = {}  # the hub's, which its forked workers inherit
+
+
+def collect_once(args: Iterable[str], *, debug: bool = False) -> Any:
+    """HypoFuzz's `collect_tests`, once per process tree: a worker forked from the hub,
+    which has collected the same tests, takes the hub's targets instead of running pytest's
+    collection again (its modules are the hub's anyway, imported before the fork), each
+    with a random generator of its own, as its own collection would have given it."""
+    key = tuple(args)
+    if debug or key not in _COLLECTED:
+        _COLLECTED[key] = _UNCACHED_COLLECT(key, debug=debug)
+        return _COLLECTED[key]
+    collected = _COLLECTED[key]
+    for target in collected.fuzz_targets:
+        target.random = Random()
+    return collected
 
 
 def flush_pending_writes(timeout: float = FLUSH_SECONDS) -> int:
@@ -168,3 +216,4 @@ def install() -> None:
     setattr(FuzzWorkerHub, "_harness_scheduled", True)  # noqa: B010
     setattr(hypofuzz_core, "FuzzWorker", SlicedWorker)  # noqa: B010 (what `_start_worker` makes)
     setattr(FuzzTarget, "_execute_once", cut_shrink_at_one_slice)  # noqa: B010
+    setattr(hypofuzz_collection, "collect_tests", collect_once)  # noqa: B010 (the hub's)

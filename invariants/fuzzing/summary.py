@@ -8,6 +8,7 @@ from invariants.checks import changed_figures
 from invariants.fuzzing.failures import as_json as failure_json
 from invariants.fuzzing.goals import GOALS
 from invariants.fuzzing.run import FuzzReport
+from invariants.fuzzing.session import STARTUP_LIMIT_SECONDS
 from invariants.fuzzing.shortfall import ran
 
 # How a session ended, said as a sentence (`SessionRun.ended_by` is the JSON's value).
@@ -26,6 +27,25 @@ def ending(ended_by: str) -> str:
     return ENDINGS.get(ended_by, ended_by)
 
 
+def box_text(report: FuzzReport) -> list[str]:
+    """When the box's clock started (after start-up: every worker had run an example), and
+    what start-up was spent on."""
+    run, seconds = report.run, report.plan.seconds
+    if run.startup_seconds is not None:
+        lines = [f"box: {seconds:.0f} s of fuzzing after {run.startup_seconds:.1f} s start-up"]
+    elif run.ended_by == "time box":
+        lines = [f"box: {seconds:.0f} s of fuzzing after the {STARTUP_LIMIT_SECONDS:.0f} s "
+                 "start-up limit (a worker had run no example by then)"]
+    else:
+        lines = [f"box: never started, {ending(run.ended_by)} during start-up"]
+    phases = report.startup.breakdown() if report.startup is not None else {}
+    if phases:
+        lines.append("start-up: " + ", ".join(f"{phase} {spent:.1f} s"
+                                              for phase, spent in phases.items())
+                     + " (a worker's phase: the slowest worker's)")
+    return lines
+
+
 def render_text(report: FuzzReport) -> str:
     plan, run = report.plan, report.run
     lines = [
@@ -33,6 +53,7 @@ def render_text(report: FuzzReport) -> str:
         f"  database {plan.config.database}, {plan.processes} worker(s), "
         f"time box {plan.seconds:.0f} s, ran {run.elapsed:.1f} s, {ending(run.ended_by)}",
     ]
+    lines += [f"  {line}" for line in box_text(report)]
     figures = changed_figures(plan.config.params)
     if figures:  # the seeds' figures go unsaid
         shown = ", ".join(f"{name}={value!r}" for name, value in figures.items())
@@ -120,6 +141,8 @@ def report_json(report: FuzzReport) -> dict[str, Any]:
         "ended_by": run.ended_by,
         "first_failure_seconds": run.first_failure_seconds,
         "startup_seconds": report.startup_seconds,
+        "box_started_seconds": run.startup_seconds,  # None: at the start-up limit
+        "startup_phases": report.startup.breakdown() if report.startup is not None else {},
         "min_examples": plan.min_examples,
         "slice_seconds": plan.slice_seconds,
         "tests": {

@@ -180,3 +180,8 @@ def test_reference_session_finds_nothing(redis_url: str, tmp_path: Path) -> None
     assert summary["ended_by"] == "time box"
     assert sum(t["examples"] for t in summary["tests"].values()) > 0
     assert "none found" in result.stdout
+    # The box's clock started after start-up; the workers took the hub's collection.
+    started = summary["box_started_seconds"]
+    assert started is not None and summary["elapsed_seconds"] >= started + 18.0
+    assert f"box: 18 s of fuzzing after {started:.1f} s start-up" in result.stdout
+    assert summary["startup_phases"]["worker collection"] < 0.5

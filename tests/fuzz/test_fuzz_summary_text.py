@@ -97,3 +97,23 @@ def test_each_test_shows_its_evidence_and_what_it_left_unexercised(tmp_path: Pat
     assert data["not_exercised"][0] == "rejected deliveries re-sent to the budget"
     assert "timed-out deliveries sent once" not in data["not_exercised"]
     assert list(data["not_applicable"]) == ["aggregates (rejection first) sent once"]
+
+
+def test_the_summary_says_the_box_started_after_start_up(tmp_path: Path) -> None:
+    from invariants.fuzzing.startup import FIRST_EXAMPLE, HUB_COLLECTED, HUB_IMPORTED, Startup
+
+    report = _report(tmp_path, [], Counter())
+    report.run = replace(report.run, startup_seconds=7.2)
+    report.startup = Startup(1000.0, hub={HUB_IMPORTED: 1001.0, HUB_COLLECTED: 1003.5},
+                             workers={7: {FIRST_EXAMPLE: 1007.2}})
+    text = render_text(report)
+    assert "  box: 60 s of fuzzing after 7.2 s start-up\n" in text
+    assert "  start-up: hub imports 1.0 s, hub collection 2.5 s, first example 3.7 s" in text
+    data = report_json(report)
+    assert data["box_started_seconds"] == 7.2
+    assert data["startup_phases"] == pytest.approx(
+        {"hub imports": 1.0, "hub collection": 2.5, "first example": 3.7})
+    report.run = replace(report.run, startup_seconds=None)
+    assert "box: 60 s of fuzzing after the 60 s start-up limit" in render_text(report)
+    report.run = replace(report.run, startup_seconds=None, ended_by="hypofuzz exited")
+    assert "box: never started, HypoFuzz exited by itself during start-up" in render_text(report)

@@ -122,3 +122,22 @@ def test_the_stop_lets_workers_write_out_within_the_grace(tmp_path: Path) -> Non
     assert not group_alive(process.pid)
     process.stdout.close()
     process.stdin.close()
+
+
+def test_the_box_starts_once_start_up_is_over(session: subprocess.Popen[bytes]) -> None:
+    polls = iter([None, None])  # start-up is over at the third poll, 1.5 s after the start
+    outcome = supervise(session, seconds=0.5, new_failure=lambda: False,
+                        started=lambda: next(polls, 1.5))
+    assert outcome.ended_by == "time box" and outcome.startup_seconds == 1.5
+    assert outcome.elapsed >= 2.0  # the start-up, then the whole box
+    assert not group_alive(session.pid)
+
+
+def test_a_start_up_that_never_ends_starts_the_box_at_the_limit(
+    session: subprocess.Popen[bytes],
+) -> None:
+    outcome = supervise(session, seconds=0.5, new_failure=lambda: False,
+                        started=lambda: None, startup_limit=1.0)
+    assert outcome.ended_by == "time box" and outcome.startup_seconds is None
+    assert 1.5 <= outcome.elapsed < 10.0
+    assert not group_alive(session.pid)
