@@ -1,7 +1,7 @@
 """The aiomesh example's planted bugs, each found by the harness on the real asyncio code.
 
     python benchmarks/aiomesh_races.py [--seeds N] [--max-examples N] [--bugs a,b]
-                                       [--stock-scale S] [--tie-slowdowns]
+                                       [--stock-scale S]
 
 Per planted bug (examples/aiomesh-repo/src/aiomesh/bugs.py), the invariant it breaks is
 run through the example's adapter (`aiomesh.harness_adapter`, its `[tool.harness.params]`):
@@ -20,9 +20,6 @@ run through the example's adapter (`aiomesh.harness_adapter`, its `[tool.harness
   loop (`asyncio.new_event_loop()`, real time, one mesh millisecond `--stock-scale` real
   seconds), its trace judged by the same check; `clean fails too` where the clean mesh
   fails the same program there (real time's jitter breaks an exact-timing obligation);
-- with `--tie-slowdowns`, a column more: the seeded runs again with SLOW_DESTINATION also
-  drawn at each wait less the hop (1499 and 4999 ms), which the state machines do not
-  draw (what would make the two unreached races reachable).
 
 A script, not a test: the figures depend on Hypothesis' version and the machine's load.
 """
@@ -51,12 +48,10 @@ from typing import Any
 import hypothesis.core
 from hypothesis import Phase
 from hypothesis import settings as Settings
-from hypothesis import strategies as st
 
 from invariants.adapter import Capability, Chooser, FirstChooser, Route
 from invariants.aio import Rig, TraceLog, render_schedule
 from invariants.aio.faultbook import FaultBook
-from invariants.dynamic import plans
 from invariants.dynamic.profiles import profile
 from invariants.dynamic.runner import Outcome, run_invariant, run_program
 from invariants.trace import EventKind
@@ -251,11 +246,10 @@ class Row:
     schedule: str = ""
     fifo: list[int | None] | None = None
     stock: str = "-"
-    ties: list[int | None] | None = None
     seconds: float = 0.0
 
 
-def measure(name: str, seeds: int, max_examples: int, tie_slowdowns: bool) -> Row:
+def measure(name: str, seeds: int, max_examples: int) -> Row:
     started = time.perf_counter()
     bug = BUGS_MODULE.BUGS[name]
     check = check_of(bug)
@@ -270,10 +264,6 @@ def measure(name: str, seeds: int, max_examples: int, tie_slowdowns: bool) -> Ro
         row.deviations = len(schedule.reorderings())
         row.schedule = render_schedule(schedule)
         row.stock = stock_verdict(check, name, shrunk)
-    if tie_slowdowns:
-        with slowdowns_at_the_waits():
-            row.ties = [found_in(check, virtual(name, keep), seed, max_examples)
-                        for seed in range(seeds)]
     row.seconds = time.perf_counter() - started
     return row
 
@@ -302,25 +292,6 @@ def stock_verdict(check: str, name: str, shrunk: Outcome) -> str:
     return ("caught" if _says(buggy, pattern) else "missed") + jitter
 
 
-@contextmanager
-def slowdowns_at_the_waits() -> Iterator[None]:
-    """SLOW_DESTINATION also drawn at each wait of the mesh less its 1 ms hop."""
-    original = plans._family_arguments
-    waits = (PARAMS.subscribe_timeout_ms - 1, PARAMS.response_timeout_ms - 1)
-
-    def patched(plan: plans.Plan) -> dict[str, dict[str, st.SearchStrategy[Any]]]:
-        families = original(plan)
-        families["slow"] = {**families["slow"],
-                            "duration_ms": st.sampled_from([5, 5_000, 45_000, *waits])}
-        return families
-
-    plans._family_arguments = patched
-    try:
-        yield
-    finally:
-        plans._family_arguments = original
-
-
 # Report ------------------------------------------------------------------------------------
 
 
@@ -339,18 +310,14 @@ def hits(found: Sequence[int | None] | None) -> str:
     return "no" if count == 0 else f"yes ({count}/{len(found)})"
 
 
-def table(rows: Sequence[Row], tie_slowdowns: bool) -> str:
+def table(rows: Sequence[Row]) -> str:
     head = ["bug", "invariant", "race", "median examples", "shrunk steps", "deviations",
             "FIFO", "stock asyncio"]
-    if tie_slowdowns:
-        head.append("tie slowdowns")
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for r in rows:
         cells = [f"`{r.bug}`", r.check, "yes" if r.race else "", median(r.examples),
                  "-" if r.steps is None else str(r.steps),
                  "-" if r.deviations is None else str(r.deviations), hits(r.fifo), r.stock]
-        if tie_slowdowns:
-            cells.append(median(r.ties or []))
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
@@ -362,7 +329,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--bugs", default="", help="comma-separated (default: all)")
     parser.add_argument("--stock-scale", type=float, default=StockLoopAdapter.scale,
                         help="real seconds per mesh millisecond on the stock loop")
-    parser.add_argument("--tie-slowdowns", action="store_true")
     args = parser.parse_args(argv)
     StockLoopAdapter.scale = args.stock_scale
     logging.getLogger("asyncio").setLevel(logging.CRITICAL)  # the stock loops' cut tasks
@@ -375,14 +341,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     for name in names:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)  # coroutines of dropped loops
-            row = measure(name, args.seeds, args.max_examples, args.tie_slowdowns)
+            row = measure(name, args.seeds, args.max_examples)
         rows.append(row)
         first = row.schedule.splitlines()[0] if row.schedule else "no counterexample"
         print(f"  {name}: {row.seconds:.0f} s; {first}", flush=True)
         for line in row.schedule.splitlines()[1:]:
             print(f"    {line}", flush=True)
     print()
-    print(table(rows, args.tie_slowdowns))
+    print(table(rows))
     return 0
 
 

@@ -25,8 +25,10 @@ class ReferenceAdapter:
     """Drives one reference mesh in virtual time."""
 
     # The reference models the whole protocol, the optional parts included. It is at most
-    # once: a timed-out call is never sent again, so it does not declare at least once.
-    capabilities = frozenset(Capability) - {Capability.AT_LEAST_ONCE}
+    # once: a timed-out call is never sent again, so it does not declare at least once; its
+    # scheduler asks "next-event" of every same-instant choice, marking no timer ties.
+    _NOT_MODELLED = frozenset({Capability.AT_LEAST_ONCE, Capability.TIMER_TIES})
+    capabilities = frozenset(Capability) - _NOT_MODELLED
 
     def __init__(
         self,

@@ -48,6 +48,11 @@ class AsyncMeshAdapter:
     # saved failures are keyed by the Python version (invariants.dynamic.mesh_keys).
     schedule_portable: ClassVar[bool] = False
 
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        # The loop marks its timer ties, whatever else the subclass names.
+        super().__init_subclass__(**kwargs)
+        cls.capabilities = frozenset(cls.capabilities) | {Capability.TIMER_TIES}
+
     def __init__(
         self,
         chooser: Chooser,

@@ -5,7 +5,9 @@ earliest live timer. Each step's `call_soon` callbacks form a lane, kept FIFO; t
 picks among lane heads, and so among timers due at the same instant (each due timer is a
 lane of its own). Concatenated in creation order the lanes are asyncio's own call order,
 so option 0 at every decision, `FirstChooser`'s, is plain FIFO. With a single option the
-chooser is not asked; every decision with more is recorded in `schedule`.
+chooser is not asked; every decision with more is recorded in `schedule`. A decision
+between a timeout due now and anything else ready in its instant (a reply's hop, the
+wake-up a reply scheduled) is a timer tie: its `why` says so (`TIMER_TIE`).
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from collections.abc import Callable, Coroutine, Generator
 from contextvars import Context
 from typing import Any, TypeVar, TypeVarTuple, Unpack
 
-from invariants.adapter import Chooser, FirstChooser
+from invariants.adapter import TIMER_TIE, Chooser, FirstChooser
 from invariants.aio import waits
 from invariants.aio.errors import Runaway, Stuck
 from invariants.aio.fences import FencedEventLoop
@@ -72,6 +74,11 @@ class VirtualLoop(FencedEventLoop):
         self._timer_count = 0
         self._timer_cancelled_count = 0
         self._step = 0
+        # Timeouts a timer tie's answer overtook: at the back of the lanes for the rest of
+        # their instant, so the work that won (a reply's whole hand-over) runs first
+        # without a decision per step; FIFO (answer 0) never defers.
+        self._deferred: set[int] = set()
+        self._tie = False  # whether the last decision was a timer tie
         self._task_count = 0
         self._step_budget = step_budget
         self._runaway_at = NEVER
@@ -114,6 +121,7 @@ class VirtualLoop(FencedEventLoop):
         return self._step
 
     def _clock_moved(self) -> None:
+        self._deferred.clear()
         budget = self._step_budget
         self._runaway_at = NEVER if budget is None else self._step + budget + 1
         self._arm_alarm()
@@ -255,12 +263,27 @@ class VirtualLoop(FencedEventLoop):
         if self._reorder_all:
             return self._choose_any(lanes)
         count = len(lanes)
+        if self._deferred and count > 1:
+            lanes = self._deferred_last(lanes)
+        self._tie = False
         pick = 0 if count == 1 else self._decide(count, lambda i: lanes[i][0])
         lane = lanes[pick]
+        if self._tie and pick:  # the timeouts it overtook lose the instant
+            overtaken = (lanes[i][0] for i in range(pick))
+            self._deferred.update(id(head) for head in overtaken if _is_timeout(head))
         handle = lane.popleft()
         if not lane:
             del lanes[pick]
         return handle
+
+    def _deferred_last(self, lanes: deque[Lane]) -> deque[Lane]:
+        deferred = self._deferred
+        ahead = [lane for lane in lanes if id(lane[0]) not in deferred]
+        if len(ahead) == len(lanes):
+            return lanes
+        behind = [lane for lane in lanes if id(lane[0]) in deferred]
+        self._lanes = deque(ahead + behind)
+        return self._lanes
 
     def _choose_any(self, lanes: deque[Lane]) -> asyncio.Handle | None:
         ready = [
@@ -282,13 +305,15 @@ class VirtualLoop(FencedEventLoop):
         step, now = self._step + 1, self._now_us
         replay = self._replay
         recorded: Decision | None = None
+        self._tie = _timeout_tie(count, option)
         if replay is not None:
             recorded = replay.decide(step, now, count)
             pick = recorded.chosen
         else:
             named = ", ".join(describe(option(i)) for i in range(min(count, WHY_NAMED)))
             more = f" and {count - WHY_NAMED} more" if count > WHY_NAMED else ""
-            why = f"aio ready order at t={format_time(now)}, step {step}: {named}{more}"
+            kind = TIMER_TIE if self._tie else "aio ready order"
+            why = f"{kind} at t={format_time(now)}, step {step}: {named}{more}"
             pick = self._chooser.choose(count, why)
             if not (isinstance(pick, int) and 0 <= pick < count):
                 raise ValueError(
@@ -449,3 +474,31 @@ def _close_all(coroutines: list[Coroutine[Any, Any, Any] | Generator[Any, None, 
             created = inspect.getgeneratorstate(coroutine) == inspect.GEN_CREATED
         if created:
             coroutine.close()
+
+
+# The callbacks asyncio's timeouts fire: `asyncio.timeout` (and `wait_for` on 3.12+, built
+# on it) and 3.11's own `wait_for`.
+_TIMEOUT_CALLBACKS = frozenset(
+    f for f in (getattr(asyncio.Timeout, "_on_timeout", None),
+                getattr(asyncio.tasks, "_release_waiter", None)) if f is not None
+)
+
+
+def _is_timeout(handle: asyncio.Handle) -> bool:
+    callback = getattr(handle._callback, "__func__", handle._callback)  # type: ignore[attr-defined]
+    return callback in _TIMEOUT_CALLBACKS
+
+
+def _timeout_tie(count: int, option: Callable[[int], asyncio.Handle]) -> bool:
+    """Whether a timeout's timer is due with something else ready in its instant (a reply's
+    hop, the wake-up a reply scheduled): which runs first decides if the reply counts.
+    A burst of timeouts alone is an ordinary interleaving."""
+    timeout = other = False
+    for index in range(count):
+        if _is_timeout(option(index)):
+            timeout = True
+        else:
+            other = True
+        if timeout and other:
+            return True
+    return False

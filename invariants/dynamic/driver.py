@@ -529,8 +529,8 @@ class MeshMachine(RuleBasedStateMachine):
             self._tell_in_place(StopAsked(False, self.mesh.now_ms(), 0))
             self.mesh.stop(graceful=False)
 
-    def do_advance(self, ms: int, schedule: list[int]) -> None:
-        self.chooser.load(schedule)
+    def do_advance(self, ms: int, schedule: list[int], ties: Sequence[int] = ()) -> None:
+        self.chooser.load(schedule, ties)
         self.advance_clock(ms)
 
     def advance_clock(self, ms: int) -> None:

@@ -98,6 +98,16 @@ _SENDER = st.sampled_from(SENDERS)
 _COUNT = st.integers(1, 3)
 
 
+def _advance_rule(capabilities: frozenset[Capability]) -> Callable[..., Any]:
+    """How far each `advance` goes and its schedule; a script for the timer ties too where
+    the mesh marks them (drawn only there: a draw more changes every later choice)."""
+    ms = st.sampled_from([1, 250, 1_000, 30_000, 31_000])
+    schedule = st.lists(st.integers(0, 7), max_size=6)
+    if Capability.TIMER_TIES in capabilities:
+        return rule(ms=ms, schedule=schedule, ties=st.lists(st.integers(0, 7), max_size=3))
+    return rule(ms=ms, schedule=schedule)
+
+
 def _family_arguments(plan: Plan) -> dict[str, dict[str, st.SearchStrategy[Any]]]:
     route = st.sampled_from(plan.routes)
     to = st.sampled_from(plan.targets)
@@ -323,10 +333,7 @@ def machine_class(
         "diagram_path": diagram_path,
         "stand_ins": stand_ins(capabilities),
         "init": _initialize(**init_arguments)(init),
-        "advance": rule(
-            ms=st.sampled_from([1, 250, 1_000, 30_000, 31_000]),
-            schedule=st.lists(st.integers(0, 7), max_size=6),
-        )(_wrap("advance", MeshMachine.do_advance)),
+        "advance": _advance_rule(capabilities)(_wrap("advance", MeshMachine.do_advance)),
     }
     for family in sorted(families):
         body = getattr(MeshMachine, f"do_{family}")

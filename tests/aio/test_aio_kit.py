@@ -76,7 +76,8 @@ def test_the_shim_stamps_seq_and_virtual_time_under_the_adapter() -> None:
 def test_the_adapter_keeps_the_protocol() -> None:
     adapter = make(FirstChooser())
     assert isinstance(adapter, MeshAdapter)
-    assert capabilities_of(adapter) == {Capability.GRAIN_ROUTER}
+    # What it names, and the timer ties every kit adapter's loop marks.
+    assert capabilities_of(adapter) == {Capability.GRAIN_ROUTER, Capability.TIMER_TIES}
     with pytest.raises(NotImplementedError, match="MiniAdapter must implement subscribe"):
         adapter.subscribe("a", "b")
     with pytest.raises(ValueError):
@@ -228,7 +229,7 @@ def test_the_mini_mesh_runs_on_a_stock_loop_as_it_is() -> None:
 def test_the_mini_mesh_conforms() -> None:
     # Its figures: three calls per grain delivery (two retries), not the default budget.
     declared, results = conformance(make, CheckParams(delivery_retries=2))
-    assert declared == {Capability.GRAIN_ROUTER}
+    assert declared == {Capability.GRAIN_ROUTER, Capability.TIMER_TIES}
     assert {r.program: r.broken for r in results} == {
         "intake": (), "schedule": (), "grain": (), "fault-order": (),
     }

@@ -4,10 +4,18 @@ from __future__ import annotations
 
 import asyncio
 
-from aio_programs import LastChooser, ScriptChooser, ping_pong, run_program, same_instant
+from aio_programs import (
+    LastChooser,
+    ScriptChooser,
+    ping_pong,
+    reply_or_timeout,
+    run_program,
+    same_instant,
+)
 
-from invariants.adapter import FirstChooser
+from invariants.adapter import TIMER_TIE, FirstChooser
 from invariants.aio import Legality, render_schedule, run
+from invariants.dynamic.chooser import ScriptedChooser
 
 
 def test_two_choosers_give_two_orders_at_a_known_tie() -> None:
@@ -102,3 +110,63 @@ def test_reorder_all_is_recorded_as_such() -> None:
     result = run(same_instant([]), chooser=LastChooser(), legality=Legality.REORDER_ALL)
     assert result.schedule.legality is Legality.REORDER_ALL
     assert "reorder-all mode" in render_schedule(result.schedule)
+
+
+def test_a_timeout_falling_due_with_a_reply_is_a_timer_tie() -> None:
+    chooser = ScriptChooser()
+    run(reply_or_timeout([]), chooser=chooser)
+    assert chooser.asked[0][1].startswith(f"{TIMER_TIE} at t=100 ms, step ")
+    assert all(why.startswith(TIMER_TIE) for _, why in chooser.asked)  # and its wake-up
+    # Negative control: timers without a timeout among them are an ordinary interleaving.
+    chooser = ScriptChooser()
+    run(same_instant([]), chooser=chooser)
+    assert not any(why.startswith(TIMER_TIE) for _, why in chooser.asked)
+
+
+def test_the_harness_spends_its_tie_script_only_at_timer_ties() -> None:
+    # The harness's chooser answers a timer tie from the tie script: the reply's wake-up
+    # before the timeout.
+    scripted = ScriptedChooser()
+    scripted.load([], ties=[0, 1])
+    log: list[str] = []
+    run(reply_or_timeout(log), chooser=scripted)
+    assert log == ["reply"]
+    # Negative control: the same answer in the general script is not spent at the tie.
+    scripted.load([0, 1])
+    log = []
+    run(reply_or_timeout(log), chooser=scripted)
+    assert log == ["lost reply"]
+
+
+async def _relayed_reply(log: list[str]) -> None:
+    """A reply due with the timeout, handed over in three hops of call_soon."""
+    loop = asyncio.get_running_loop()
+    reply: asyncio.Future[str] = loop.create_future()
+
+    def hop(left: int) -> None:
+        if left:
+            loop.call_soon(hop, left - 1)
+        elif not reply.done():
+            reply.set_result("reply")
+
+    loop.call_later(0.1, hop, 3)
+    try:
+        async with asyncio.timeout(0.1):
+            log.append(await reply)
+    except TimeoutError:
+        log.append("timeout")
+
+
+def test_a_timeout_overtaken_at_a_tie_waits_out_its_instant() -> None:
+    # The tie script's one deviation runs the reply's next hop before the timeout: the
+    # rest of the hand-over runs before it too, though every later answer is FIFO's.
+    scripted = ScriptedChooser()
+    scripted.load([], ties=[0, 1])
+    log: list[str] = []
+    result = run(_relayed_reply(log), chooser=scripted)
+    assert log == ["reply"]
+    assert len(result.schedule.reorderings()) == 1
+    # Negative control: FIFO runs the timeout first and never defers it.
+    log = []
+    run(_relayed_reply(log), chooser=FirstChooser())
+    assert log == ["timeout"]
