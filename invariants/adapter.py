@@ -22,16 +22,16 @@ from typing import Protocol, runtime_checkable
 
 from invariants.trace import MessageClass, TraceEvent
 
-# How a `why` starts when a timeout falls due with something else ready in its virtual
-# instant (a response timeout and a reply's hop, or the wake-up the reply scheduled): the
-# races the harness most wants to explore live there. The harness's chooser spends a script
+# How a `why` starts for a choice at a virtual instant where a timeout fell due (a response
+# timeout and a reply's hop, the reply and the wake-up of the task the timeout cancels):
+# the races the harness most wants to explore live there. The harness's chooser spends a script
 # of its own on these decisions, so they are explored however many choices come before.
 TIMER_TIE = "timer tie"
 
 
 class Chooser(Protocol):
     """Picks one of `options` alternatives (0-based). `why` names the decision; it starts
-    with `TIMER_TIE` when a timeout falls due with something else ready in its instant."""
+    with `TIMER_TIE` at an instant where a timeout fell due."""
 
     def choose(self, options: int, why: str) -> int: ...
 
@@ -106,9 +106,9 @@ class Capability(StrEnum):
     # A grain call that timed out is sent again, and the callee de-duplicates the re-sends:
     # each delivery's effect is applied at most once (EFFECT_APPLIED says where and when).
     AT_LEAST_ONCE = "at_least_once"
-    # The mesh starts the `why` of a choice at a timeout's tie with `TIMER_TIE` (the virtual
-    # loop does, so every kit adapter declares it): the state machines then draw a script
-    # for those choices of its own.
+    # The mesh starts the `why` of a choice at an instant where a timeout fell due with
+    # `TIMER_TIE` (the virtual loop does, so every kit adapter declares it): the state
+    # machines then draw a script for those choices of its own.
     TIMER_TIES = "timer_ties"
 
 

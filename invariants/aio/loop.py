@@ -5,9 +5,10 @@ earliest live timer. Each step's `call_soon` callbacks form a lane, kept FIFO; t
 picks among lane heads, and so among timers due at the same instant (each due timer is a
 lane of its own). Concatenated in creation order the lanes are asyncio's own call order,
 so option 0 at every decision, `FirstChooser`'s, is plain FIFO. With a single option the
-chooser is not asked; every decision with more is recorded in `schedule`. A decision
-between a timeout due now and anything else ready in its instant (a reply's hop, the
-wake-up a reply scheduled) is a timer tie: its `why` says so (`TIMER_TIE`).
+chooser is not asked; every decision with more is recorded in `schedule`. A decision at
+an instant where a timeout fell due is a timer tie (its `why` says so: `TIMER_TIE`): what
+runs before the timeout, and between it and the wake-up of the task it cancels, decides
+whether a reply landing on its deadline counts.
 """
 
 from __future__ import annotations
@@ -74,11 +75,8 @@ class VirtualLoop(FencedEventLoop):
         self._timer_count = 0
         self._timer_cancelled_count = 0
         self._step = 0
-        # Timeouts a timer tie's answer overtook: at the back of the lanes for the rest of
-        # their instant, so the work that won (a reply's whole hand-over) runs first
-        # without a decision per step; FIFO (answer 0) never defers.
-        self._deferred: set[int] = set()
-        self._tie = False  # whether the last decision was a timer tie
+        # Whether a timeout fell due at this instant: its choices are timer ties.
+        self._timeout_due = False
         self._task_count = 0
         self._step_budget = step_budget
         self._runaway_at = NEVER
@@ -121,7 +119,7 @@ class VirtualLoop(FencedEventLoop):
         return self._step
 
     def _clock_moved(self) -> None:
-        self._deferred.clear()
+        self._timeout_due = False
         budget = self._step_budget
         self._runaway_at = NEVER if budget is None else self._step + budget + 1
         self._arm_alarm()
@@ -197,6 +195,8 @@ class VirtualLoop(FencedEventLoop):
                 self._timer_cancelled_count -= 1
             else:
                 lanes.append(deque((timer,)))
+                if not self._timeout_due and _is_timeout(timer):
+                    self._timeout_due = True
 
     # Tasks: named by the loop's own counter, not asyncio's process-wide one.
 
@@ -263,27 +263,12 @@ class VirtualLoop(FencedEventLoop):
         if self._reorder_all:
             return self._choose_any(lanes)
         count = len(lanes)
-        if self._deferred and count > 1:
-            lanes = self._deferred_last(lanes)
-        self._tie = False
         pick = 0 if count == 1 else self._decide(count, lambda i: lanes[i][0])
         lane = lanes[pick]
-        if self._tie and pick:  # the timeouts it overtook lose the instant
-            overtaken = (lanes[i][0] for i in range(pick))
-            self._deferred.update(id(head) for head in overtaken if _is_timeout(head))
         handle = lane.popleft()
         if not lane:
             del lanes[pick]
         return handle
-
-    def _deferred_last(self, lanes: deque[Lane]) -> deque[Lane]:
-        deferred = self._deferred
-        ahead = [lane for lane in lanes if id(lane[0]) not in deferred]
-        if len(ahead) == len(lanes):
-            return lanes
-        behind = [lane for lane in lanes if id(lane[0]) in deferred]
-        self._lanes = deque(ahead + behind)
-        return self._lanes
 
     def _choose_any(self, lanes: deque[Lane]) -> asyncio.Handle | None:
         ready = [
@@ -305,14 +290,13 @@ class VirtualLoop(FencedEventLoop):
         step, now = self._step + 1, self._now_us
         replay = self._replay
         recorded: Decision | None = None
-        self._tie = _timeout_tie(count, option)
         if replay is not None:
             recorded = replay.decide(step, now, count)
             pick = recorded.chosen
         else:
             named = ", ".join(describe(option(i)) for i in range(min(count, WHY_NAMED)))
             more = f" and {count - WHY_NAMED} more" if count > WHY_NAMED else ""
-            kind = TIMER_TIE if self._tie else "aio ready order"
+            kind = TIMER_TIE if self._timeout_due else "aio ready order"
             why = f"{kind} at t={format_time(now)}, step {step}: {named}{more}"
             pick = self._chooser.choose(count, why)
             if not (isinstance(pick, int) and 0 <= pick < count):
@@ -488,17 +472,3 @@ def _is_timeout(handle: asyncio.Handle) -> bool:
     callback = getattr(handle._callback, "__func__", handle._callback)  # type: ignore[attr-defined]
     return callback in _TIMEOUT_CALLBACKS
 
-
-def _timeout_tie(count: int, option: Callable[[int], asyncio.Handle]) -> bool:
-    """Whether a timeout's timer is due with something else ready in its instant (a reply's
-    hop, the wake-up a reply scheduled): which runs first decides if the reply counts.
-    A burst of timeouts alone is an ordinary interleaving."""
-    timeout = other = False
-    for index in range(count):
-        if _is_timeout(option(index)):
-            timeout = True
-        else:
-            other = True
-        if timeout and other:
-            return True
-    return False

@@ -104,8 +104,25 @@ def _advance_rule(capabilities: frozenset[Capability]) -> Callable[..., Any]:
     ms = st.sampled_from([1, 250, 1_000, 30_000, 31_000])
     schedule = st.lists(st.integers(0, 7), max_size=6)
     if Capability.TIMER_TIES in capabilities:
-        return rule(ms=ms, schedule=schedule, ties=st.lists(st.integers(0, 7), max_size=3))
+        return rule(ms=ms, schedule=schedule, ties=st.lists(st.integers(0, 7), max_size=12))
     return rule(ms=ms, schedule=schedule)
+
+
+# A slowdown that ends on one of the mesh's own waits, less a hop or two, lands a call or an
+# answer in the instant its caller's timeout fires: a timer tie. Drawn for meshes that mark
+# their ties, where the tie script explores them (elsewhere a draw more would only change
+# every later choice).
+_SLOWDOWNS = (5, 5_000, 45_000)
+_TIE_OFFSETS_MS = (0, 1, 2)
+
+
+def tie_slowdowns(params: CheckParams | None) -> tuple[int, ...]:
+    """The slowdowns drawn: the fixed ones, then each of the mesh's waits (response and
+    subscribe timeout) less 0, 1 and 2 ms."""
+    params = params or CheckParams()
+    waits = (params.response_timeout_ms, params.subscribe_timeout_ms)
+    at_waits = (wait - offset for wait in waits for offset in _TIE_OFFSETS_MS)
+    return tuple(dict.fromkeys((*_SLOWDOWNS, *(ms for ms in at_waits if ms > 0))))
 
 
 def _family_arguments(plan: Plan) -> dict[str, dict[str, st.SearchStrategy[Any]]]:
@@ -139,7 +156,7 @@ def _family_arguments(plan: Plan) -> dict[str, dict[str, st.SearchStrategy[Any]]
         "timeout": {"to": _HUB, "count": st.integers(1, 3)},
         "aggregate": {"to": _HUB, "count": st.integers(1, 3), "timeout_first": st.booleans()},
         "block": {"to": _HUB, "duration_ms": st.sampled_from([100, 1_000, 5_000, 40_000])},
-        "slow": {"to": _ANY_TARGET, "duration_ms": st.sampled_from([5, 5_000, 45_000])},
+        "slow": {"to": _ANY_TARGET, "duration_ms": st.sampled_from(_SLOWDOWNS)},
         "remove": {"to": _HUB},
         "stop": {
             "graceful": st.sampled_from([True, False]),  # graceful first: it holds
@@ -296,6 +313,9 @@ def machine_class(
     ), capabilities)
     families = plan.core | plan.extra
     arguments = _family_arguments(plan)
+    if Capability.TIMER_TIES in capabilities:
+        arguments["slow"] = {"to": st.sampled_from(plan.targets),
+                             "duration_ms": st.sampled_from(tie_slowdowns(params))}
     toggled = sorted(plan.extra - plan.core)
     scenarios = _light_scenarios(check_ids, capabilities) if seed_scenarios else []
 

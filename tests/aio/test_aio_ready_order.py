@@ -137,36 +137,3 @@ def test_the_harness_spends_its_tie_script_only_at_timer_ties() -> None:
     run(reply_or_timeout(log), chooser=scripted)
     assert log == ["lost reply"]
 
-
-async def _relayed_reply(log: list[str]) -> None:
-    """A reply due with the timeout, handed over in three hops of call_soon."""
-    loop = asyncio.get_running_loop()
-    reply: asyncio.Future[str] = loop.create_future()
-
-    def hop(left: int) -> None:
-        if left:
-            loop.call_soon(hop, left - 1)
-        elif not reply.done():
-            reply.set_result("reply")
-
-    loop.call_later(0.1, hop, 3)
-    try:
-        async with asyncio.timeout(0.1):
-            log.append(await reply)
-    except TimeoutError:
-        log.append("timeout")
-
-
-def test_a_timeout_overtaken_at_a_tie_waits_out_its_instant() -> None:
-    # The tie script's one deviation runs the reply's next hop before the timeout: the
-    # rest of the hand-over runs before it too, though every later answer is FIFO's.
-    scripted = ScriptedChooser()
-    scripted.load([], ties=[0, 1])
-    log: list[str] = []
-    result = run(_relayed_reply(log), chooser=scripted)
-    assert log == ["reply"]
-    assert len(result.schedule.reorderings()) == 1
-    # Negative control: FIFO runs the timeout first and never defers it.
-    log = []
-    run(_relayed_reply(log), chooser=FirstChooser())
-    assert log == ["timeout"]
