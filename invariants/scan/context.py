@@ -163,19 +163,36 @@ class _PendingCall:
     target: str
 
 
+class TreeNotBuilt(RuntimeError):
+    """A rule read the tree of a file it had declared it would not need."""
+
+
 @dataclass
 class FileContext:
+    """One file under analysis. The tree is attached only when a rule needs it (`attach`);
+    until then the rules' prefilters and text-only collectors see the text alone."""
+
     path: str
     text: str
-    module: cst.Module
     config: ScanConfig
     is_test: bool
+    _tree: cst.Module | None = None
     _findings: list[_Pending] = field(default_factory=list)
+    _placed: list[tuple[str, Span, str, str]] = field(default_factory=list)
     _emits: list[_PendingEmit] = field(default_factory=list)
     _calls: list[_PendingCall] = field(default_factory=list)
     _line_calls: list[CallSite] = field(default_factory=list)
     definitions: list[Definition] = field(default_factory=list)
     _memo: dict[Hashable, object] = field(default_factory=dict)
+
+    @property
+    def module(self) -> cst.Module:
+        if self._tree is None:
+            raise TreeNotBuilt(f"{self.path}: the tree was not built for this file")
+        return self._tree
+
+    def attach(self, module: cst.Module) -> None:
+        self._tree = module
 
     @cached_property
     def aliases(self) -> dict[str, str]:
@@ -214,6 +231,13 @@ class FileContext:
     def report(self, rule: str, node: cst.CSTNode, message: str, symbol: str) -> None:
         self._findings.append(_Pending(rule, node, message, symbol))
 
+    def report_at(
+        self, rule: str, where: tuple[int, int, int], message: str, symbol: str
+    ) -> None:
+        """A finding placed by the rule itself: (line, column, end line), 1-based."""
+        line, column, end_line = where
+        self._placed.append((rule, Span(line, column, end_line, 0), message, symbol))
+
     def reported(self, rule: str, node: cst.CSTNode) -> bool:
         """Has `rule` already reported `node` (two of its shapes may meet one call)?"""
         return any(p.rule == rule and p.node is node for p in self._findings)
@@ -236,7 +260,7 @@ class FileContext:
         nodes: list[cst.CSTNode] = [p.node for p in self._findings]
         nodes += [e.node for e in self._emits] + [e.guard for e in self._emits if e.guard]
         nodes += [c.node for c in self._calls]
-        spans = run_deep(lambda: locate(self.module, nodes))
+        spans = run_deep(lambda: locate(self.module, nodes)) if nodes else {}
         unknown = Span(1, 1, 1, 1)
         for pending in self._findings:
             span = spans.get(id(pending.node), unknown)
@@ -249,6 +273,13 @@ class FileContext:
                     span.end_line,
                     pending.message,
                     pending.symbol,
+                    self.snippet(span.line),
+                )
+            )
+        for rule, span, message, symbol in self._placed:
+            report.findings.append(
+                Finding(
+                    rule, self.path, span.line, span.column, span.end_line, message, symbol,
                     self.snippet(span.line),
                 )
             )

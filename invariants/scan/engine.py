@@ -1,8 +1,9 @@
 """Per-file analysis and the rules' whole-tree passes: the scanner's two entry points.
 
-`analyze_source` parses once and runs only the rules whose cheap text prefilter says they
-can find something, then every enabled rule's per-file collector; it never raises on bad
-input (that becomes a MESH000 finding). `tree_passes` runs the passes rule records declare.
+`analyze_source` runs only the rules whose cheap text prefilter says they can find
+something, then every enabled rule's per-file collector, and parses the file with libcst
+only when one of them needs the tree; it never raises on bad input (that becomes a MESH000
+finding). `tree_passes` runs the passes rule records declare.
 The engine knows rules only through the registry. Nothing is imported or executed: the
 source is only parsed.
 """
@@ -18,7 +19,7 @@ from invariants.scan.model import FileReport, Finding, ScanConfig
 from invariants.scan.names import source_lines
 from invariants.scan.problems import NOT_ANALYSED, Problem
 from invariants.scan.rules import registered
-from invariants.scan.rules.spec import TreeResult
+from invariants.scan.rules.spec import Rule, TreeResult
 from invariants.scan.source import SourceProblem, cpython_verdict, screen, source_text
 
 
@@ -44,11 +45,16 @@ def _parse(text: str) -> cst.Module | tuple[str, int]:
         return f"libcst cannot parse it: {type(exc).__name__}: {exc}", 0
 
 
-def analyze_source(path: str, source: bytes, config: ScanConfig, *, is_test: bool) -> FileReport:
-    """Parse `source` once and run every enabled rule that can apply. Never raises on bad input.
+def analyze_source(
+    path: str, source: bytes, config: ScanConfig, *, is_test: bool, prefilter: bool = True
+) -> FileReport:
+    """Run every enabled rule that can apply to `source`. Never raises on bad input.
 
-    MESH000 is CPython's verdict (compile() rejects the file); a file CPython accepts that
-    libcst or its screens refuse is "not analysed", a scan error and not a finding."""
+    MESH000 is CPython's verdict (compile() rejects the file). libcst parses the file only
+    when a rule's check or collector needs its tree: a file whose text no enabled rule's
+    prefilter matches is answered from the text (`prefilter=False` parses every file and
+    runs every check, for comparison). A file handed to libcst that libcst or its screens
+    refuse is "not analysed", a scan error and not a finding."""
     report = FileReport(path=path)
     if len(source) > config.max_file_bytes:  # the scan's own limit, as in `files.read_source`
         report.parsed = False
@@ -60,18 +66,18 @@ def analyze_source(path: str, source: bytes, config: ScanConfig, *, is_test: boo
         report.parsed = False
         report.findings.append(_problem(path, rejected, source.decode("utf-8", "replace")))
         return report
-    refused = screen(source)
-    text = source_text(source)
-    module = _parse(text) if refused is None else (refused.message, refused.line)
-    if not isinstance(module, cst.Module):
-        report.parsed = False
-        report.problems.append(_not_analysed(path, *module))
-        return report
-    ctx = FileContext(path, text, module, config, is_test)
+    ctx = FileContext(path, source_text(source), config, is_test)
     rules = [rule for rule in registered() if config.enabled(rule.id)]
-    for rule in rules:
-        if rule.applies(ctx):
-            _guarded_run(ctx, report, rule.id, rule.check)
+    checking = [rule for rule in rules if rule.applies(ctx) and _may_fire(rule, ctx, prefilter)]
+    if _needs_tree(ctx, rules, checking) or not prefilter:
+        refused = _build_tree(ctx, source)
+        if refused is not None:
+            report.parsed = False
+            report.problems.append(_not_analysed(path, *refused))
+            return report
+        report.tree_built = True
+    for rule in checking:
+        _guarded_run(ctx, report, rule.id, rule.check)
     for rule in rules:
         if rule.collect is not None:
             _guarded_run(ctx, report, rule.id, rule.collect)
@@ -80,6 +86,31 @@ def analyze_source(path: str, source: bytes, config: ScanConfig, *, is_test: boo
     except RecursionError:
         report.problems.append(_not_analysed(path, "the file nests too deeply to place findings"))
     return report
+
+
+def _may_fire(rule: Rule, ctx: FileContext, prefilter: bool) -> bool:
+    return not prefilter or rule.prefilter is None or rule.prefilter(ctx)
+
+
+def _needs_tree(ctx: FileContext, rules: Sequence[Rule], checking: Sequence[Rule]) -> bool:
+    """Does a check that will run, or a collector, read libcst's tree of this file?"""
+    if any(rule.reads_tree for rule in checking):
+        return True
+    return any(
+        rule.collect is not None
+        and (rule.collect_reads_tree is None or rule.collect_reads_tree(ctx))
+        for rule in rules
+    )
+
+
+def _build_tree(ctx: FileContext, source: bytes) -> tuple[str, int] | None:
+    """Attach libcst's tree to `ctx`; else why it was refused (and the line)."""
+    refused = screen(source)
+    module = _parse(ctx.text) if refused is None else (refused.message, refused.line)
+    if not isinstance(module, cst.Module):
+        return module
+    ctx.attach(module)
+    return None
 
 
 def _guarded_run(

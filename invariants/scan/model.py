@@ -132,3 +132,6 @@ class FileReport:
     parsed: bool = True
     definitions: list[Definition] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)  # "not analysed" scan errors
+    # libcst built the file's tree in this analysis (a rule needed it); never cached, so an
+    # outcome served from the cache says False
+    tree_built: bool = False

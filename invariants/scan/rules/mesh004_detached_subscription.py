@@ -51,9 +51,11 @@ SUBSCRIPTION_CALLS = Names(
 
 
 def applies(ctx: FileContext) -> bool:
-    return not ctx.is_test and any(
-        last_part(name) in ctx.text for name in SUBSCRIPTION_CALLS.of(ctx.config)
-    )
+    return not ctx.is_test
+
+
+def prefilter(ctx: FileContext) -> bool:
+    return any(last_part(name) in ctx.text for name in SUBSCRIPTION_CALLS.of(ctx.config))
 
 
 def _target(ctx: FileContext, func: cst.BaseExpression) -> str | None:
@@ -282,5 +284,6 @@ RULE = Rule(
     check,
     VALID,
     INVALID,
+    prefilter=prefilter,
     options=(SUBSCRIPTION_CALLS,),
 )

@@ -8,6 +8,7 @@ from __future__ import annotations
 import libcst as cst
 
 from invariants.scan.context import FileContext
+from invariants.scan.names import last_part
 from invariants.scan.options import Names
 from invariants.scan.rules.spec import InvalidExample, Rule
 
@@ -21,7 +22,11 @@ SLEEP_CALLS = Names(
 
 
 def applies(ctx: FileContext) -> bool:
-    return ctx.is_test and "sleep" in ctx.text
+    return ctx.is_test
+
+
+def prefilter(ctx: FileContext) -> bool:
+    return any(last_part(name) in ctx.text for name in SLEEP_CALLS.of(ctx.config))
 
 
 def _positive_literal(expr: cst.BaseExpression) -> bool:
@@ -79,6 +84,7 @@ RULE = Rule(
     check,
     VALID,
     INVALID,
+    prefilter=prefilter,
     options=(SLEEP_CALLS,),
     examples_are_tests=True,
 )

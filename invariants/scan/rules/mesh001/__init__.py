@@ -9,8 +9,8 @@ whose every caller is guarded (`callgraph`, `resolve`) and checks `expected_emit
 
 from __future__ import annotations
 
-from invariants.scan.rules.mesh001.callsites import collect_call_sites
-from invariants.scan.rules.mesh001.emits import RULE_ID, applies, check
+from invariants.scan.rules.mesh001.callsites import collect_call_sites, reads_tree
+from invariants.scan.rules.mesh001.emits import RULE_ID, applies, check, prefilter
 from invariants.scan.rules.mesh001.keys import OPTIONS
 from invariants.scan.rules.mesh001.tree import tree_pass
 from invariants.scan.rules.spec import InvalidExample, Rule
@@ -445,6 +445,8 @@ RULE = Rule(
     VALID,
     INVALID,
     options=OPTIONS,
+    prefilter=prefilter,
     collect=collect_call_sites,
+    collect_reads_tree=reads_tree,
     tree_pass=tree_pass,
 )

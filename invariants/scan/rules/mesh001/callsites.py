@@ -20,6 +20,13 @@ from invariants.scan.rules.mesh001.targets import Namer, target_name
 from invariants.scan.rules.mesh001.textscan import blank_strings, calls, scopes
 
 
+def reads_tree(ctx: FileContext) -> bool:
+    """Only a production file that mentions a guard function has its calls read from the tree."""
+    return not ctx.is_test and any(
+        last_part(name) in ctx.text for name in GUARD_FUNCTIONS.of(ctx.config)
+    )
+
+
 def collect_call_sites(ctx: FileContext) -> None:
     if ctx.is_test:
         return
@@ -27,7 +34,7 @@ def collect_call_sites(ctx: FileContext) -> None:
     found = scopes(code)
     namer = Namer(ctx.path, code, found)
     ctx.definitions.extend(namer.definitions)
-    if any(last_part(name) in ctx.text for name in GUARD_FUNCTIONS.of(ctx.config)):
+    if reads_tree(ctx):
         _from_tree(ctx, namer)
         return
     for call in calls(code, found):
