@@ -68,7 +68,8 @@ def applies(ctx: FileContext) -> bool:
 def prefilter(ctx: FileContext) -> bool:
     config = ctx.config
     names = "|".join(re.escape(last_part(name)) for name in NON_IDEMPOTENT_CALLS.of(config))
-    if not names or re.search(rf"\b(?:{names})\s*\(", ctx.text) is None:
+    # The name, not the call: `from mesh import deliver as push` is called as `push(m)`.
+    if not names or re.search(rf"\b(?:{names})\b", ctx.text) is None:
         return False
     exceptions = map(last_part, TIMEOUT_EXCEPTIONS.of(config))
     triggers = (*TIMEOUT_PREDICATES.of(config), *exceptions, "retry")

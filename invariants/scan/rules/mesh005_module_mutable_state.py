@@ -56,9 +56,11 @@ def _python_tree(text: str) -> ast.Module:
 
 
 def _column(ctx: FileContext, line: int, byte_offset: int) -> int:
-    """`ast` counts UTF-8 bytes into the line; a finding's column counts characters."""
+    """`ast` counts UTF-8 bytes into the line; a finding's column counts characters (and,
+    as libcst places a module-level statement, not the form feeds that may precede it)."""
     prefix = ctx.lines[line - 1].encode("utf-8", "surrogatepass")[:byte_offset]
-    return len(prefix.decode("utf-8", "replace")) + 1
+    text = prefix.decode("utf-8", "replace")
+    return 1 if not text.strip("\f") else len(text) + 1
 
 
 _Assignment = ast.Assign | ast.AnnAssign
