@@ -8,8 +8,9 @@ of 140 of its files (every n-th, so a short run is measured too), plus every dir
 Measured in one run: bare `libcst.parse_module`, bare `ast.parse`, a cold scan with all rules
 (one process), a cold scan with 2 jobs, and a warm (cached) rescan; then the start-up of
 `python -m harness scan` on one file (wall and CPU seconds, best of 5), and a side-by-side
-table of the corpora. Goals: cold <= 1.5x bare libcst; 2 jobs >= 1.7x faster than 1; warm
-<= 0.05x cold; start-up <= 0.4 s.
+table of the corpora. Goals: cold <= 1.0x bare libcst (on every corpus, small ones too);
+2 jobs >= 1.7x faster than 1; warm <= 0.05x cold; start-up <= 0.4 s. The cold line says how
+many files libcst parsed: the others no rule needed the tree of.
 A script, not a test: timings depend on the machine and its load.
 
 `--verdict N` is the long form of tests/scan/test_scan_verdict.py instead: N seeded byte
@@ -54,6 +55,7 @@ STDLIB_EXCLUDES = (
 
 
 SMALL_CORPUS = 140
+COLD_GOAL = 1.0  # cold scan / bare libcst parse of the same files
 
 
 def source_files(
@@ -173,14 +175,16 @@ def measure(
         same = same and result.findings == result2.findings == warm_result.findings
     print(f"bare ast.parse        {bare_ast:8.2f} s")
     print(f"bare libcst parse     {bare_cst:8.2f} s")
-    print(f"cold scan, 1 job      {cold:8.2f} s  ({result.stats.parsed} parsed, "
-          f"{len(result.findings)} findings, {len(result.emit_sites)} emit sites)")
+    print(f"cold scan, 1 job      {cold:8.2f} s  ({result.stats.parsed} analysed, "
+          f"{result.stats.cst_parsed} parsed by libcst, {len(result.findings)} findings, "
+          f"{len(result.emit_sites)} emit sites)")
     # Below 2, other load on the machine kept the two workers from running side by side.
     print(f"cold scan, 2 jobs     {cold2:8.2f} s  (CPU-seconds per second: {parallelism:.2f})")
     print(f"warm rescan, 1 job    {warm:8.2f} s  ({warm_result.stats.cached} cached)")
     print(f"same findings in all three scans: {same}")
     cold_ratio, speedup, warm_ratio = cold / bare_cst, cold / cold2, warm / cold
-    print(f"cold / bare libcst    {cold_ratio:6.2f}x  goal <= 1.5x   {verdict(cold_ratio <= 1.5)}")
+    print(f"cold / bare libcst    {cold_ratio:6.2f}x  goal <= {COLD_GOAL}x   "
+          f"{verdict(cold_ratio <= COLD_GOAL)}")
     print(f"1 job / 2 jobs        {speedup:6.2f}x  goal >= 1.7x   {verdict(speedup >= 1.7)}")
     capacity = machine_parallelism()
     print(f"  (this machine now runs 2 CPU-bound processes {capacity:.2f}x as fast as 1, "
@@ -314,7 +318,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     for row in rows:
         ratio = row.cold / row.bare_cst
         print(f"{row.name[-60:]:60} {row.files:6} {row.bare_cst:9.2f} {row.cold:8.2f} "
-              f"{ratio:5.2f}x {verdict(ratio <= 1.5)}")
+              f"{ratio:5.2f}x {verdict(ratio <= COLD_GOAL)}")
     return 0
 
 
