@@ -104,6 +104,19 @@ def _node_fields(kind: type[cst.CSTNode]) -> tuple[str, ...]:
     return names
 
 
+def child_nodes(node: cst.CSTNode) -> list[cst.CSTNode]:
+    """`node.children` without the punctuation and whitespace, and without libcst's visitor
+    machinery (which `children` runs): the fields `_collect` walks, in source order."""
+    children: list[cst.CSTNode] = []
+    for name in _node_fields(type(node)):
+        value = getattr(node, name)
+        if isinstance(value, cst.CSTNode):
+            children.append(value)
+        elif isinstance(value, (list, tuple)):
+            children.extend(item for item in value if isinstance(item, cst.CSTNode))
+    return children
+
+
 @dataclass(slots=True)
 class _Collected:
     calls: list[CallRecord] = field(default_factory=list)

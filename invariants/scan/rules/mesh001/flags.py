@@ -12,6 +12,7 @@ from collections.abc import Iterator, Sequence
 
 import libcst as cst
 
+from invariants.scan.context import child_nodes
 from invariants.scan.rules.mesh001.guards import guard_call, guarded_delivery
 
 
@@ -55,24 +56,54 @@ def guard_flags(
     function: cst.FunctionDef, guard_functions: Sequence[str]
 ) -> dict[str, tuple[str, cst.Call]]:
     """Variable -> (delivery, check) for every guard flag of `function`."""
+    nodes = _under(function.body)
     candidates: dict[str, tuple[str, cst.Call]] = {}
+    for node in nodes:
+        found = _candidate(node, guard_functions)
+        if found is not None:
+            candidates[found[0]] = found[1]
+    if not candidates:  # most functions: no check kept in a variable, nothing to count
+        return {}
     bindings: Counter[str] = Counter()
-    stack: list[cst.CSTNode] = [function.body]
+    for node in nodes:
+        if isinstance(node, _BINDERS):
+            bindings.update(_bound(node))
+    return {name: found for name, found in candidates.items() if bindings[name] == 1}
+
+
+_BINDERS = (
+    *_TARGETED, cst.AsName, cst.ImportAlias, cst.Param, cst.FunctionDef, cst.ClassDef,
+    cst.Global, cst.Nonlocal, cst.MatchAs, cst.MatchStar,
+)
+
+
+def _under(root: cst.CSTNode) -> list[cst.CSTNode]:
+    """`root` and every node below it (nested scopes included)."""
+    nodes: list[cst.CSTNode] = []
+    stack: list[cst.CSTNode] = [root]
     while stack:
         node = stack.pop()
-        bindings.update(_bound(node))
-        value: cst.BaseExpression | None = None
-        name: str | None = None
-        if isinstance(node, cst.Assign) and len(node.targets) == 1:
-            target = node.targets[0].target
-            if isinstance(target, cst.Name):
-                name, value = target.value, node.value
-        elif isinstance(node, cst.NamedExpr) and isinstance(node.target, cst.Name):
-            name, value = node.target.value, node.value
-        if name is not None and value is not None:
-            delivery = guarded_delivery(value, guard_functions)
-            call = guard_call(value)
-            if delivery is not None and isinstance(call, cst.Call):
-                candidates[name] = (delivery, call)
-        stack.extend(node.children)
-    return {name: found for name, found in candidates.items() if bindings[name] == 1}
+        nodes.append(node)
+        stack.extend(child_nodes(node))
+    return nodes
+
+
+def _candidate(
+    node: cst.CSTNode, guard_functions: Sequence[str]
+) -> tuple[str, tuple[str, cst.Call]] | None:
+    """(variable, (delivery, check)) when `node` binds a check's result to one name."""
+    value: cst.BaseExpression | None = None
+    name: str | None = None
+    if isinstance(node, cst.Assign) and len(node.targets) == 1:
+        target = node.targets[0].target
+        if isinstance(target, cst.Name):
+            name, value = target.value, node.value
+    elif isinstance(node, cst.NamedExpr) and isinstance(node.target, cst.Name):
+        name, value = node.target.value, node.value
+    if name is None or value is None:
+        return None
+    delivery = guarded_delivery(value, guard_functions)
+    call = guard_call(value)
+    if delivery is None or not isinstance(call, cst.Call):
+        return None
+    return name, (delivery, call)
