@@ -25,6 +25,17 @@ Obligations (what each reads), with the evidence each counts:
   drained by the stop; one still pending when the stop completed, or queued at a hub the
   harness removed, is cut off, not lost. A delivery with none of these was lost: the
   mesh neither ran it nor told anyone. Counted per delivery that reached an end.
+
+Where each delivery's story ends, from the harness facts rather than the mesh's account:
+- "deliveries handled where posted": a delivery the harness posted is handled at the hub
+  it was posted to (HANDLED's hub against `Posted.target`), never at another.
+- "answers landed at their sender": an answer to a delivery the harness posted is
+  addressed to that delivery's sender (`Posted.sender`), and where it is offered to a hub
+  (POSTED of the answer's id) it is the sender's; one owed to a sender with a live hub
+  (HUB_CREATED, not removed) reaches it by quiescence, unless the stop completed first.
+- "answers accepted by their sender": an answer offered at its sender's hub joins its
+  queue (ENQUEUED or HANDLED); the sender's identity guard never rejects it (an answer
+  the sender throws away is as good as none). Gated by a stopping sender is no verdict.
 """
 
 from __future__ import annotations
@@ -52,6 +63,9 @@ PACKAGED = "packaged suppressed deliveries left unanswered"
 ANSWERED = "ordinary failed deliveries answered once"
 ROUNDTRIP = "round-tripped suppressed deliveries left unanswered"
 ACCOUNTED = "posted deliveries accounted for"
+WHERE_POSTED = "deliveries handled where posted"
+LANDED = "answers landed at their sender"
+ACCEPTED = "answers accepted by their sender"
 
 # Events that end a delivery (`delivery_id`): it ran, or was refused and told so or logged.
 _ENDS = frozenset({
@@ -73,6 +87,11 @@ class AnswerOnce(Monitor):
         "envelope round trip was on failed routing (is the INV7 machine drawing it?)",
         ACCOUNTED: "no delivery the harness posted reached an end before quiescence (does "
         "the adapter emit HANDLED with the delivery id?)",
+        WHERE_POSTED: "no delivery the harness posted was handled (does the adapter emit "
+        "HANDLED with the delivery id and the hub?)",
+        LANDED: "no answer to a delivery the harness posted was offered to a hub (were any "
+        "posted from a sender with a hub, to a missing target?)",
+        ACCEPTED: "no answer was offered at its sender's hub",
     })
     obligation_needs = MappingProxyType({ROUNDTRIP: Capability.ENVELOPE_ROUNDTRIP})
 
@@ -86,11 +105,16 @@ class AnswerOnce(Monitor):
         self._stopped = False  # after the stop completed nothing is routed, nor answered
         # Deliveries the harness posted that have not ended yet -> where they were last seen.
         self._open: dict[str, TraceEvent | None] = {}
+        # Answers to harness posts, by the answer's own id -> (the answer, its sender).
+        self._owed_to: dict[str, tuple[TraceEvent, str]] = {}
+        self._landed: dict[str, TraceEvent] = {}  # answer id -> its POSTED at the sender
+        self._hubs: set[str] = set()  # live hubs: where an answer can land
 
     def on_fact(self, fact: HarnessFact) -> None:
         if isinstance(fact, Posted) and not self._stopped:
             self._open[fact.delivery_id] = None
         elif isinstance(fact, Injected) and fact.kind is FaultKind.REMOVE_TARGET:
+            self._hubs.discard(fact.target)
             # Its queue goes with the hub: what waited there is cut off, not lost.
             for did, seen in list(self._open.items()):
                 if seen is not None and seen.kind is EventKind.ENQUEUED and seen.hub == fact.target:
@@ -113,15 +137,22 @@ class AnswerOnce(Monitor):
         kind, did = event.kind, event.delivery_id
         if self._open:
             self._track(event, event.answers if kind is EventKind.FAILURE_EMITTED else did)
+        if did is not None and (did in self._owed_to or did in self._landed):
+            self._follow_answer(event, did)
         if kind is EventKind.POSTED and did is not None:
             self._posted.setdefault(did, event)
+        elif kind is EventKind.HANDLED and did is not None:
+            self._handled_where_posted(event, did)
         elif kind is EventKind.REJECTED and did is not None:
             self._rejected.add(did)  # terminal and unanswered: INV1's business
         elif kind is EventKind.FAILURE_EMITTED and event.answers is not None:
             self._observe_answer(event, event.answers)
+        elif kind is EventKind.HUB_CREATED and event.hub is not None:
+            self._hubs.add(event.hub)
         elif kind is EventKind.STOP_COMPLETED:
             self._stopped = True
             self._open.clear()  # cut off by the stop, not lost
+            self._owed_to.clear()
         elif kind in _ROUTING_FAILED or (kind is EventKind.LEG_ENDED and _failed_leg(event)):
             if did is None or did in self._failed or did in self._suppressed or self._stopped:
                 return
@@ -139,7 +170,49 @@ class AnswerOnce(Monitor):
                     if did in self.harness.roundtripped:
                         self.exercised(ROUNDTRIP)
 
+    def _handled_where_posted(self, event: TraceEvent, did: str) -> None:
+        posted = self.harness.posts.get(did)
+        if posted is None:
+            return
+        if event.hub == posted.target:
+            self.exercised(WHERE_POSTED)
+        else:
+            self.flag(f"delivery {did}, posted to {posted.target}, was handled at {event.hub}",
+                      event)
+
+    def _owe(self, event: TraceEvent, answered: str) -> None:
+        """An answer to a harness post: addressed to its sender, and followed to it."""
+        posted = self.harness.posts.get(answered)
+        if posted is None or event.delivery_id is None:
+            return
+        if event.target is not None and event.target != posted.sender:
+            self.flag(f"the answer to {answered} is addressed to {event.target}, but "
+                      f"{posted.sender} sent it", event)
+        self._owed_to[event.delivery_id] = (event, posted.sender)
+
+    def _follow_answer(self, event: TraceEvent, answer: str) -> None:
+        """Where an answer to a harness post is offered, and whether it is taken in."""
+        kind = event.kind
+        if kind is EventKind.POSTED and answer in self._owed_to:
+            emitted, sender = self._owed_to.pop(answer)
+            if event.hub == sender:
+                self.exercised(LANDED)
+                self._landed[answer] = event
+            else:
+                self.flag(f"the answer {answer} to {emitted.answers} landed at {event.hub}, "
+                          f"not at its sender {sender}", emitted, event)
+        elif answer in self._landed and event.hub == self._landed[answer].hub:
+            if kind in (EventKind.ENQUEUED, EventKind.HANDLED):
+                self.exercised(ACCEPTED)
+                del self._landed[answer]
+            elif kind is EventKind.REJECTED:
+                self.flag(f"the answer {answer} was rejected by its sender {event.hub}",
+                          self._landed.pop(answer), event)
+            elif kind in _ENDS:
+                del self._landed[answer]  # gated, dropped or shed there: no verdict
+
     def _observe_answer(self, event: TraceEvent, answered: str) -> None:
+        self._owe(event, answered)
         first = self._answers.get(answered)
         if first is not None:
             self.flag(f"delivery {answered} answered more than once", first, event)
@@ -163,6 +236,11 @@ class AnswerOnce(Monitor):
             for did, ev in self._failed.items()
             if did not in self._answers and did not in self._rejected
         ]
+        found.extend(
+            self.violation(f"the answer {answer} to {emitted.answers} never reached its "
+                           f"sender {sender}, a live hub", emitted)
+            for answer, (emitted, sender) in self._owed_to.items() if sender in self._hubs
+        )
         for did, seen in self._open.items():
             posted = self.harness.posts[did]
             where = (f"last seen {seen.kind.value} at {seen.hub or '?'} at {seen.time_ms} ms"

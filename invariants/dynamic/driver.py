@@ -77,6 +77,9 @@ from invariants.trace import EventKind, MessageClass, TraceEvent
 HUBS = ("h0", "h1", "h2")
 MISSING = ("h0/gone", "ghost")  # under a live prefix, and nowhere at all
 SENDERS = ("client", "peer")
+# The senders with a hub of their own: an answer to "peer" lands at its sender and must be
+# accepted there; one to "client" finds no hub (a sender that has gone).
+SENDER_HUBS = ("peer",)
 WATERMARKS = (4, 25, None)  # None: the mesh's default
 LIVENESS_LIMIT_MS = 10 * 60 * 1000  # teardown runs to quiescence within this bound
 # Steps of each bulk family per run (thousands of posts each): one fan-out and one storm
@@ -222,6 +225,8 @@ class MeshMachine(RuleBasedStateMachine):
             adapter.create_hub(hub, watermark=watermark)
             if watermark is not None:
                 configured[hub] = watermark
+        for hub in SENDER_HUBS:
+            adapter.create_hub(hub)
         params = replace(
             self.base_params, watermarks={**self.base_params.watermarks, **configured}
         )

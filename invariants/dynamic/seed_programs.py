@@ -219,5 +219,21 @@ SEED_PROGRAMS: Mapping[str, Mapping[str, Program]] = {
             ("ignorable", {"sender": "client", "to": "h0/gone", "route": G, "count": 3}),
             _user("ghost"),
         ),
+        # Answers to a sender with a hub of its own ("peer"): a post to a missing hub under
+        # a live one is answered NotFound, handled nowhere, and the answer lands at the
+        # sender and joins its queue.
+        "answer-lands": (
+            _init(),
+            _user("h0/gone", sender="peer"),
+            _user("ghost", sender="peer"),
+        ),
+        # A call refused until its retries are spent: its Rejected answer lands at the
+        # sender, not at the callee that refused it.
+        "refused-call-answered": (
+            _init(),
+            ("reject", {"to": "h1", "count": 8}),
+            _user("h1", G, sender="peer"),
+            ("advance", {"ms": 31_000, "schedule": []}),
+        ),
     },
 }

@@ -35,6 +35,9 @@ from invariants.mutants import (
     m28_first_release_wins,
     m29_answer_ignored,
     m30_fault_never_spent,
+    m31_answer_to_target,
+    m32_answer_without_identity,
+    m33_handled_at_ancestor,
 )
 from invariants.mutants.base import Mutant
 
@@ -69,6 +72,9 @@ MUTANTS: tuple[Mutant, ...] = (
     m28_first_release_wins.MUTANT,
     m29_answer_ignored.MUTANT,
     m30_fault_never_spent.MUTANT,
+    m31_answer_to_target.MUTANT,
+    m32_answer_without_identity.MUTANT,
+    m33_handled_at_ancestor.MUTANT,
 )
 
 
@@ -90,5 +96,5 @@ def select_mutants(names: Sequence[str] | None) -> tuple[Mutant, ...]:
 
 
 def id_range() -> str:
-    """The registered ids as a range for help texts ("M1..M30")."""
+    """The registered ids as a range for help texts ("M1..M33")."""
     return f"{MUTANTS[0].id}..{MUTANTS[-1].id}"

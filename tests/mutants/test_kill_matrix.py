@@ -113,6 +113,9 @@ SEED_KILLS = [
     ("M28", "INV3", "overlapping-holds"),
     ("M29", "INV2", "live-target"),
     ("M30", "INV4", "one-rejection"),
+    ("M31", "INV7", "refused-call-answered"),
+    ("M32", "INV7", "answer-lands"),
+    ("M33", "INV7", "answer-lands"),
 ]
 
 

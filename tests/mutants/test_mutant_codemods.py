@@ -64,6 +64,10 @@ PRE_FIX: dict[str, tuple[str, str]] = {
     "M28": ("if not self.blocked:", "self.mesh.scheduler.now < self._blocked_until:"),
     "M29": ("if self.state is SubscriptionState.ACTIVE or", "if self.state is not"),
     "M30": ("counters[target] = left", "counters[target] = left - 1"),
+    "M31": ('nack = Delivery(mesh.new_id("d"), delivery.target, delivery.target, failure,',
+            'nack = Delivery(mesh.new_id("d"), delivery.target, delivery.sender, failure,'),
+    "M32": ("identity=None)", "identity=NACK_IDENTITY)"),
+    "M33": ("or mesh.hubs.get(mesh.nearest_live_ancestor(delivery.target))", ""),
 }
 MAX_CHANGED_LINES = 8  # a mutant is one statement or expression, plus an import
 
@@ -259,8 +263,11 @@ def test_every_mutant_has_a_module_a_distinct_rewrite_and_its_kills() -> None:
         "M29": {"INV2"},
         # More faults than the harness armed: a call fails only as the harness made it.
         "M30": {"INV4"},
+        # Where each delivery's story ends: its answer at its sender, taken in; itself
+        # handled at the hub it was posted to.
+        "M31": {"INV7"}, "M32": {"INV7"}, "M33": {"INV7"},
     }
-    assert [m.id for m in MUTANTS] == [f"M{i}" for i in range(1, 31)]
+    assert [m.id for m in MUTANTS] == [f"M{i}" for i in range(1, 34)]
     assert {m.id: set(m.kills) for m in MUTANTS} == spec_kills
     assert len({m.slug for m in MUTANTS}) == len({m.codemod for m in MUTANTS}) == len(MUTANTS)
     # Two mutants may rewrite one function (M1 and M13 the same guard), never alike.

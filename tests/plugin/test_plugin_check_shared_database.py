@@ -16,6 +16,7 @@ from hypothesis.database import (
     MultiplexedDatabase,
     ReadOnlyDatabase,
 )
+from prove_selection import ONLY_M3
 from redis_client import UNREACHABLE
 
 import harness.jobs.check.report
@@ -128,8 +129,7 @@ def test_a_kill_matrix_item_replays_the_run_s_database(
     pytester.makepyfile(**{"src/mesh": "VALUE = 1\n"})
     shared = pytester.path / "shared"
     option = [f"--harness-shared-database={shared}"] if named else []
-    result = pytester.runpytest("-p", "harness", "--harness-prove", "-k",
-                                "prove and M3 and not M30", *option)
+    result = pytester.runpytest("-p", "harness", "--harness-prove", "-k", ONLY_M3, *option)
     result.assert_outcomes(passed=1, deselected=len(MUTANTS) + 1)
     assert calls == [shared if named else None]  # M3 is killed by INV2 alone
     assert profile(CI).database is None

@@ -7,12 +7,13 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
+from prove_selection import ONLY_M3
 
 import harness.prove_items
 from invariants.mutants.registry import MUTANTS, find_mutant
 
 TABLE = '[tool.harness]\npaths = ["src"]\ninvariants = []\n'
-ARGS = ("-p", "harness", "--harness-prove", "-k", "prove and M3 and not M30", "-v")
+ARGS = ("-p", "harness", "--harness-prove", "-k", ONLY_M3, "-v")
 
 
 def _repo(pytester: pytest.Pytester) -> None:
