@@ -1,4 +1,4 @@
-"""A per-function control-flow graph built from libcst, and dominance on it.
+"""A per-function control-flow graph built from libcst, and dominance on it (networkx).
 
 Nodes are integers. Every statement gets a node; a condition is split into one test node
 per operand so `and`/`or`/`not` and conditional expressions short-circuit as Python runs
@@ -14,8 +14,9 @@ falling through). A statement of a finally body has a node in each copy.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import libcst as cst
 
@@ -23,100 +24,10 @@ from invariants.scan.names import suite_body
 from invariants.scan.rules.mesh001.flags import guard_flags
 from invariants.scan.rules.mesh001.guards import guard_call, guarded_delivery
 
+if TYPE_CHECKING:  # networkx costs 0.15 s to import: only scans that build a graph pay
+    import networkx as nx
+
 ENTRY, EXIT = 0, 1
-
-
-class Digraph:
-    """Nodes with their successors and predecessors, in insertion order: all a function's
-    control-flow graph needs (networkx would cost 0.15 s of import to every file with one)."""
-
-    __slots__ = ("pred", "succ")
-
-    def __init__(self) -> None:
-        self.succ: dict[int, dict[int, None]] = {}
-        self.pred: dict[int, dict[int, None]] = {}
-
-    def __contains__(self, node: object) -> bool:
-        return node in self.succ
-
-    def number_of_nodes(self) -> int:
-        return len(self.succ)
-
-    def add_node(self, node: int) -> None:
-        self.succ.setdefault(node, {})
-        self.pred.setdefault(node, {})
-
-    def add_nodes_from(self, nodes: Iterable[int]) -> None:
-        for node in nodes:
-            self.add_node(node)
-
-    def add_edge(self, source: int, target: int) -> None:
-        self.add_node(source)
-        self.add_node(target)
-        self.succ[source][target] = None
-        self.pred[target][source] = None
-
-    def postorder(self, start: int) -> list[int]:
-        """The nodes reachable from `start`, each after every node its DFS visits below it."""
-        order: list[int] = []
-        seen = {start}
-        stack = [(start, iter(self.succ[start]))]
-        while stack:
-            node, successors = stack[-1]
-            for successor in successors:
-                if successor not in seen:
-                    seen.add(successor)
-                    stack.append((successor, iter(self.succ[successor])))
-                    break
-            else:
-                stack.pop()
-                order.append(node)
-        return order
-
-    def reaches(self, start: int, goal: int, avoiding: Iterable[int]) -> bool:
-        """Is there a path from `start` to `goal` through none of the nodes `avoiding`?"""
-        blocked = set(avoiding)
-        if start in blocked or goal in blocked:
-            return False
-        seen, stack = {start}, [start]
-        while stack:
-            node = stack.pop()
-            if node == goal:
-                return True
-            for successor in self.succ[node]:
-                if successor not in seen and successor not in blocked:
-                    seen.add(successor)
-                    stack.append(successor)
-        return False
-
-
-def immediate_dominators(graph: Digraph, start: int) -> dict[int, int]:
-    """Node -> its immediate dominator, for every node reachable from `start` (which maps to
-    itself; networkx 3.6 leaves the start out): Cooper, Harvey and Kennedy's iteration."""
-    order = graph.postorder(start)
-    rank = {node: index for index, node in enumerate(order)}
-    idom = {start: start}
-
-    def intersect(left: int, right: int) -> int:
-        while left != right:
-            while rank[left] < rank[right]:
-                left = idom[left]
-            while rank[left] > rank[right]:
-                right = idom[right]
-        return left
-
-    changed = True
-    while changed:
-        changed = False
-        for node in reversed(order[:-1]):  # reverse postorder, the start left out
-            new = None
-            for pred in graph.pred[node]:
-                if pred in idom:
-                    new = pred if new is None else intersect(new, pred)
-            if new is not None and idom.get(node) != new:
-                idom[node] = new
-                changed = True
-    return idom
 
 
 @dataclass(slots=True)
@@ -127,7 +38,7 @@ class _Loop:
 
 @dataclass(slots=True)
 class FunctionCfg:
-    graph: Digraph
+    graph: nx.DiGraph
     node_of: dict[int, int]  # id(statement) -> node
     fact_delivery: dict[int, str]  # fact node -> delivery it proves answerable
     fact_guard: dict[int, cst.Call]  # fact node -> the may_answer() call
@@ -137,7 +48,9 @@ class FunctionCfg:
 
     def idom(self) -> dict[int, int]:
         if self._idom is None:
-            self._idom = immediate_dominators(self.graph, ENTRY)
+            import networkx as nx
+
+            self._idom = nx.immediate_dominators(self.graph, ENTRY)
         return self._idom
 
     def facts_at(self, statement: int) -> dict[str, cst.Call] | None:
@@ -173,7 +86,10 @@ class FunctionCfg:
         for delivery, facts in by_delivery.items():
             if delivery in found or len(facts) < 2 or node in facts:
                 continue
-            if not self.graph.reaches(ENTRY, node, avoiding=facts):
+            import networkx as nx
+
+            without = nx.restricted_view(self.graph, facts, [])
+            if not nx.has_path(without, ENTRY, node):
                 found[delivery] = self.fact_guard[facts[0]]
         return found
 
@@ -185,7 +101,9 @@ class _Builder:
         self.guard_functions = guard_functions
         self.flags = flags  # variable -> (delivery, check) it holds
         self.copies: dict[int, list[int]] = {}
-        self.graph = Digraph()
+        import networkx as nx
+
+        self.graph: nx.DiGraph = nx.DiGraph()
         self.graph.add_nodes_from((ENTRY, EXIT))
         self.node_of: dict[int, int] = {}
         self.fact_delivery: dict[int, str] = {}
