@@ -157,6 +157,9 @@ class StockLoopAdapter(ADAPTER.AioMeshAdapter):  # type: ignore[misc, name-defin
     def now_ms(self) -> int:
         return self._ms
 
+    def schedule_text(self) -> str:
+        return "the stock loop in real time: no schedule record"
+
     def _run_to(self, ms: int) -> None:
         loop = self.loop
         loop.run_until_complete(asyncio.sleep(max(0.0, self._t0 + ms * self.scale - loop.time())))
