@@ -140,15 +140,8 @@ def _collect(module: cst.Module) -> _Collected:
         elif isinstance(node, cst.Attribute) and node.attr.value == "__class__":
             found.class_reads.append(ClassReadRecord(tuple(path), node))
         path.append(node)
-        children: list[cst.CSTNode] = []
-        for name in _node_fields(type(node)):
-            value = getattr(node, name)
-            if isinstance(value, cst.CSTNode):
-                children.append(value)
-            elif isinstance(value, (list, tuple)):
-                children.extend(item for item in value if isinstance(item, cst.CSTNode))
         depth += 1
-        stack.extend((child, depth) for child in reversed(children))
+        stack.extend((child, depth) for child in reversed(child_nodes(node)))
     return found
 
 
