@@ -183,8 +183,8 @@ class AnswerOnce(Monitor):
     def _owe(self, event: TraceEvent, answered: str) -> None:
         """An answer to a harness post: addressed to its sender, and followed to it."""
         posted = self.harness.posts.get(answered)
-        if posted is None or event.delivery_id is None:
-            return
+        if posted is None or event.delivery_id is None or self._stopped:
+            return  # after the stop completed nothing is owed (answering is INV7's above)
         if event.target is not None and event.target != posted.sender:
             self.flag(f"the answer to {answered} is addressed to {event.target}, but "
                       f"{posted.sender} sent it", event)
