@@ -125,9 +125,15 @@ def tie_slowdowns(params: CheckParams | None) -> tuple[int, ...]:
     return tuple(dict.fromkeys((*_SLOWDOWNS, *(ms for ms in at_waits if ms > 0))))
 
 
-def _family_arguments(plan: Plan) -> dict[str, dict[str, st.SearchStrategy[Any]]]:
+def _family_arguments(
+    plan: Plan, at_waits: tuple[int, ...] | None = None,
+) -> dict[str, dict[str, st.SearchStrategy[Any]]]:
+    """Each family's argument strategies; with `at_waits` (a mesh that marks its timer
+    ties: `tie_slowdowns`) slowdowns are drawn from those, on the targets the plan posts to."""
     route = st.sampled_from(plan.routes)
     to = st.sampled_from(plan.targets)
+    slow = ({"to": _ANY_TARGET, "duration_ms": st.sampled_from(_SLOWDOWNS)} if at_waits is None
+            else {"to": to, "duration_ms": st.sampled_from(at_waits)})
     # Bulk steps go straight to the intake or through the hierarchical router (packaged,
     # so the identity stamp is on the path); the direct route first, it shrinks there.
     bulk_route = st.sampled_from(
@@ -156,7 +162,7 @@ def _family_arguments(plan: Plan) -> dict[str, dict[str, st.SearchStrategy[Any]]
         "timeout": {"to": _HUB, "count": st.integers(1, 3)},
         "aggregate": {"to": _HUB, "count": st.integers(1, 3), "timeout_first": st.booleans()},
         "block": {"to": _HUB, "duration_ms": st.sampled_from([100, 1_000, 5_000, 40_000])},
-        "slow": {"to": _ANY_TARGET, "duration_ms": st.sampled_from(_SLOWDOWNS)},
+        "slow": slow,
         "remove": {"to": _HUB},
         "stop": {
             "graceful": st.sampled_from([True, False]),  # graceful first: it holds
@@ -312,10 +318,8 @@ def machine_class(
         any(p.holds for p in plans),
     ), capabilities)
     families = plan.core | plan.extra
-    arguments = _family_arguments(plan)
-    if Capability.TIMER_TIES in capabilities:
-        arguments["slow"] = {"to": st.sampled_from(plan.targets),
-                             "duration_ms": st.sampled_from(tie_slowdowns(params))}
+    ties = Capability.TIMER_TIES in capabilities
+    arguments = _family_arguments(plan, tie_slowdowns(params) if ties else None)
     toggled = sorted(plan.extra - plan.core)
     scenarios = _light_scenarios(check_ids, capabilities) if seed_scenarios else []
 
