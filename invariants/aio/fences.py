@@ -57,7 +57,7 @@ FENCED: dict[str, str] = {
 
 def fenced_call(loop: object, call: str, why: str) -> FencedCall:
     """The error for `call`, recorded on `loop` (so code that swallows it still fails the
-    run: see `VirtualLoop.raise_fenced`)."""
+    run: see `FencedEventLoop.raise_fenced`)."""
     error = FencedCall(call, f"{type(loop).__name__}.{call} is fenced: {why}")
     record = getattr(loop, "_fence_errors", None)
     if isinstance(record, list):
@@ -116,6 +116,13 @@ class FencedEventLoop(asyncio.BaseEventLoop):
         else:
             self.call_soon(_deliver_result, future, result)
         return future
+
+    def raise_fenced(self) -> None:
+        """Raise the first fenced call since the last check, even if the program caught it."""
+        if self._fence_errors:
+            error = self._fence_errors[0]
+            self._fence_errors.clear()
+            raise error
 
 
 for _call in FENCED:
