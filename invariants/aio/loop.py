@@ -72,7 +72,7 @@ class VirtualLoop(FencedEventLoop):
         self.rig: object | None = None
         self._clock_moved()
 
-    # The clock.
+    # The clock, and what has run.
 
     def time(self) -> float:
         return self._clock.now_us / US
