@@ -136,7 +136,7 @@ def add_param_option(parser: Any) -> None:
 
 
 def documented_params() -> list[tuple[str, str, object]]:
-    """(key, type, default) of every parameter, for the docs and `--help`."""
+    """(key, type, default) of every parameter, one per `CheckParams` field, in field order."""
     defaults = CheckParams()
     return [
         (name, _describe(kind).replace("non-negative ", "") if name in _SIGNED

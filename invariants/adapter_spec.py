@@ -2,9 +2,9 @@
 
 A spec names an importable module and a callable in it (dotted attributes allowed, as in
 `pkg.mod:Factory.create`) that takes a `Chooser` and returns a `MeshAdapter`. Every entry
-point loads factories here (the plugin, `check`, `prove`, `fuzz` and its workers). Every
-problem is one line naming where the spec came from (`--harness-adapter`, `[tool.harness]
-adapter`, ...), so a typo is obvious.
+point loads factories here (the plugin, `check`, `adapter-check`, `fuzz` and its workers).
+Every problem is one line naming where the spec came from (`--harness-adapter`,
+`[tool.harness] adapter`, ...), so a typo is obvious.
 """
 
 from __future__ import annotations
