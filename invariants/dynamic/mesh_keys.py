@@ -41,7 +41,6 @@ from typing import Any, cast
 
 from hypothesis import Phase
 from hypothesis import settings as Settings
-from hypothesis.internal.reflection import function_digest
 from hypothesis.stateful import get_state_machine_test, run_state_machine_as_test
 
 from invariants.adapter import MESH_ID_ATTRIBUTE as MESH_ID_ATTRIBUTE
@@ -50,15 +49,16 @@ from invariants.checks import CheckParams, changed_figures
 from invariants.dynamic.driver import MeshMachine
 from invariants.dynamic.plans import machine_class
 from invariants.dynamic.profiles import BASE_PROFILES, FUZZ
+from invariants.engine_internals.hypothesis_private import (
+    add_to_digest,
+    function_digest,
+    set_use_seed,
+)
 
 # Hypothesis leaves these untyped; their contract is (machine class, settings=...).
 _state_machine_test = cast(Callable[..., Any], get_state_machine_test)
 _run_machine = cast(Callable[..., None], run_state_machine_as_test)
 
-# Read by Hypothesis' `function_digest` (hypothesis.internal.reflection).
-_DIGEST_ATTRIBUTE = "_hypothesis_internal_add_digest"
-# Copied by `get_state_machine_test` onto the test: the seed of its random generation.
-_SEED_ATTRIBUTE = "_hypothesis_internal_use_seed"
 # Ours: the seed a derandomized run of the machine, unkeyed, would use.
 _CHECK_SEED_ATTRIBUTE = "_harness_check_seed"
 
@@ -84,8 +84,7 @@ def keyed_machine_class(
     setattr(machine, _CHECK_SEED_ATTRIBUTE, int.from_bytes(database_key(machine), "big"))
     with calling_adapter(factory_name(adapter_factory), "from its factory"):
         portable = bool(getattr(adapter_factory(FirstChooser()), "schedule_portable", True))
-    setattr(machine, _DIGEST_ATTRIBUTE, key_digest(adapter_factory, params,
-                                                   portable=portable))
+    add_to_digest(machine, key_digest(adapter_factory, params, portable=portable))
     return machine
 
 
@@ -115,7 +114,7 @@ def run_keyed_machine(machine: type[MeshMachine], settings: Settings) -> None:
     an unkeyed machine would be), any other run draws at random as usual. Saved examples
     are replayed first at the `fuzz` profile's step count (`replay_first`)."""
     seed = getattr(machine, _CHECK_SEED_ATTRIBUTE, None) if settings.derandomize else None
-    setattr(machine, _SEED_ATTRIBUTE, seed)
+    set_use_seed(machine, seed)
     replay = replay_first(settings)
     # Hypothesis refuses a run with nothing to do: replay only where examples are saved.
     if replay is not None and _has_saved_examples(replay, database_key(machine)):

@@ -16,9 +16,17 @@ from __future__ import annotations
 from collections.abc import Hashable, Iterable
 
 from hypothesis import strategies as st
-from hypothesis.internal.conjecture.data import ConjectureData
 from hypothesis.stateful import RuleBasedStateMachine
-from hypothesis.strategies._internal.featureflags import FeatureFlags, FeatureStrategy
+
+from invariants.engine_internals.hypothesis_private import (
+    ConjectureData,
+    FeatureFlags,
+    FeatureStrategy,
+    at_least_one_of,
+    rule_names,
+    rules_strategy,
+    set_enabled_rules_strategy,
+)
 
 
 class _SomeAlwaysOn(FeatureStrategy):
@@ -27,22 +35,18 @@ class _SomeAlwaysOn(FeatureStrategy):
         self._on = tuple(on)
 
     def do_draw(self, data: ConjectureData) -> FeatureFlags:
-        return FeatureFlags(data, enabled=self._on, at_least_one_of=self._at_least_one_of)
+        return FeatureFlags(data, enabled=self._on, at_least_one_of=at_least_one_of(self))
 
 
 def keep_on(machine: RuleBasedStateMachine, rules: Iterable[str]) -> None:
     """Make Hypothesis's swarm leave `rules` (rule names) enabled in every run of
     `machine`; call it from the machine's `__init__`, after `RuleBasedStateMachine`'s."""
-    strategy = machine._rules_strategy  # Hypothesis's RuleStrategy for this run
-    if not hasattr(strategy, "enabled_rules_strategy"):
-        # Setting it would silently do nothing: fail where the cause is plain.
-        raise RuntimeError("this Hypothesis keeps a state machine's rule swarm elsewhere; "
-                           "invariants.dynamic.rule_swarm needs updating")
-    names = frozenset(rule.function.__name__ for rule in strategy.rules)
+    strategy = rules_strategy(machine)  # Hypothesis's RuleStrategy for this run
+    names = rule_names(strategy)
     unknown = set(rules) - names
     if unknown:
         raise ValueError(f"{type(machine).__name__} has no rule(s) {sorted(unknown)}")
     # The same sharing key as Hypothesis's own: one set of flags per run of this machine.
-    strategy.enabled_rules_strategy = st.shared(
+    set_enabled_rules_strategy(strategy, st.shared(
         _SomeAlwaysOn(sorted(rules), names), key=("enabled rules", machine)
-    )
+    ))

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from hypofuzz.database import HypofuzzDatabase
 from hypothesis.database import ExampleDatabase
+
+from invariants.engine_internals.hypofuzz_database import HypofuzzDatabase
 
 
 @dataclass(frozen=True)

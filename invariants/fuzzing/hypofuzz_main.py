@@ -8,16 +8,18 @@ imports this module again) has them too:
 - the harness's schedule across the tests (`sliced_worker`: the hub's assignment, kept
   alive until the workers report, and workers rotating through their tests in slices);
 - the replay of a recorded choice sequence in step with the test's draws
-  (`replay_alignment`), without which HypoFuzz's coverage guidance keeps nothing;
-- coverage measured on the mesh, not on the harness's own code (`coverage_scope`), which
+  (`invariants.engine_internals.replay_alignment`), without which HypoFuzz's coverage
+  guidance keeps nothing;
+- coverage measured on the mesh, not on the harness's own code
+  (`invariants.engine_internals.coverage_scope`), which
   nearly doubles the examples a session runs.
 """
 
 from __future__ import annotations
 
+from invariants.engine_internals.coverage_scope import measure_the_mesh_only
+from invariants.engine_internals.replay_alignment import align_replayed_choices
 from invariants.fuzzing import sliced_worker, startup
-from invariants.fuzzing.coverage_scope import measure_the_mesh_only
-from invariants.fuzzing.replay_alignment import align_replayed_choices
 
 
 def install_fixes() -> None:
@@ -30,7 +32,7 @@ if __name__ in ("__main__", "__mp_main__"):  # the launcher, or a worker it spaw
     install_fixes()
 
 if __name__ == "__main__":
-    from hypofuzz.entrypoint import fuzz
+    from invariants.engine_internals.hypofuzz_private import fuzz_main
 
     startup.mark(startup.HUB_IMPORTED)
-    fuzz(prog_name="hypothesis fuzz")
+    fuzz_main(prog_name="hypothesis fuzz")

@@ -28,30 +28,35 @@ import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import partial
 from random import Random
-from typing import Any, cast
+from typing import Any
 
-import hypofuzz.collection as hypofuzz_collection
-import hypofuzz.hypofuzz as hypofuzz_core
-from hypofuzz.database import HypofuzzDatabase, Phase
-from hypofuzz.hypofuzz import (
+from hypothesis import settings
+from hypothesis.database import BackgroundWriteDatabase
+
+from invariants.engine_internals import hypofuzz_private
+from invariants.engine_internals.hypofuzz_database import HypofuzzDatabase, Phase
+from invariants.engine_internals.hypofuzz_private import (
     FailedFatally,
-    FuzzTarget,
     FuzzWorker,
     FuzzWorkerHub,
     HitShrinkTimeoutError,
+    process_uuid,
+    replace_collect_tests,
+    replace_execute_once,
+    replace_rebalance,
+    replace_worker_class,
+    switch_to_target,
+    update_targets,
 )
-from hypofuzz.utils import process_uuid
-from hypothesis import settings
-from hypothesis.core import skip_exceptions_to_reraise as _skip_exceptions
-from hypothesis.database import BackgroundWriteDatabase
-
+from invariants.engine_internals.hypothesis_private import (
+    join_background_writes,
+    pytest_skip_exceptions,
+)
 from invariants.fuzzing import startup
 from invariants.fuzzing.schedule import ENV_SLICE_SECONDS, MIN_SLICE_SECONDS, Rotation, assign
 
-# pytest's skip exceptions, which Hypothesis re-raises (untyped there).
-_SKIPS: tuple[type[BaseException], ...] = cast(
-    Callable[[], tuple[type[BaseException], ...]], _skip_exceptions
-)()
+# pytest's skip exceptions, which Hypothesis re-raises.
+_SKIPS: tuple[type[BaseException], ...] = pytest_skip_exceptions()
 IDLE_SECONDS = 1.0  # a worker whose tests all failed waits for the hub (or the stop)
 FLUSH_SECONDS = 2.0  # per queue: what a worker may spend writing out at the stop
 
@@ -105,7 +110,7 @@ class SlicedWorker(FuzzWorker):
         while turns is None or done < turns:
             done += 1
             nodeids: Sequence[str] = list(self.shared_state["hub_state"]["nodeids"])
-            self._update_targets(nodeids)
+            update_targets(self, nodeids)
             valid = set(map(id, self.valid_targets))
             target = rotation.pick([self.targets[n] for n in nodeids], partial(_in, valid))
             if target is None:
@@ -118,7 +123,7 @@ class SlicedWorker(FuzzWorker):
 
     def _run_slice(self, rotation: Rotation, target: Any) -> None:
         try:
-            self._switch_to_target(target)
+            switch_to_target(self, target)
             rotation.run_slice(self._first_marked(target.run_one),
                                lambda: bool(target.has_found_failure))
         except FailedFatally:
@@ -150,7 +155,7 @@ class SlicedWorker(FuzzWorker):
         return first
 
 
-_UNCACHED_COLLECT: Callable[..., Any] = hypofuzz_collection.collect_tests
+_UNCACHED_COLLECT: Callable[..., Any] = hypofuzz_private.collect_tests
 _COLLECTED: dict[tuple[str, ...], Any] = {}  # the hub's, which its forked workers inherit
 
 
@@ -174,7 +179,7 @@ def flush_pending_writes(timeout: float = FLUSH_SECONDS) -> int:
     returns how many queues there were. HypoFuzz wraps the database in several."""
     queues = [o for o in gc.get_objects() if isinstance(o, BackgroundWriteDatabase)]
     for queue in queues:
-        queue._join(timeout)
+        join_background_writes(queue, timeout)
     return len(queues)
 
 
@@ -188,7 +193,7 @@ def _in(ids: set[int], target: Any) -> bool:
 
 
 _shrink_seconds = MIN_SLICE_SECONDS  # set by the worker from its slice
-_UNCUT_EXECUTE_ONCE: Callable[..., None] = FuzzTarget._execute_once
+_UNCUT_EXECUTE_ONCE: Callable[..., None] = hypofuzz_private.execute_once
 _SHRINK_STARTED = "_harness_shrink_started"
 _clock: Callable[[], float] = time.perf_counter
 
@@ -212,8 +217,8 @@ def install() -> None:
     """Put HypoFuzz's hub and workers on the harness's schedule (once; idempotent)."""
     if getattr(FuzzWorkerHub, "_harness_scheduled", False):
         return
-    setattr(FuzzWorkerHub, "_rebalance", rebalance)  # noqa: B010 (a method, on purpose)
+    replace_rebalance(rebalance)
     setattr(FuzzWorkerHub, "_harness_scheduled", True)  # noqa: B010
-    setattr(hypofuzz_core, "FuzzWorker", SlicedWorker)  # noqa: B010 (what `_start_worker` makes)
-    setattr(FuzzTarget, "_execute_once", cut_shrink_at_one_slice)  # noqa: B010
-    setattr(hypofuzz_collection, "collect_tests", collect_once)  # noqa: B010 (the hub's)
+    replace_worker_class(SlicedWorker)  # what `_start_worker` makes
+    replace_execute_once(cut_shrink_at_one_slice)
+    replace_collect_tests(collect_once)  # the hub's

@@ -22,8 +22,8 @@ from hypothesis.database import InMemoryExampleDatabase
 from hypothesis.stateful import get_state_machine_test
 
 from invariants.dynamic.profiles import FUZZ, profile
+from invariants.engine_internals.replay_alignment import align_replayed_choices
 from invariants.fuzzing.config import FuzzConfig
-from invariants.fuzzing.replay_alignment import align_replayed_choices
 from invariants.fuzzing.selection import build_machines
 
 

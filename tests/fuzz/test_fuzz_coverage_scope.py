@@ -13,7 +13,8 @@ pytest.importorskip("hypofuzz", reason="needs the fuzz extra: pip install -e '.[
 import hypofuzz.coverage as hypofuzz_coverage
 
 import reference_impl.ladder
-from invariants.fuzzing import coverage_scope, schedule
+from invariants.engine_internals import coverage_scope
+from invariants.fuzzing import schedule
 
 HARNESS_FILE = schedule.__file__
 MESH_FILE = reference_impl.ladder.__file__

@@ -101,10 +101,10 @@ def _workers_environ(settings: HarnessSettings) -> dict[str, str]:
 def run(args: argparse.Namespace) -> int:
     """The session; what the user gave that cannot be used (a setting, an option, the
     database SPEC, the adapter) is a `UserError`, one line and exit 2 in `harness.cli`."""
-    try:
-        import hypofuzz  # noqa: F401  (only checks that the fuzz extra is installed)
-    except ImportError:
-        raise UserError("HypoFuzz is not installed (pip install 'mesh-harness[fuzz]')") from None
+    from invariants.engine_internals import hypofuzz_installed
+
+    if not hypofuzz_installed():
+        raise UserError("HypoFuzz is not installed (pip install 'mesh-harness[fuzz]')")
     from harness.params import parse_assignments
     from harness.settings import Overrides, for_command, importing_from
     from invariants.adapter import AdapterExited

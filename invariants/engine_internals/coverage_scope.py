@@ -24,16 +24,21 @@ from pathlib import Path
 from types import FrameType
 from typing import Any
 
-import hypofuzz.coverage as hypofuzz_coverage
-
 import invariants
+from invariants.engine_internals import HYPOFUZZ_PIN, private_attribute, private_imports
+
+with private_imports("hypofuzz", HYPOFUZZ_PIN):
+    import hypofuzz.coverage as hypofuzz_coverage
 
 HARNESS_DIRECTORY = str(Path(invariants.__file__).resolve().parent) + os.sep
 _MARK = "_harness_mesh_only"
 
 # HypoFuzz's own filter and line tracer, kept for the negative control in the tests.
-TRACES_ALL: Callable[[str], bool] = hypofuzz_coverage.should_trace
-_TRACE_LINES: Callable[..., Any] = hypofuzz_coverage.CoverageCollector.trace_pre_312
+TRACES_ALL: Callable[[str], bool] = private_attribute(
+    hypofuzz_coverage, "should_trace", HYPOFUZZ_PIN)
+_TRACE_LINES: Callable[..., Any] = private_attribute(
+    private_attribute(hypofuzz_coverage, "CoverageCollector", HYPOFUZZ_PIN), "trace_pre_312",
+    HYPOFUZZ_PIN)
 
 
 @cache

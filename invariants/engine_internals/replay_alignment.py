@@ -22,20 +22,28 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from hypofuzz.provider import HypofuzzProvider
-from hypothesis.control import current_build_context, currently_in_test_context
+from hypothesis.control import currently_in_test_context
+
+from invariants.engine_internals import HYPOFUZZ_PIN, private_attribute, private_imports
+from invariants.engine_internals.hypothesis_private import choices_so_far
+
+with private_imports("hypofuzz", HYPOFUZZ_PIN):
+    from hypofuzz.provider import HypofuzzProvider, State
 
 _MARK = "_harness_aligned"
 
 # HypoFuzz's own `_pop_choice`, kept for the negative control in the tests.
-UNALIGNED_POP_CHOICE: Callable[..., Any] = HypofuzzProvider._pop_choice
+UNALIGNED_POP_CHOICE: Callable[..., Any] = private_attribute(
+    HypofuzzProvider, "_pop_choice", HYPOFUZZ_PIN)
+# Set below; a state without it would take the attribute and replay out of step as before.
+private_attribute(State, "choice_index", HYPOFUZZ_PIN)
 
 
 def aligned_pop_choice(self: Any, choice_type: str, constraints: Any) -> Any:
-    state = self._state
+    state = private_attribute(self, "_state", HYPOFUZZ_PIN)
     if state is not None and currently_in_test_context():
         # Draws made so far, forced ones included: the index of this draw's choice.
-        state.choice_index = len(current_build_context().data.nodes)
+        state.choice_index = choices_so_far()
     return UNALIGNED_POP_CHOICE(self, choice_type, constraints)
 
 
