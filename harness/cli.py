@@ -1,7 +1,9 @@
 """`python -m harness` / `mesh-harness`: one entry, a subcommand per job.
 
-Each subcommand lives in its own module exposing `add_parser(subparsers)`, which
-registers the parser and sets `func` (args -> exit code). Exit codes: 0 clean,
+Each subcommand lives in its job's `command` module, which defines its record `COMMAND`
+(`harness.jobs.Command`: the name, and `add_parser(subparsers)`, which registers the
+parser and sets `func`, args -> exit code); `COMMAND_MODULES` lists the modules, and a new
+command is its job package plus its line there. Exit codes: 0 clean,
 1 findings or failed checks, 2 usage or configuration error (a `UserError` from any
 command, mapped here alone: `mesh-harness <cmd>: error: <message>`); for every command,
 128 + the signal's number when a signal ended it (130 SIGINT, 143 SIGTERM, 129 SIGHUP),
@@ -16,17 +18,43 @@ import os
 import sys
 from collections.abc import Sequence
 
-from invariants import interrupts
+from harness.jobs import Command
+from invariants import interrupts, records
 from invariants.user_errors import UserError
 
-# Command name -> the module that registers it, in the order `--help` lists them.
-COMMANDS: dict[str, str] = {
-    "scan": "harness.jobs.scan.command",
-    "fuzz": "harness.jobs.fuzz.command",
-    "prove": "harness.jobs.prove.command",
-    "check": "harness.jobs.check.command",
-    "adapter-check": "harness.jobs.adapter_check.command",
-}
+# One line per command module, in the order `--help` lists them; each defines `COMMAND`.
+COMMAND_MODULES: tuple[str, ...] = (
+    "harness.jobs.scan.command",
+    "harness.jobs.fuzz.command",
+    "harness.jobs.prove.command",
+    "harness.jobs.check.command",
+    "harness.jobs.adapter_check.command",
+)
+
+
+def command_name(module: str) -> str:
+    """A command's name, read from its module's path without importing it (so `scan` does
+    not pay for the other jobs' imports): the job package's name, `_` read as `-`."""
+    return module.split(".")[-2].replace("_", "-")
+
+
+# Command name -> the module that defines it, in `--help` order.
+COMMANDS: dict[str, str] = {command_name(module): module for module in COMMAND_MODULES}
+
+# Job modules whose record is not written yet: their `add_parser` stands for it.
+_WITHOUT_RECORD = frozenset({"harness.jobs.check.command", "harness.jobs.prove.command"})
+
+
+def command_of(module: str) -> Command:
+    """The `COMMAND` record of `module`, named as its path says (a `TypeError` naming the
+    module otherwise)."""
+    if module in _WITHOUT_RECORD and not hasattr(importlib.import_module(module), "COMMAND"):
+        return Command(command_name(module), importlib.import_module(module).add_parser)
+    record = records.load_one(module, "COMMAND", Command)
+    if record.name != command_name(module):
+        raise TypeError(f"{module}: COMMAND is named {record.name!r}, its path says "
+                        f"{command_name(module)!r}")
+    return record
 
 
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
@@ -39,7 +67,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for command, module in COMMANDS.items():
         if only is None or command == only:
-            importlib.import_module(module).add_parser(subparsers)
+            command_of(module).add_parser(subparsers)
     return parser
 
 

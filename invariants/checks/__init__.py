@@ -1,14 +1,17 @@
 """Trace checkers INV1–INV7: pure folds over `invariants.trace` events.
 
-`CHECKS` maps each check id to its monitor class (a new checker is its module plus one
-line in the tuple below); `check(check_id, trace)` runs one; `check_ids` is the one
-normaliser of invariant ids every entry point uses.
+A new checker is its module, ending with its record (`check = check_function(Cls)`, a
+`Check`: the monitor class and the checker as a plain function), plus its line in
+`CHECK_MODULES` (loaded by `invariants.records`, as every registry is). `CHECKS`
+maps each check id to its monitor class; `check(check_id, trace)` runs one; `check_ids` is
+the one normaliser of invariant ids every entry point uses.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from invariants import records
 from invariants.adapter import Capability
 from invariants.checks.harness_facts import (
     HarnessFact,
@@ -18,31 +21,24 @@ from invariants.checks.harness_facts import (
     StopAsked,
     Subscribed,
 )
-from invariants.checks.inv1_rejection_terminal import RejectionTerminal
-from invariants.checks.inv2_bounded_subscribe import BoundedSubscribe
-from invariants.checks.inv3_aggregate_watermark import AggregateWatermark
-from invariants.checks.inv4_no_resend_after_timeout import NoResendAfterTimeout
-from invariants.checks.inv5_stop_holds import StopHolds
-from invariants.checks.inv6_fanout_not_dropped import FanoutNotDropped
-from invariants.checks.inv7_answer_once import AnswerOnce
-from invariants.checks.monitor import Monitor, run_monitor
+from invariants.checks.monitor import Check, Monitor, run_monitor
 from invariants.checks.params import DEFAULT_PARAMS, CheckParams, changed_figures, with_figures
 from invariants.checks.violation import Violation, describe
 from invariants.trace import MessageClass, TraceEvent
 from invariants.user_errors import UserError
 
-CHECKS: dict[str, type[Monitor]] = {
-    cls.check_id: cls
-    for cls in (
-        RejectionTerminal,
-        BoundedSubscribe,
-        AggregateWatermark,
-        NoResendAfterTimeout,
-        StopHolds,
-        FanoutNotDropped,
-        AnswerOnce,
-    )
-}
+# One line per checker module, in id order; each module defines `check`, its record.
+CHECK_MODULES: tuple[str, ...] = (
+    "invariants.checks.inv1_rejection_terminal",
+    "invariants.checks.inv2_bounded_subscribe",
+    "invariants.checks.inv3_aggregate_watermark",
+    "invariants.checks.inv4_no_resend_after_timeout",
+    "invariants.checks.inv5_stop_holds",
+    "invariants.checks.inv6_fanout_not_dropped",
+    "invariants.checks.inv7_answer_once",
+)
+CHECK_RECORDS: tuple[Check, ...] = records.load(CHECK_MODULES, "check", Check)
+CHECKS: dict[str, type[Monitor]] = {record.id: record.monitor for record in CHECK_RECORDS}
 CHECK_IDS: tuple[str, ...] = tuple(CHECKS)
 
 
@@ -101,7 +97,10 @@ def check(
 __all__ = [
     "CHECKS",
     "CHECK_IDS",
+    "CHECK_MODULES",
+    "CHECK_RECORDS",
     "DEFAULT_PARAMS",
+    "Check",
     "CheckParams",
     "HarnessFact",
     "Injected",

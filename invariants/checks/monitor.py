@@ -25,6 +25,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import ClassVar, Protocol
 
 from invariants.adapter import DEFAULT_CAPABILITIES, Capability
@@ -201,10 +202,25 @@ class CheckFunction(Protocol):
     ) -> list[Violation]: ...
 
 
-def check_function(monitor_class: type[Monitor]) -> CheckFunction:
-    """The module-level `check` of one invariant: a fresh monitor fed the whole trace."""
+@dataclass(frozen=True)
+class Check:
+    """A checker's record, the `check` its module ends with (`check = check_function(Cls)`):
+    the monitor class, whose `check_id` and `title` it goes by, and the checker as a plain
+    function over a whole trace (a fresh monitor fed all of it).
+    `invariants.checks.CHECK_MODULES` lists the modules."""
 
-    def check(
+    monitor: type[Monitor]
+
+    @property
+    def id(self) -> str:
+        return self.monitor.check_id
+
+    @property
+    def title(self) -> str:
+        return self.monitor.title
+
+    def __call__(
+        self,
         trace: Sequence[TraceEvent],
         params: CheckParams = DEFAULT_PARAMS,
         *,
@@ -214,9 +230,11 @@ def check_function(monitor_class: type[Monitor]) -> CheckFunction:
         facts: Sequence[HarnessFact] = (),
     ) -> list[Violation]:
         return run_monitor(
-            monitor_class(params), trace, now_ms=now_ms, final=final, declared=declared,
+            self.monitor(params), trace, now_ms=now_ms, final=final, declared=declared,
             facts=facts,
         )
 
-    check.__doc__ = f"{monitor_class.check_id}: {monitor_class.title}."
-    return check
+
+def check_function(monitor_class: type[Monitor]) -> Check:
+    """The module-level `check` of one invariant, its record."""
+    return Check(monitor_class)

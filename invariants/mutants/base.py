@@ -45,6 +45,14 @@ class Mutant:
     kills: tuple[str, ...]  # the checks that must catch it
     codemod: type[MutationCodemod]
     expected_hits: int = 1
+    # What the rewrite shows, for its tests: code found on a line it adds (the pre-fix
+    # shape) and code found on a line it removes ("" for nothing: a mutant that only
+    # removes, or only adds, or rewrites its target in place).
+    writes: str = ""
+    removes: str = ""
+    # The seed scenarios (`invariants.dynamic.seed_programs`) of its dynamic kill that
+    # must catch it, run as fixed step programs.
+    seeds: tuple[str, ...] = ()
 
     @property
     def name(self) -> str:

@@ -38,5 +38,8 @@ MUTANT = Mutant(
     site="AggregateWatermark.should_shed",
     target="return depth >= self.watermark and message_class.sheddable",
     kills=("INV3",),
+    writes="return depth >= self.watermark",
+    removes="and message_class.sheddable",
+    seeds=("flood",),
     codemod=ShedsUserMessages,
 )

@@ -35,5 +35,8 @@ MUTANT = Mutant(
     site="GrainDeliveryOperation._failed",
     target="if is_resendable(exc) and attempt < self.router.retries: ...",
     kills=("INV4",),
+    writes="",
+    removes="if is_resendable(exc) and attempt < self.router.retries:",
+    seeds=("rejection-retry",),
     codemod=NoDeliveryRetry,
 )

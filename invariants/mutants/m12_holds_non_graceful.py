@@ -39,5 +39,8 @@ MUTANT = Mutant(
     site="RoutingQuiescenceParticipant.on_active_stop",
     target="if not self.silo.graceful: done(); return",
     kills=("INV5",),
+    writes="",
+    removes="if not self.silo.graceful:",
+    seeds=("stop-non-graceful",),
     codemod=HoldsNonGraceful,
 )

@@ -39,5 +39,8 @@ MUTANT = Mutant(
     site="Router.answer_failure",
     target="if not delivery.may_answer():",
     kills=("INV7",),
+    writes="if not delivery.may_answer() or delivery.packaged:",
+    removes="if not delivery.may_answer():",
+    seeds=("departed-owner",),
     codemod=SuppressPackaged,
 )

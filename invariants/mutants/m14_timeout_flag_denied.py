@@ -33,5 +33,8 @@ MUTANT = Mutant(
     site="GrainDeliveryOperation._failed",
     target="timed_out=is_timeout(exc)",
     kills=("INV4",),
+    writes="timed_out=False",
+    removes="timed_out=is_timeout(exc)",
+    seeds=("timeout",),
     codemod=TimeoutFlagDenied,
 )

@@ -39,5 +39,8 @@ MUTANT = Mutant(
     site="retry_delay_ms",
     target="return min(RETRY_BASE_DELAY_MS * (1 << retry), RETRY_MAX_DELAY_MS)",
     kills=("INV4",),
+    writes="return RETRY_BASE_DELAY_MS * (1 << retry)",
+    removes="return min(RETRY_BASE_DELAY_MS * (1 << retry), RETRY_MAX_DELAY_MS)",
+    seeds=("rejection-retry",),
     codemod=UncappedRetryDelay,
 )

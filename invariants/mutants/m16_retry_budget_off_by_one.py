@@ -39,5 +39,8 @@ MUTANT = Mutant(
     site="GrainDeliveryOperation._failed",
     target="attempt < self.router.retries",
     kills=("INV4",),
+    writes="if is_resendable(exc) and attempt <= self.router.retries:",
+    removes="if is_resendable(exc) and attempt < self.router.retries:",
+    seeds=("rejection-retry",),
     codemod=RetryBudgetOffByOne,
 )

@@ -41,5 +41,8 @@ MUTANT = Mutant(
     site="RoutingQuiescenceParticipant.hold_until_drained",
     target="self.mesh.scheduler.after(self.budget_ms, self._budget_spent)",
     kills=("INV5",),
+    writes="self.mesh.scheduler.after(self.budget_ms // 1000, self._budget_spent)",
+    removes="self.mesh.scheduler.after(self.budget_ms, self._budget_spent)",
+    seeds=("stop-with-legs", "stop-budget-expiry"),
     codemod=BudgetInSeconds,
 )

@@ -36,5 +36,8 @@ MUTANT = Mutant(
     site="Hub.offer",
     target="delivery.diagnostic_key (the ENQUEUED record)",
     kills=("INV6",),
+    writes="delivery.target, delivery.message_type, message_class, delivery.identity,",
+    removes="delivery.diagnostic_key,",
+    seeds=("fanout",),
     codemod=IdentityTracedAsKey,
 )

@@ -44,5 +44,8 @@ MUTANT = Mutant(
     site="Router.dispatch",
     target="if not mesh.silo.stopped: self.answer_failure(...)",
     kills=("INV7",),
+    writes="",
+    removes="if not mesh.silo.stopped:",
+    seeds=("answer-once",),
     codemod=RefusalUnanswered,
 )

@@ -41,5 +41,8 @@ MUTANT = Mutant(
     site="Router.answer_failure",
     target="if not delivery.may_answer():",
     kills=("MESH001", "MESH002", "INV7"),
+    writes="if isinstance(delivery.message, DeliveryFailure):",
+    removes="if not delivery.may_answer():",
+    seeds=("answer-once", "departed-owner"),
     codemod=PayloadTypeGuard,
 )

@@ -43,5 +43,8 @@ MUTANT = Mutant(
     site="BoundedSubscription._retry_or_terminate",
     target="if self.attempt < self.retries:",
     kills=("INV2",),
+    writes="if self.attempt <= self.retries:",
+    removes="if self.attempt < self.retries:",
+    seeds=("missing-target",),
     codemod=SubscribeRetriesOffByOne,
 )

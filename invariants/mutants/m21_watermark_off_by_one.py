@@ -44,5 +44,8 @@ MUTANT = Mutant(
     site="AggregateWatermark.should_shed",
     target="return depth >= self.watermark and message_class.sheddable",
     kills=("INV3",),
+    writes="return depth > self.watermark and",
+    removes="return depth >= self.watermark and",
+    seeds=("flood",),
     codemod=WatermarkOffByOne,
 )

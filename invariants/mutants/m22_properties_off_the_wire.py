@@ -41,5 +41,8 @@ MUTANT = Mutant(
     site="Delivery.to_json",
     target='"properties": dict(self.properties)',
     kills=("INV7",),
+    writes="if isinstance(v, str)}",
+    removes='"properties": dict(self.properties)',
+    seeds=("answer-once-roundtrip",),
     codemod=PropertiesOffTheWire,
 )

@@ -34,5 +34,8 @@ MUTANT = Mutant(
     site="walk_exception_graph",
     target="queue.extend(exc.exceptions)",
     kills=("INV4",),
+    writes="queue.extend(exc.exceptions[:1])",
+    removes="queue.extend(exc.exceptions)",
+    seeds=("aggregate",),
     codemod=AggregateFirstMember,
 )

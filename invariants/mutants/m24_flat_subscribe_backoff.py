@@ -45,5 +45,8 @@ MUTANT = Mutant(
     site="BoundedSubscription._retry_or_terminate",
     target="delay = self.first_delay_ms * (1 << self.attempt)",
     kills=("INV2",),
+    writes="delay = self.first_delay_ms",
+    removes="delay = self.first_delay_ms * (1 << self.attempt)",
+    seeds=("missing-target",),
     codemod=FlatSubscribeBackoff,
 )

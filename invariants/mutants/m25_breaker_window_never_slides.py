@@ -45,5 +45,8 @@ MUTANT = Mutant(
     site="StormBreaker.admit",
     target="if now_ms - start >= self.window_ms: start, count = now_ms, 0",
     kills=("INV6",),
+    writes="",
+    removes="if now_ms - start >= self.window_ms:",
+    seeds=("storm",),
     codemod=BreakerWindowNeverSlides,
 )

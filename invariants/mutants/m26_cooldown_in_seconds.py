@@ -39,5 +39,8 @@ MUTANT = Mutant(
     site="StormBreaker.admit",
     target="tripped_until = now_ms + self.cooldown_ms",
     kills=("INV6",),
+    writes="tripped_until = now_ms + self.cooldown_ms * 1000",
+    removes="",
+    seeds=("storm",),
     codemod=CooldownInSeconds,
 )

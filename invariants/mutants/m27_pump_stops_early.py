@@ -30,5 +30,8 @@ MUTANT = Mutant(
     site="Hub._turn",
     target="if queue:",
     kills=("INV7",),
+    writes="if len(queue) > 1:",
+    removes="if queue:",
+    seeds=("backlog",),
     codemod=PumpStopsEarly,
 )

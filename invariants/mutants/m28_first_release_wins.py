@@ -36,5 +36,8 @@ MUTANT = Mutant(
     site="Hub._release_if_due",
     target="if not self.blocked or self.mesh.scheduler.now < self._blocked_until:",
     kills=("INV3",),
+    writes="if not self.blocked:",
+    removes="self.mesh.scheduler.now < self._blocked_until:",
+    seeds=("overlapping-holds",),
     codemod=FirstReleaseWins,
 )

@@ -39,5 +39,8 @@ MUTANT = Mutant(
     site="BoundedSubscription.on_answer",
     target="if self.state is not SubscriptionState.ACTIVE or request_id != self.pending_request:",
     kills=("INV2",),
+    writes="if self.state is SubscriptionState.ACTIVE or",
+    removes="if self.state is not",
+    seeds=("live-target",),
     codemod=AnswerIgnored,
 )

@@ -31,5 +31,8 @@ MUTANT = Mutant(
     site="GrainDeliveryOperation._failed",
     target="is_resendable(exc)",
     kills=("MESH003", "INV4"),
+    writes="if is_transient(exc) and attempt",
+    removes="if is_resendable(exc) and attempt",
+    seeds=("timeout",),
     codemod=ResendTimeouts,
 )

@@ -35,5 +35,8 @@ MUTANT = Mutant(
     site="_take",
     target="counters[target] = left - 1",
     kills=("INV4",),
+    writes="counters[target] = left",
+    removes="counters[target] = left - 1",
+    seeds=("one-rejection",),
     codemod=FaultNeverSpent,
 )

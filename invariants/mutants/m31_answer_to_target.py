@@ -41,5 +41,8 @@ MUTANT = Mutant(
     site="AnswerLedger.send",
     target='nack = Delivery(mesh.new_id("d"), delivery.target, delivery.sender, failure, ...)',
     kills=("INV7",),
+    writes='nack = Delivery(mesh.new_id("d"), delivery.target, delivery.target, failure,',
+    removes='nack = Delivery(mesh.new_id("d"), delivery.target, delivery.sender, failure,',
+    seeds=("refused-call-answered",),
     codemod=AnswerToTarget,
 )

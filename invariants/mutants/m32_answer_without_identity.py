@@ -32,5 +32,8 @@ MUTANT = Mutant(
     site="AnswerLedger.send",
     target="identity=NACK_IDENTITY",
     kills=("INV7",),
+    writes="identity=None)",
+    removes="identity=NACK_IDENTITY)",
+    seeds=("answer-lands",),
     codemod=AnswerWithoutIdentity,
 )

@@ -39,5 +39,8 @@ MUTANT = Mutant(
     site="MonolithRouteOperation._arrive",
     target="hub = mesh.hubs.get(delivery.target)",
     kills=("INV7",),
+    writes="or mesh.hubs.get(mesh.nearest_live_ancestor(delivery.target))",
+    removes="",
+    seeds=("answer-lands",),
     codemod=HandledAtAncestor,
 )

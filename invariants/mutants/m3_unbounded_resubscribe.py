@@ -42,5 +42,8 @@ MUTANT = Mutant(
     site="BoundedSubscription._retry_or_terminate",
     target="if self.attempt < self.retries:",
     kills=("INV2",),
+    writes="if self.attempt < self.retries or cause == ErrorType.NOT_FOUND.value:",
+    removes="if self.attempt < self.retries:",
+    seeds=("missing-target",),
     codemod=UnboundedResubscribe,
 )

@@ -40,5 +40,8 @@ MUTANT = Mutant(
     site="Hub.offer",
     target="if self.watermark.should_shed(...):",
     kills=("INV3",),
+    writes="",
+    removes="if self.watermark.should_shed(",
+    seeds=("flood",),
     codemod=PerKeyOnlyBreaker,
 )

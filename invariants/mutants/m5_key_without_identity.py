@@ -34,5 +34,8 @@ MUTANT = Mutant(
     site="breaker_key",
     target="return (delivery.sender, delivery.target, delivery.message_type, identity)",
     kills=("INV6",),
+    writes="return (delivery.sender, delivery.target, delivery.message_type)",
+    removes="return (delivery.sender, delivery.target, delivery.message_type, identity)",
+    seeds=("fanout",),
     codemod=KeyWithoutIdentity,
 )

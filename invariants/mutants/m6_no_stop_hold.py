@@ -33,5 +33,8 @@ MUTANT = Mutant(
     site="RoutingQuiescenceParticipant.on_active_stop",
     target="self.hold_until_drained(done)",
     kills=("INV5",),
+    writes="done()",
+    removes="self.hold_until_drained(done)",
+    seeds=("stop-with-legs",),
     codemod=NoStopHold,
 )

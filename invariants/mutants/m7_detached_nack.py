@@ -55,6 +55,9 @@ MUTANT = Mutant(
     site="AnswerLedger.send_nack",
     target="handle = self.mesh.pool.subscribe(nack) ... return handle",
     kills=("MESH004", "INV5"),
+    writes="nack.subscribe(self.mesh.scheduler)",
+    removes="handle = self.mesh.pool.subscribe(nack)",
+    seeds=("stop-with-legs",),
     codemod=DetachedNack,
     expected_hits=2,
 )

@@ -38,5 +38,8 @@ MUTANT = Mutant(
     site="report_failure",
     target="if not delivery.may_answer(): ... return",
     kills=("MESH001", "INV1"),
+    writes="",
+    removes="if not delivery.may_answer():",
+    seeds=("failure-ping-pong",),
     codemod=FailureAnswersFailure,
 )

@@ -44,5 +44,8 @@ MUTANT = Mutant(
     site="Hub.offer",
     target="if delivery.identity is None and ...: (log, return)",
     kills=("INV1",),
+    writes="report_failure(self.mesh, address, delivery, ErrorType.REJECTED)",
+    removes="",
+    seeds=("rejection",),
     codemod=AnswersRejections,
 )

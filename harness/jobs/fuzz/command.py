@@ -22,6 +22,7 @@ import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from harness.jobs import Command
 from harness.params import add_param_option
 from invariants.mutants.registry import id_range
 from invariants.user_errors import UserError
@@ -156,3 +157,6 @@ def run(args: argparse.Namespace) -> int:
         Path(args.json).write_text(json.dumps(report_json(report), indent=2) + "\n",
                                    encoding="utf-8")
     return report.exit_code
+
+
+COMMAND = Command("fuzz", add_parser)

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from harness.jobs import Command
 from harness.scan_verdict import ScanVerdict, baseline_not_found, run_scan
 from harness.settings import HarnessSettings, Overrides, for_command, rule_ids
 from invariants.scan import baseline as baselines
@@ -159,3 +160,6 @@ def run(args: argparse.Namespace) -> int:
         rendered = to_text(findings, errors, result.stats, baselined=baselined)
     _emit(rendered, args.output)
     return exit_status(bool(findings), errors)
+
+
+COMMAND = Command("scan", add_parser)

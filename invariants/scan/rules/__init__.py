@@ -1,5 +1,6 @@
 """The rule registry: one line per rule module, in id order. Each module defines `RULE`,
-its record (`spec.Rule`) with its examples; adding a rule is its file plus its line here.
+its record (`spec.Rule`) with its examples; adding a rule is its file plus its line here
+(loaded by `invariants.records`, as every registry is).
 
 Consumers call `registered()` (or the tables below) when they need the rules, not at
 import time, so a test can swap `ALL_RULES` for a registry with a rule of its own.
@@ -7,9 +8,9 @@ import time, so a test can swap `ALL_RULES` for a registry with a rule of its ow
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Iterable, Iterator, Mapping
 
+from invariants import records
 from invariants.scan.options import Option
 from invariants.scan.rules.spec import Rule
 from invariants.user_errors import UserError
@@ -27,13 +28,7 @@ RULE_MODULES: tuple[str, ...] = (
 
 def load(modules: Iterable[str]) -> tuple[Rule, ...]:
     """The `RULE` record of each module, in the order given."""
-    records: list[Rule] = []
-    for name in modules:
-        record = getattr(importlib.import_module(name), "RULE", None)
-        if not isinstance(record, Rule):
-            raise TypeError(f"{name}: RULE must be a spec.Rule record")
-        records.append(record)
-    return tuple(records)
+    return records.load(modules, "RULE", Rule)
 
 
 ALL_RULES: tuple[Rule, ...] = load(RULE_MODULES)
