@@ -1,0 +1,168 @@
+"""INV4's book of the call faults the harness armed, spent in call order, and its judgement
+of whether the mesh honoured them: a call fails only as the harness made it."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from invariants.adapter import FaultKind
+from invariants.checks.harness_facts import HarnessFact, Injected, StopAsked
+from invariants.checks.inv4_calls import Delivery
+from invariants.checks.monitor import Monitor
+from invariants.checks.violation import Violation
+from invariants.trace import TraceEvent
+
+# "injected call faults honoured", per kind: a kind the mesh ignores every time is one
+# whose verdicts would all be vacuous.
+HONOURED: dict[FaultKind, str] = {
+    kind: f"{kind.value} faults honoured"
+    for kind in (FaultKind.REJECT_NEXT, FaultKind.TIMEOUT_NEXT, FaultKind.AGGREGATE_NEXT)
+}
+# Sightings of a fault of that kind spent as armed but not honoured: with any honoured
+# case of the kind in the run, in this example or another, a violation.
+IGNORED: dict[FaultKind, str] = {kind: f"{kind.value} faults ignored" for kind in HONOURED}
+CALL_TIMEOUTS = (FaultKind.TIMEOUT_NEXT, FaultKind.AGGREGATE_NEXT)
+
+
+class CallFaults:
+    """The faults the harness armed at each target and the targets it disturbed, judged
+    call by call for `monitor` (which records the verdicts and the evidence)."""
+
+    def __init__(self, monitor: Monitor) -> None:
+        self._monitor = monitor
+        self._armed: dict[tuple[FaultKind, str], int] = {}  # faults the harness armed, unspent
+        self._aggregates: dict[str, list[bool]] = {}  # target -> armed aggregates' orders
+        # Call faults the mesh honoured at least once, and the violations of those it
+        # ignored: a kind ignored every time is one the mesh does not model (its
+        # obligations go unexercised); a kind honoured only sometimes is a bug.
+        self._honoured: set[FaultKind] = set()
+        self._ignores: list[tuple[FaultKind, Violation]] = []
+        self._removed: set[str] = set()  # targets the harness removed
+        self._held: set[str] = set()  # and those it slowed or blocked: a call may time out
+        self._stop_asked = False  # once asked, calls may be refused as shutting down
+
+    def record(self, fact: HarnessFact) -> None:
+        if isinstance(fact, StopAsked):
+            self._stop_asked = True
+        if not isinstance(fact, Injected):
+            return
+        if fact.kind is FaultKind.REMOVE_TARGET:
+            self._removed.add(fact.target)
+        elif fact.kind in (FaultKind.BLOCK_HUB, FaultKind.SLOW_DESTINATION):
+            self._held.add(fact.target)
+        if fact.kind is FaultKind.AGGREGATE_NEXT:
+            self._aggregates.setdefault(fact.target, []).extend([fact.timeout_first] * fact.count)
+        elif fact.kind in (FaultKind.REJECT_NEXT, FaultKind.TIMEOUT_NEXT):
+            key = (fact.kind, fact.target)
+            self._armed[key] = self._armed.get(key, 0) + fact.count
+
+    def _consume(self, kind: FaultKind, target: str | None) -> bool:
+        key = (kind, target or "")
+        left = self._armed.get(key, 0)
+        if left <= 0:
+            return False
+        self._armed[key] = left - 1
+        return True
+
+    def _ignored(self, kind: FaultKind, violation: Violation) -> None:
+        self._ignores.append((kind, violation))
+        self._monitor.saw(IGNORED[kind])
+
+    def contradicted(self) -> list[Violation]:
+        """The faults ignored of a kind the mesh also honoured (decided at quiescence)."""
+        return [v for kind, v in self._ignores if kind in self._honoured]
+
+    def sent(self, d: Delivery) -> None:
+        """A new attempt of `d`: a rejection the harness armed is spent by the next call
+        to the target."""
+        if self._consume(FaultKind.REJECT_NEXT, d.target):
+            d.expect = FaultKind.REJECT_NEXT
+
+    def ran(self, d: Delivery, did: str | None, event: TraceEvent) -> None:
+        """`d`'s call was offered to its target hub: the callee runs it."""
+        d.ran = True
+        if d.expect in CALL_TIMEOUTS and d.waiting and d.sent_at is not None:
+            fault = d.expect.value if d.expect is not None else ""
+            self._ignored(d.expect, self._monitor.violation(
+                f"the harness armed {fault} at {d.target}, but {did}'s call ran at "
+                f"the callee {event.time_ms - d.sent_at.time_ms} ms after it was "
+                "sent, its caller still waiting: the fault was not honoured",
+                d.sent_at, event))
+            d.expect = None
+
+    def received(self, d: Delivery, did: str, event: TraceEvent) -> None:
+        """`d`'s call reached the callee."""
+        if d.expect is FaultKind.REJECT_NEXT:
+            self._ignored(d.expect, self._monitor.violation(
+                f"the harness armed reject_next at {d.target}, but {did}'s call reached "
+                "the callee: a rejected call is held by nobody",
+                *d.shown(event)))
+            d.expect = None
+        # A timeout the harness armed is spent by the call that reaches the callee, an
+        # aggregate (which holds one) before a bare one.
+        if d.expect is None:
+            aggregates = self._aggregates.get(d.target or "")
+            if aggregates:
+                d.expect, d.aggregate = FaultKind.AGGREGATE_NEXT, aggregates.pop(0)
+            elif self._consume(FaultKind.TIMEOUT_NEXT, d.target):
+                d.expect = FaultKind.TIMEOUT_NEXT
+
+    def failed(self, d: Delivery, did: str, event: TraceEvent) -> None:
+        """`d`'s call failed (its caller not yet told it no longer waits): it failed only as
+        the harness made it, and a fault spent on it was honoured if it failed as armed."""
+        monitor = self._monitor
+        if (d.expect is None and d.waiting and not self._stop_asked
+                and event.error in monitor.params.resendable_errors and d.received_at is None
+                and monitor.harness.posted(did) is not None):  # judged only beside the facts
+            # A refusal out of nowhere: the harness armed none, nor began a stop.
+            monitor.flag(f"the mesh reports {did}'s attempt {d.attempts - 1} as {event.error}, "
+                         f"but the harness armed no rejection at {d.target} and asked for no "
+                         "stop: a call fails only as the harness made it",
+                         *d.shown(event))
+        elif self._unprovoked_timeout(d, did, event):
+            monitor.flag(f"{did}'s attempt {d.attempts - 1} timed out, but the harness armed "
+                         f"no timeout at {d.target}, never slowed, blocked or removed it and "
+                         "asked for no stop: a call fails only as the harness made it",
+                         *d.shown(event))
+        if d.expect is not None and d.waiting and self._failed_as_armed(d, event):
+            monitor.exercised(HONOURED[d.expect])
+            self._honoured.add(d.expect)
+
+    def _unprovoked_timeout(self, d: Delivery, did: str, event: TraceEvent) -> bool:
+        """A call timed out (by the mesh's word or the clock) that nothing the harness did
+        could make time out: no timeout or aggregate armed and spent on it, its target
+        never slowed, blocked or removed, no stop asked for."""
+        if d.expect is not None or not d.waiting or self._stop_asked:
+            return False
+        target = d.target or ""
+        if (target in self._held or target in self._removed
+                or self._monitor.harness.posted(did) is None):
+            return False
+        sent = d.sent_at
+        timeout = self._monitor.params.response_timeout_ms
+        late = sent is not None and event.time_ms - sent.time_ms >= timeout
+        return bool(event.timed_out) or late
+
+    def _failed_as_armed(self, d: Delivery, event: TraceEvent) -> bool:
+        """Whether the call the fault was spent on failed the way the fault makes it: a
+        timeout (alone or in an aggregate) no sooner than a response timeout after the
+        call was sent; a rejection at once, unless the harness had removed the target or
+        begun the stop, either of which fails a call by itself."""
+        if d.expect is FaultKind.REJECT_NEXT:
+            return not self._stop_asked and (d.target or "") not in self._removed
+        sent = d.sent_at
+        timeout = self._monitor.params.response_timeout_ms
+        return sent is not None and event.time_ms - sent.time_ms >= timeout
+
+
+def ignored_and_honoured(evidence: Mapping[str, int], context: Mapping[str, int]
+                         ) -> list[str]:
+    """A kind honoured in one example and ignored in another: each example alone is
+    consistent (it honoured all or none), the run is not."""
+    return [
+        f"{kind.value} faults honoured in {evidence[honoured]} case(s) and ignored in "
+        f"{context[IGNORED[kind]]} across the run: a mesh that honours a kind of fault "
+        "must honour it every time"
+        for kind, honoured in HONOURED.items()
+        if evidence.get(honoured, 0) and context.get(IGNORED[kind], 0)
+    ]
