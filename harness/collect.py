@@ -59,6 +59,6 @@ def build_items(parent: pytest.Collector, run: HarnessRun) -> list[HarnessItem]:
             items.append(MutantItem.from_parent(
                 parent, name=f"prove::{mutant.id}", nodeid=prove_nodeid(mutant.id),
                 path=run.settings.root, label=f"prove {mutant.name}",
-                mutant_id=mutant.id, profile=run.settings.profile,
+                mutant_id=mutant.id,
             ))
     return items

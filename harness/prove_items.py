@@ -13,7 +13,6 @@ from __future__ import annotations
 from typing import Any
 
 from harness.item_base import HarnessFailure, HarnessItem
-from invariants.dynamic.profiles import replaying
 from invariants.mutants.base import MutantNotApplicable
 from invariants.mutants.build import build_mutant
 from invariants.mutants.matrix import (
@@ -39,10 +38,9 @@ def _cell_line(check: str, cell: Cell) -> str:
 
 
 class MutantItem(HarnessItem):
-    def __init__(self, *, mutant_id: str, profile: str, **kwargs: Any) -> None:
+    def __init__(self, *, mutant_id: str, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.mutant_id = mutant_id
-        self.profile = profile
         self.add_marker("harness_prove")
 
     def runtest(self) -> None:
@@ -57,12 +55,9 @@ class MutantItem(HarnessItem):
         # The reference's names, not this repo's [tool.harness]: these are its mutants.
         config = reference_scan_config()
         cells = static_cells(scan_tree(build.source_root, config), reference, static)
-        # The profile is looked up by name: make it replay the run's shared database.
-        shared = self.run.settings.shared_database
-        with replaying(shared.spec if shared else None, shared.origin if shared else ""):
-            for check in mutant.kills:
-                if check not in STATIC_CHECKS:
-                    cells[check] = dynamic_cell(check, build.factory, self.profile)
+        for check in mutant.kills:  # the run's profile, its shared database already in it
+            if check not in STATIC_CHECKS:
+                cells[check] = dynamic_cell(check, build.factory, self.run.profile)
         survived = [check for check in mutant.kills if not cells[check].killed]
         killers = [check for check in mutant.kills if cells[check].killed]
         detail = f"by {', '.join(killers)}" if killers else ""

@@ -20,7 +20,7 @@ from harness.settings import HarnessSettings
 from harness.shared_database import SharedDatabase, ensure_reachable
 from invariants.adapter import AdapterFactory
 from invariants.adapter_spec import load_factory
-from invariants.dynamic.profiles import BASE_PROFILES, PROFILES, with_shared_database
+from invariants.dynamic.profiles import PROFILES, with_shared_database
 from invariants.scan.config import ConfigError
 from invariants.scan.files import Discovery, discover
 
@@ -31,8 +31,8 @@ if TYPE_CHECKING:
 def hypothesis_profile(name: str, shared: SharedDatabase | None = None) -> Settings:
     """A profile of `invariants.dynamic.profiles`, or one registered with Hypothesis by the user,
     replaying `shared` (the run's shared database, wherever it was named) when given."""
-    if name in BASE_PROFILES:
-        base = BASE_PROFILES[name]
+    if name in PROFILES:
+        base = PROFILES[name]
     else:
         try:
             base = Settings.get_profile(name)
@@ -87,11 +87,6 @@ class HarnessRun:
 
 def prepare(settings: HarnessSettings) -> HarnessRun:
     """Raises `ConfigError`, `AdapterSpecError` or `BaselineError`, each one line."""
-    if settings.prove and settings.profile not in PROFILES:
-        known = ", ".join(sorted(PROFILES))
-        raise ConfigError(
-            f"the kill matrix runs under a named profile ({known}), not {settings.profile!r}"
-        )
     factories = {
         spec: load_factory(spec, settings.adapter_origin) for spec in settings.adapters
     }

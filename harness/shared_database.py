@@ -19,6 +19,8 @@ from invariants.scan.config import ConfigError
 # The plugin loads in every pytest run: Hypothesis' databases are imported only when a
 # shared database is named.
 
+SHARED_DATABASE_ENV = "HARNESS_SHARED_DATABASE"
+
 
 @dataclass(frozen=True)
 class SharedDatabase:
@@ -46,10 +48,8 @@ def environment_database(environ: Mapping[str, str], base: Path) -> SharedDataba
     """The database `HARNESS_SHARED_DATABASE` names, a directory relative to `base`."""
     if not environ:  # nothing to read (the scan passes none): Hypothesis stays unimported
         return None
-    from invariants.dynamic.profiles import SHARED_DATABASE_ENV, shared_spec_from
-
-    value = shared_spec_from(environ)
-    return None if value is None else shared_database_spec(value, SHARED_DATABASE_ENV, base)
+    value = environ.get(SHARED_DATABASE_ENV, "").strip()
+    return shared_database_spec(value, SHARED_DATABASE_ENV, base) if value else None
 
 
 def ensure_reachable(shared: SharedDatabase) -> None:
@@ -65,8 +65,6 @@ def ensure_reachable(shared: SharedDatabase) -> None:
 
 def add_shared_database_option(parser: argparse.ArgumentParser) -> None:
     """`--shared-database SPEC` for a command that runs invariants (`check`, `prove`)."""
-    from invariants.dynamic.profiles import SHARED_DATABASE_ENV
-
     parser.add_argument("--shared-database", metavar="SPEC", default=None,
                         help="replay the examples fuzzing sessions saved in this database "
                         "(a directory or redis://host:port/db), each for its mesh, before each "

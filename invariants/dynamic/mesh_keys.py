@@ -48,7 +48,7 @@ from invariants.adapter import AdapterFactory, FirstChooser, calling_adapter, fa
 from invariants.checks import CheckParams, changed_figures
 from invariants.dynamic.driver import MeshMachine
 from invariants.dynamic.plans import machine_class
-from invariants.dynamic.profiles import BASE_PROFILES, FUZZ
+from invariants.dynamic.profiles import FUZZ, PROFILES
 from invariants.engine_internals.hypothesis_private import (
     add_to_digest,
     function_digest,
@@ -127,7 +127,7 @@ def replay_first(settings: Settings) -> Settings | None:
     fuzzing session records with, where `settings` would cut a saved program short of its
     failure; None where nothing would be cut. The run's own generation keeps its own step
     count, so what `ci` finds by itself does not change."""
-    steps = BASE_PROFILES[FUZZ].stateful_step_count
+    steps = PROFILES[FUZZ].stateful_step_count
     if (
         settings.database is None
         or Phase.reuse not in settings.phases

@@ -5,18 +5,15 @@
 - `dev`: a local run: random, more examples, remembers failures in the local database.
 - `fuzz`: long sessions that explore deep schedules; pair it with a shared database.
 
-With `HARNESS_SHARED_DATABASE` set (a directory or a `redis://` URL, the database fuzzing
-sessions write to), every profile reads that database read-only beside its local one and
-replays what it holds first, so CI fails on every failure a session saved until it is
-fixed (`with_shared_database`). The plugin's `--harness-shared-database` and
-`python -m harness check --shared-database` name one for a run instead (`replaying`).
+The profiles are values: nothing here reads the environment or changes them. A run's
+shared database (the one fuzzing sessions write to, named by an option, a key or
+`HARNESS_SHARED_DATABASE`, resolved once in `harness.settings`) is laid over a profile by
+`with_shared_database`, and the settings object it returns is what the run is given.
 """
 
 from __future__ import annotations
 
-import os
-from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Mapping
 from pathlib import Path
 
 from hypothesis import HealthCheck, Phase, settings
@@ -47,8 +44,8 @@ _COMMON = settings(
     report_multiple_bugs=False,
 )
 
-# The profiles as defined, replaying no shared database.
-BASE_PROFILES: Mapping[str, settings] = {
+# The profiles, replaying no shared database.
+PROFILES: Mapping[str, settings] = {
     CI: settings(
         _COMMON,
         max_examples=60,
@@ -63,13 +60,10 @@ BASE_PROFILES: Mapping[str, settings] = {
     FUZZ: settings(_COMMON, max_examples=20_000, stateful_step_count=60),
 }
 
-SHARED_DATABASE_ENV = "HARNESS_SHARED_DATABASE"
 LOCAL_DATABASE = Path(".hypothesis") / "examples"
 
 
-def with_shared_database(
-    base: settings, shared_spec: str, origin: str = SHARED_DATABASE_ENV
-) -> settings:
+def with_shared_database(base: settings, shared_spec: str, origin: str) -> settings:
     """`base`, replaying first every example saved in the shared database (read-only, so
     CI never deletes a session's failure) beside a local one that records its own.
 
@@ -96,62 +90,13 @@ def with_shared_database(
     )
 
 
-def shared_spec_from(environ: Mapping[str, str]) -> str | None:
-    """The shared database `HARNESS_SHARED_DATABASE` names, if any."""
-    return environ.get(SHARED_DATABASE_ENV, "").strip() or None
-
-
-def _profiles(shared_spec: str | None, origin: str) -> dict[str, settings]:
-    if not shared_spec:
-        return dict(BASE_PROFILES)
-    return {name: with_shared_database(s, shared_spec, origin) for name, s in BASE_PROFILES.items()}
-
-
-def _register(profiles: Mapping[str, settings]) -> None:
-    for name, chosen in profiles.items():
-        settings.register_profile(name, chosen)
-
-
-def _from_environment() -> tuple[dict[str, settings], str | None]:
-    """The profiles replaying the environment's shared database, or, when its SPEC cannot
-    be opened, the plain profiles and the error that `profile()` raises (an option that
-    names another database still works)."""
-    try:
-        return _profiles(shared_spec_from(os.environ), SHARED_DATABASE_ENV), None
-    except ValueError as exc:
-        return dict(BASE_PROFILES), str(exc)
-
-
-# The profiles of this process: replaying the environment's shared database, if named.
-PROFILES, _ENVIRONMENT_ERROR = _from_environment()
-_register(PROFILES)
-_replaying: list[str] = []  # origins of the `replaying` blocks entered, innermost last
-
-
-@contextmanager
-def replaying(shared_spec: str | None, origin: str) -> Iterator[None]:
-    """Within: every named profile replays `shared_spec` (none when None, whatever the
-    environment says); the profiles are restored after. For callers that pass a profile
-    by name to code that looks it up (the kill matrix). Raises `ValueError` naming
-    `origin` before changing anything when the SPEC cannot be opened."""
-    chosen = _profiles(shared_spec, origin)
-    previous = dict(PROFILES)
-    PROFILES.update(chosen)
-    _register(chosen)
-    _replaying.append(origin)
-    try:
-        yield
-    finally:
-        _replaying.pop()
-        PROFILES.update(previous)
-        _register(previous)
+# Registered by name too, for `settings.load_profile` and `@settings(...)` users.
+for _name, _profile in PROFILES.items():
+    settings.register_profile(_name, _profile)
 
 
 def profile(name: str) -> settings:
-    """The settings of a named profile; a clear error for an unknown name, or for a
-    `HARNESS_SHARED_DATABASE` that cannot be opened."""
-    if _ENVIRONMENT_ERROR is not None and not _replaying:
-        raise ValueError(_ENVIRONMENT_ERROR)
+    """The settings of a named profile; a clear error for an unknown name."""
     try:
         return PROFILES[name]
     except KeyError:

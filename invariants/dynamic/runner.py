@@ -10,17 +10,13 @@ the invariant holds: its verdict is "not exercised", a failure naming the likely
 An invariant about a capability the adapter does not declare (a grain router, subscribe,
 the stop lifecycle) is "not applicable": listed with its obligations, never passed.
 `run_program` runs one fixed step program the same way, without Hypothesis.
-`collecting()` gathers every `Outcome` `run_invariant` returns inside it, for a report
-built over a library call that keeps only its verdicts.
 """
 
 from __future__ import annotations
 
 import time
 from collections import Counter
-from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
-from contextvars import ContextVar
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal
@@ -117,23 +113,6 @@ def _across_text(check_id: str, across: Sequence[str], evidence: Mapping[str, in
     return "\n".join(lines)
 
 
-# The outcomes of the collection in progress (`collecting`), or None.
-_COLLECTED: ContextVar[list[tuple[AdapterFactory, Outcome]] | None] = ContextVar(
-    "harness_outcomes", default=None
-)
-
-
-@contextmanager
-def collecting() -> Iterator[list[tuple[AdapterFactory, Outcome]]]:
-    """Every `run_invariant` inside the block adds (its adapter factory, its outcome)."""
-    found: list[tuple[AdapterFactory, Outcome]] = []
-    token = _COLLECTED.set(found)
-    try:
-        yield found
-    finally:
-        _COLLECTED.reset(token)
-
-
 def _settings(profile: str | Settings) -> Settings:
     return named_profile(profile) if isinstance(profile, str) else profile
 
@@ -148,25 +127,9 @@ def run_invariant(
     seed_scenarios: bool = True,
 ) -> Outcome:
     """The check's seed programs first (the known shapes, always tried, like Hypothesis'
-    explicit examples), then its state machine under `profile`. `seed_scenarios=False`
-    leaves the seed shapes out of both, so only the drawn rules explore."""
-    outcome = _run_invariant(check_id, adapter_factory, profile, params=params,
-                             diagram_path=diagram_path, seed_scenarios=seed_scenarios)
-    collected = _COLLECTED.get()
-    if collected is not None:
-        collected.append((adapter_factory, outcome))
-    return outcome
-
-
-def _run_invariant(
-    check_id: str,
-    adapter_factory: AdapterFactory,
-    profile: str | Settings,
-    *,
-    params: CheckParams | None,
-    diagram_path: Path | None,
-    seed_scenarios: bool,
-) -> Outcome:
+    explicit examples), then its state machine under `profile` (a settings object, or the
+    name of a profile of `invariants.dynamic.profiles`). `seed_scenarios=False` leaves the
+    seed shapes out of both, so only the drawn rules explore."""
     started = time.perf_counter()  # reporting only: no decision depends on it
     try:
         with calling_adapter(factory_name(adapter_factory), "from its factory"):
@@ -178,9 +141,7 @@ def _run_invariant(
     missing = CHECKS[check_id].needs - capabilities
     if missing:
         return _not_applicable(check_id, missing)
-    behaviours: Counter[str] = Counter()
-    evidence: Counter[str] = Counter(dict.fromkeys(CHECKS[check_id].obligations, 0))
-    context: Counter[str] = Counter()
+    tally = _Tally(check_id)
     # The seed programs the adapter can take, with the stand-in routes `init` replays too.
     programs = seed_programs_for(check_id, capabilities) if seed_scenarios else {}
     for index, (name, program) in enumerate(programs.items(), start=1):
@@ -188,9 +149,7 @@ def _run_invariant(
             check_id, adapter_factory, program, params=params, diagram_path=diagram_path,
             name=name, capabilities=capabilities,
         )
-        behaviours.update(outcome.behaviours)
-        evidence.update(outcome.evidence)
-        context.update(outcome.context)
+        tally.add(outcome.behaviours, outcome.evidence, outcome.context)
         if not outcome.passed:
             return replace(outcome, examples=index, seconds=time.perf_counter() - started)
     # Keyed by the mesh: a database replays here only what was saved for this mesh.
@@ -202,19 +161,46 @@ def _run_invariant(
         seed_scenarios=seed_scenarios,
         capabilities=capabilities,
     )
+    outcome = _search(check_id, machine, _settings(profile), tally, capabilities)
+    return replace(outcome, examples=len(programs) + outcome.examples,
+                   seconds=time.perf_counter() - started)
+
+
+@dataclass
+class _Tally:
+    """What a run's seed programs and examples exercised, summed."""
+
+    check_id: str
+    behaviours: Counter[str] = field(default_factory=Counter)
+    evidence: Counter[str] = field(default_factory=Counter)
+    context: Counter[str] = field(default_factory=Counter)
+
+    def __post_init__(self) -> None:
+        self.evidence.update(dict.fromkeys(CHECKS[self.check_id].obligations, 0))
+
+    def add(self, behaviours: Mapping[str, int], evidence: Mapping[str, int],
+            context: Mapping[str, int]) -> None:
+        self.behaviours.update(behaviours)
+        self.evidence.update(evidence)
+        self.context.update(context)
+
+
+def _search(check_id: str, machine: type[MeshMachine], settings: Settings, tally: _Tally,
+            capabilities: frozenset[Capability]) -> Outcome:
+    """The state machine's examples, judged with the seed programs' tally."""
     verdict: Verdict = "pass"
     text: str | None = None
     error: BaseException | None = None
     with recording() as stats:
         try:
-            run_keyed_machine(machine, _settings(profile))
+            run_keyed_machine(machine, settings)
         except InvariantViolated as exc:
             verdict, text = "violation", failure_text(exc)
         except Exception as exc:  # the mesh under test raised: reported, not a verdict
             verdict, text, error = "error", failure_text(exc), exc
-    behaviours.update(stats.behaviours)
-    evidence.update(stats.evidence.get(check_id, {}))
-    context.update(stats.context.get(check_id, {}))
+    tally.add(stats.behaviours, stats.evidence.get(check_id, {}),
+              stats.context.get(check_id, {}))
+    evidence, context = tally.evidence, tally.context
     inapplicable = CHECKS[check_id].inapplicable(capabilities)
     across = CHECKS[check_id].across_examples(evidence, context) if verdict == "pass" else []
     if across:
@@ -224,18 +210,18 @@ def _run_invariant(
     )
     if unexercised:
         verdict, text = "not exercised", _unexercised_text(check_id, unexercised)
+    violated = verdict == "violation"
     failed = verdict != "pass"
-    examples = (stats.first_failure_example or stats.examples) if failed else stats.examples
     return Outcome(
         check_id=check_id,
         verdict=verdict,
-        examples=len(programs) + examples,
-        shrunk_steps=stats.failing_steps if verdict == "violation" else None,
+        examples=(stats.first_failure_example or stats.examples) if failed else stats.examples,
+        shrunk_steps=stats.failing_steps if violated else None,
         failure_text=text,
-        seconds=time.perf_counter() - started,
-        violations=stats.violations if verdict == "violation" else (),
-        diagram=stats.diagram if verdict == "violation" else None,
-        behaviours=dict(behaviours),
+        seconds=0.0,  # the caller's clock, which includes the seed programs
+        violations=stats.violations if violated else (),
+        diagram=stats.diagram if violated else None,
+        behaviours=dict(tally.behaviours),
         evidence=dict(evidence),
         unexercised=unexercised,
         inapplicable=inapplicable,
@@ -340,7 +326,6 @@ def summary_line(outcome: Outcome) -> str:
 
 __all__: Sequence[str] = [
     "Outcome",
-    "collecting",
     "evidence_text",
     "run_invariant",
     "run_program",

@@ -11,18 +11,20 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from hypothesis import settings as Settings
+
 from invariants.adapter import AdapterFactory
-from invariants.checks import CHECK_IDS
+from invariants.checks import CHECK_IDS, UnknownCheck
 from invariants.dynamic.runner import Outcome, run_invariant
 from invariants.mutants.base import Mutant, MutantNotApplicable
 from invariants.mutants.build import build_mutant, reference_root
 from invariants.mutants.pool import fan_out
 from invariants.mutants.registry import select_mutants
-from invariants.scan.config import ConfigError, find_pyproject, load_config
+from invariants.scan.config import find_pyproject, load_config
 from invariants.scan.model import Finding, ScanConfig
 from invariants.scan.runner import scan
 
@@ -45,6 +47,8 @@ class Cell:
     seconds: float
     evidence: str = ""  # the first finding or violation
     errored: bool = False  # the mesh or adapter raised: no verdict (never a kill)
+    # A dynamic cell's whole outcome (evidence, counterexample, traceback), for reports.
+    outcome: Outcome | None = field(default=None, compare=False, repr=False)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -114,11 +118,9 @@ class StaticScan:
 
 def reference_scan_config() -> ScanConfig:
     """The `[tool.harness]` configuration of the repository holding the reference mesh (its
-    mutants are scanned with the same names); defaults when there is none."""
-    try:
-        return load_config(find_pyproject(reference_root()))
-    except ConfigError as exc:
-        raise ValueError(str(exc)) from None
+    mutants are scanned with the same names); defaults when there is none. A malformed one
+    is a `ConfigError` (a user error) naming the file and key."""
+    return load_config(find_pyproject(reference_root()))
 
 
 def scan_tree(root: Path, config: ScanConfig) -> StaticScan:
@@ -148,19 +150,22 @@ def static_cells(
 
 
 def dynamic_cell(
-    check: str, factory: AdapterFactory, profile: str, *, seed_scenarios: bool = True
+    check: str, factory: AdapterFactory, profile: str | Settings, *,
+    seed_scenarios: bool = True,
 ) -> Cell:
-    """The check's seed programs, then its state machine (`run_invariant`); killed on a
+    """The check's seed programs, then its state machine (`run_invariant`) under `profile`
+    (a settings object, or the name of one of `invariants.dynamic.profiles`); killed on a
     failing verdict: a violation, or obligations the mesh never let the run exercise.
     `seed_scenarios=False`: the drawn rules alone, to see what search finds."""
     outcome = run_invariant(check, factory, profile, seed_scenarios=seed_scenarios)
     if outcome.verdict in ("violation", "not exercised"):
         return Cell(True, outcome.examples, outcome.shrunk_steps or 0, outcome.seconds,
-                    _first(outcome))
+                    _first(outcome), outcome=outcome)
     # A mesh that raised is not killed by an invariant, but the error must be seen.
     errored = outcome.verdict == "error"
     evidence = f"error: {_first(outcome)}" if errored else ""
-    return Cell(False, outcome.examples, 0, outcome.seconds, evidence, errored=errored)
+    return Cell(False, outcome.examples, 0, outcome.seconds, evidence, errored=errored,
+                outcome=outcome)
 
 
 def _first(outcome: Outcome) -> str:
@@ -188,11 +193,15 @@ def prove(
     seed_scenarios: bool = True,
     jobs: int = 1,
     progress: Progress | None = None,
+    settings: Settings | None = None,
 ) -> Matrix:
     """Run the reference and the chosen mutants (registered names or `Mutant` objects;
     default all) against the chosen checks (default all). `expected_only` runs each mutant
     only against the checks that must kill it; the reference runs every chosen check.
     `seed_scenarios=False` leaves the seed shapes out of the dynamic runs (search alone).
+    The dynamic runs use `settings` (a shared database already in them) when given, else
+    the named `profile` of `invariants.dynamic.profiles`; `profile` names them in reports.
+    Each dynamic cell carries its whole `Outcome`.
 
     The scans and builds run here; the dynamic cells run `jobs` at a time in forked workers
     (`invariants.mutants.pool`), the reference's and each mutant's listed kills before the
@@ -202,7 +211,7 @@ def prove(
     unknown = [c for c in checks or () if c not in ALL_CHECKS]
     chosen_checks = tuple(c for c in ALL_CHECKS if not checks or c in checks)
     if unknown:
-        raise ValueError(f"unknown check(s) {unknown} (known: {', '.join(ALL_CHECKS)})")
+        raise UnknownCheck(f"unknown check(s) {unknown} (known: {', '.join(ALL_CHECKS)})")
     chosen = _chosen(mutants)
     say = progress or (lambda _line: None)
 
@@ -215,7 +224,7 @@ def prove(
         _prepare(m, _wanted(m, chosen_checks, expected_only), config, reference_scan, say)
         for m in chosen
     ]
-    dynamic = _run_dynamic(subjects, _Dynamic(profile, seed_scenarios), jobs, say)
+    dynamic = _run_dynamic(subjects, _Dynamic(settings or profile, seed_scenarios), jobs, say)
     rows = {s.name: _row(s, dynamic) for s in subjects if s.factory is not None}
     return Matrix(
         profile=profile,
@@ -234,9 +243,10 @@ class _Dynamic:
     """How the dynamic checks run, and on what: each subject's factory by name. Given to
     every worker once, when it is forked (the built mutants with it)."""
 
-    profile: str
+    profile: str | Settings
     seed_scenarios: bool
     factories: dict[str, AdapterFactory] = field(default_factory=dict)
+    in_process: bool = True  # False: cells travel back from forked workers, pickled
 
 
 @dataclass
@@ -294,8 +304,12 @@ def _work_order(subjects: Sequence[_Subject]) -> list[Task]:
 
 def _cell(dynamic: _Dynamic, task: Task) -> Cell:
     name, check = task
-    return dynamic_cell(check, dynamic.factories[name], dynamic.profile,
+    cell = dynamic_cell(check, dynamic.factories[name], dynamic.profile,
                         seed_scenarios=dynamic.seed_scenarios)
+    if dynamic.in_process or cell.outcome is None or cell.outcome.error is None:
+        return cell
+    # The mesh's exception may not pickle; its text and traceback are in the failure text.
+    return replace(cell, outcome=replace(cell.outcome, error=None))
 
 
 def _run_dynamic(
@@ -310,7 +324,7 @@ def _run_dynamic(
         cells[task] = cell
 
     factories = {s.name: s.factory for s in subjects if s.factory is not None}
-    context = _Dynamic(dynamic.profile, dynamic.seed_scenarios, factories)
+    context = _Dynamic(dynamic.profile, dynamic.seed_scenarios, factories, jobs <= 1)
     fan_out(context, _work_order(subjects), _cell, jobs, finished)
     return cells
 

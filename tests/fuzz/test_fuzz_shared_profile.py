@@ -1,30 +1,24 @@
-"""Profiles reading the shared database read-only beside their local one: named by the
-environment variable for the process, or by an option for a block (`replaying`)."""
+"""Profiles reading the shared database read-only beside their local one, laid over them
+by value (`with_shared_database`); the environment never rewrites them."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-from hypothesis import Phase, settings
+from hypothesis import Phase
 from hypothesis.database import (
     DirectoryBasedExampleDatabase,
     MultiplexedDatabase,
     ReadOnlyDatabase,
 )
 
-from invariants.dynamic.profiles import (
-    CI,
-    DEV,
-    PROFILES,
-    SHARED_DATABASE_ENV,
-    profile,
-    replaying,
-    with_shared_database,
-)
+from harness.shared_database import SHARED_DATABASE_ENV
+from invariants.dynamic.profiles import CI, DEV, PROFILES, with_shared_database
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -35,7 +29,7 @@ def test_ci_replays_the_shared_database_and_stays_derandomized(
     monkeypatch.chdir(tmp_path)  # the local database is `.hypothesis/examples` here
     shared = tmp_path / "shared"
     assert Phase.reuse not in PROFILES[CI].phases  # control: plain ci replays nothing
-    chosen = with_shared_database(PROFILES[CI], str(shared))
+    chosen = with_shared_database(PROFILES[CI], str(shared), "test")
     assert chosen.derandomize is True
     assert Phase.reuse in chosen.phases and Phase.generate in chosen.phases
     database = chosen.database
@@ -55,82 +49,38 @@ def test_ci_replays_the_shared_database_and_stays_derandomized(
 def test_a_profile_with_its_own_database_keeps_it_as_the_local_one(tmp_path: Path) -> None:
     own = DirectoryBasedExampleDatabase(tmp_path / "own")
     base = PROFILES[DEV]
-    chosen = with_shared_database(type(base)(base, database=own), str(tmp_path / "shared"))
+    chosen = with_shared_database(type(base)(base, database=own), str(tmp_path / "shared"),
+                                  "test")
     assert isinstance(chosen.database, MultiplexedDatabase)
     assert chosen.database._wrapped[0] is own
 
 
-def test_a_bad_shared_spec_names_the_variable() -> None:
-    with pytest.raises(ValueError, match=f"{SHARED_DATABASE_ENV}: database 'ftp://x/y'"):
-        with_shared_database(PROFILES[CI], "ftp://x/y")
-
-
-PROBE = "from invariants.dynamic.profiles import PROFILES; print(repr(PROFILES['ci'].database))"
-
-
-def _profiles_database(env_value: str | None) -> str:
-    env = {k: v for k, v in os.environ.items() if k != SHARED_DATABASE_ENV}
-    if env_value is not None:
-        env[SHARED_DATABASE_ENV] = env_value
-    result = subprocess.run([sys.executable, "-c", PROBE], cwd=REPO, env=env,
-                            capture_output=True, text=True, check=True)
-    return result.stdout.strip()
-
-
-def test_the_environment_variable_switches_every_profile_to_replay(tmp_path: Path) -> None:
-    assert _profiles_database(None) == "None"  # control: ci has no database by default
-    replaying = _profiles_database(str(tmp_path / "shared"))
-    assert replaying.startswith("MultiplexedDatabase(") and "ReadOnlyDatabase(" in replaying
-
-
-def _replays(chosen: settings) -> bool:
-    return isinstance(chosen.database, MultiplexedDatabase)
-
-
-def test_replaying_switches_the_named_profiles_for_a_block_and_restores_them(
-    tmp_path: Path,
-) -> None:
-    shared = tmp_path / "shared"
-    assert not _replays(profile(CI))  # control: this process names no shared database
-    with replaying(str(shared), "--harness-shared-database"):
-        assert _replays(profile(CI)) and _replays(PROFILES[DEV])
-        assert _replays(settings.get_profile(CI))  # as registered with Hypothesis
-        read_only = profile(CI).database._wrapped[1]  # type: ignore[union-attr]
-        assert read_only == ReadOnlyDatabase(DirectoryBasedExampleDatabase(shared.resolve()))
-        with replaying(None, "--shared-database"):  # None: no shared database at all
-            assert profile(CI).database is None
-        assert _replays(profile(CI))
-    assert profile(CI).database is None and settings.get_profile(CI).database is None
-
-
-def test_replaying_a_bad_spec_names_its_origin_and_changes_nothing() -> None:
-    before = dict(PROFILES)
-    block = replaying("ftp://x/y", "--shared-database")
+def test_a_bad_shared_spec_names_where_it_was_given() -> None:
     with pytest.raises(ValueError, match="--shared-database: database 'ftp://x/y'"):
-        block.__enter__()
-    assert dict(PROFILES) == before
+        with_shared_database(PROFILES[CI], "ftp://x/y", "--shared-database")
 
 
-BAD_VARIABLE_PROBE = """
-from invariants.dynamic.profiles import CI, profile, replaying
-try:
-    profile(CI)
-except ValueError as exc:
-    print("error:", exc)
-with replaying({shared!r}, "--harness-shared-database"):
-    print("replaying:", type(profile(CI).database).__name__)
+PROBE = """
+import json
+from hypothesis import settings
+from invariants.dynamic.profiles import PROFILES, with_shared_database
+databases = {{name: repr(chosen.database) for name, chosen in PROFILES.items()}}
+registered = {{name: repr(settings.get_profile(name).database) for name in PROFILES}}
+replaying = type(with_shared_database(PROFILES["ci"], {shared!r}, "probe").database).__name__
+print(json.dumps([databases, registered, replaying]))
 """
 
 
-def test_a_bad_variable_is_an_error_when_a_profile_is_asked_for_not_at_import(
-    tmp_path: Path,
-) -> None:
-    env = {**os.environ, SHARED_DATABASE_ENV: "ftp://x/y"}
-    probe = BAD_VARIABLE_PROBE.format(shared=str(tmp_path / "shared"))
-    result = subprocess.run([sys.executable, "-c", probe], cwd=REPO, env=env,
-                            capture_output=True, text=True, check=True)
-    assert result.stdout.splitlines() == [
-        f"error: {SHARED_DATABASE_ENV}: database 'ftp://x/y': unsupported URL scheme "
-        "(use redis://host:port/db or a directory)",
-        "replaying: MultiplexedDatabase",
-    ]
+def test_the_profiles_are_values_the_environment_does_not_rewrite(tmp_path: Path) -> None:
+    """Only the entry points read `HARNESS_SHARED_DATABASE` (`harness.settings`): importing
+    the profiles with it set, even to a bad SPEC, leaves every profile as defined."""
+    for value in (str(tmp_path / "shared"), "ftp://x/y"):
+        env = {**os.environ, SHARED_DATABASE_ENV: value}
+        probe = PROBE.format(shared=str(tmp_path / "shared"))
+        result = subprocess.run([sys.executable, "-c", probe], cwd=REPO, env=env,
+                                capture_output=True, text=True, check=True)
+        databases, registered, replaying = json.loads(result.stdout)
+        assert databases["ci"] == registered["ci"] == "None"
+        assert "ReadOnlyDatabase" not in repr(databases) + repr(registered)
+        # Control: the same SPEC laid over a profile by value does replay.
+        assert replaying == "MultiplexedDatabase"

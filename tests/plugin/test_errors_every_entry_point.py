@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from harness.cli import main
-from invariants.dynamic.profiles import SHARED_DATABASE_ENV
+from harness.shared_database import SHARED_DATABASE_ENV
 
 GOOD = '[tool.harness]\npaths = ["src"]\ninvariants = ["INV1"]\n'
 UNREACHABLE = "redis://127.0.0.1:1/0"

@@ -1,7 +1,7 @@
 """The shared database outside the invariant items: `python -m harness check` and `prove`
-with `--shared-database SPEC` (over `HARNESS_SHARED_DATABASE`), and the kill-matrix items,
-which look their profile up by name. Each run records the database its invariant runs were
-given; the control is the same run naming none."""
+with `--shared-database SPEC` (over `HARNESS_SHARED_DATABASE`), and the kill-matrix items.
+Each run records the database in the settings its invariant runs were given; the control
+is the same run naming none. The named profiles themselves never change."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import settings
 from hypothesis.database import (
     DirectoryBasedExampleDatabase,
     MultiplexedDatabase,
@@ -19,11 +20,12 @@ from hypothesis.database import (
 from prove_selection import ONLY_M3
 from redis_client import UNREACHABLE
 
-import harness.jobs.check.report
+import harness.jobs.check.run
 import harness.prove_items
 import invariants.mutants.matrix
 from harness.cli import main
-from invariants.dynamic.profiles import CI, SHARED_DATABASE_ENV, profile
+from harness.shared_database import SHARED_DATABASE_ENV
+from invariants.dynamic.profiles import CI, profile
 from invariants.mutants.registry import MUTANTS
 
 ARGS = ["check", "--no-prove", "--invariants", "INV1", "--quiet"]
@@ -42,11 +44,12 @@ def _shared_directory(database: object) -> Path | None:
 
 
 def _recording(original: Callable[..., Any], seen: list[Path | None]) -> Callable[..., Any]:
-    """`original`, noting which shared database the `ci` profile replays when called."""
+    """`original`, noting which shared database the settings it is given replay."""
 
-    def call(*args: Any, **kwargs: Any) -> Any:
-        seen.append(_shared_directory(profile(CI).database))
-        return original(*args, **kwargs)
+    def call(check: str, factory: Any, given: settings, *args: Any, **kwargs: Any) -> Any:
+        assert isinstance(given, settings)  # a settings object, never a profile's name
+        seen.append(_shared_directory(given.database))
+        return original(check, factory, given, *args, **kwargs)
 
     return call
 
@@ -55,8 +58,8 @@ def _recording(original: Callable[..., Any], seen: list[Path | None]) -> Callabl
 def seen(monkeypatch: pytest.MonkeyPatch) -> list[Path | None]:
     monkeypatch.delenv(SHARED_DATABASE_ENV, raising=False)
     calls: list[Path | None] = []
-    monkeypatch.setattr(harness.jobs.check.report, "run_invariant",
-                        _recording(harness.jobs.check.report.run_invariant, calls))
+    monkeypatch.setattr(harness.jobs.check.run, "run_invariant",
+                        _recording(harness.jobs.check.run.run_invariant, calls))
     return calls
 
 
@@ -67,7 +70,7 @@ def test_check_replays_the_named_database(
     assert main([*ARGS, "--shared-database", str(shared)]) == 0
     assert seen == [shared.resolve()]
     assert f"; profile ci, replaying {shared.resolve()}" in capsys.readouterr().out
-    assert profile(CI).database is None  # restored after the run
+    assert profile(CI).database is None  # the named profile is untouched
 
 
 def test_control_check_without_one_replays_nothing(

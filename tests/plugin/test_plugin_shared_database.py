@@ -21,8 +21,9 @@ from hypothesis import Phase, settings
 from hypothesis.database import DirectoryBasedExampleDatabase
 from redis_client import UNREACHABLE
 
+from harness.shared_database import SHARED_DATABASE_ENV
 from invariants.checks import CHECKS
-from invariants.dynamic.profiles import CI, SHARED_DATABASE_ENV, profile
+from invariants.dynamic.profiles import CI, profile
 from invariants.dynamic.runner import run_invariant
 
 FUZZ_TESTS = Path(__file__).resolve().parents[1] / "fuzz"
@@ -256,8 +257,8 @@ print(sorted(m for m in WATCHED if m in sys.modules))
 
 def test_loading_the_plugin_neither_opens_databases_nor_registers_profiles() -> None:
     """The plugin loads in every pytest run of an environment that has it installed: the
-    shared-database support imports Hypothesis' databases (and registers the harness's
-    profiles) only when a database is named. The control: naming one imports them."""
+    shared-database support imports Hypothesis' databases only when a database is named,
+    and never the harness's profiles. The control: naming one imports the databases."""
     import subprocess
     import sys
 
@@ -265,5 +266,5 @@ def test_loading_the_plugin_neither_opens_databases_nor_registers_profiles() -> 
     result = subprocess.run([sys.executable, "-c", LOAD_PROBE], env=env, capture_output=True,
                             text=True, check=True)
     assert result.stdout.splitlines() == [
-        "[]", "['invariants.dynamic.database', 'invariants.dynamic.profiles']"
+        "[]", "['invariants.dynamic.database']"
     ]

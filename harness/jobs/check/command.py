@@ -15,7 +15,8 @@ import dataclasses
 import sys
 from typing import Any
 
-from harness.jobs.check.report import render, run_check, to_json
+from harness.jobs.check.report import render, to_json
+from harness.jobs.check.run import run_check
 from harness.jobs.check.subject import subject_for
 from harness.params import add_param_option, parse_assignments
 from harness.settings import (
@@ -91,8 +92,5 @@ def run(args: argparse.Namespace) -> int:
     except MutantNotApplicable as exc:  # the reference changed under a mutant: a failed check
         print(f"{PROG}: {exc}", file=sys.stderr)
         return 1
-    except ValueError as exc:  # the reference repository's [tool.harness] is malformed
-        print(f"{PROG}: error: {exc}", file=sys.stderr)
-        return 2
     sys.stdout.write(to_json(result) if args.format == "json" else render(result))
     return 0 if result.ok else 1

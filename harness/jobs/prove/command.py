@@ -15,13 +15,14 @@ import sys
 from typing import Any
 
 from harness.jobs.prove import mutate
+from harness.run_state import hypothesis_profile
 from harness.settings import Overrides, for_command, known_profile
 from harness.shared_database import add_shared_database_option, option_database, reachable
-from invariants.dynamic.profiles import replaying
 from invariants.mutants.base import MutantNotApplicable
 from invariants.mutants.matrix import ALL_CHECKS, Matrix, prove
 from invariants.mutants.registry import id_range
 from invariants.mutants.render import matrix_text
+from invariants.user_errors import UserError
 
 
 def add_parser(subparsers: Any) -> None:
@@ -59,24 +60,20 @@ def run(args: argparse.Namespace) -> int:
         return mutate.run(args, settings)
     problem = mutate.jobs_problem(args.jobs)
     if problem is not None:
-        print(f"mesh-harness prove: {problem}", file=sys.stderr)
-        return 2
+        raise UserError(problem)
     checks = [check.upper() for check in args.check]
     shared = reachable(settings.shared_database)  # the option, else the key or the variable
     try:
-        with replaying(shared.spec if shared else None, shared.origin if shared else ""):
-            matrix = prove(
-                args.profile,
-                args.mutant or None,
-                checks=checks or None,
-                expected_only=args.expected_only,
-                seed_scenarios=not args.search_only,
-                jobs=args.jobs,
-                progress=lambda line: print(line, file=sys.stderr, flush=True),
-            )
-    except ValueError as exc:
-        print(f"mesh-harness prove: {exc}", file=sys.stderr)
-        return 2
+        matrix = prove(
+            args.profile,
+            args.mutant or None,
+            checks=checks or None,
+            expected_only=args.expected_only,
+            seed_scenarios=not args.search_only,
+            jobs=args.jobs,
+            progress=lambda line: print(line, file=sys.stderr, flush=True),
+            settings=hypothesis_profile(args.profile, shared),
+        )
     except MutantNotApplicable as exc:
         print(f"mesh-harness prove: {exc}", file=sys.stderr)
         return 1

@@ -34,6 +34,7 @@ from invariants.mutants.score.session import (
 )
 from invariants.mutants.score.target import MeshTarget, TargetError, from_paths, reference_target
 from invariants.mutants.score.triage import FILENAME, Triage, TriageError, load
+from invariants.user_errors import UserError
 
 
 def add_options(parser: Any) -> None:
@@ -124,10 +125,7 @@ def _target(args: argparse.Namespace, settings: HarnessSettings) -> MeshTarget:
         paths = settings.mutate_paths
         origin = f"{settings.pyproject}: [tool.harness] mutate_paths"
     if paths is None:
-        try:
-            return reference_target(reference_scan_config())
-        except ValueError as exc:
-            raise TargetError(str(exc)) from None
+        return reference_target(reference_scan_config())
     if len(settings.adapters) != 1:
         raise TargetError(f"{settings.adapter_origin}: --mutate drives one adapter, "
                           f"got {len(settings.adapters)}")
@@ -180,8 +178,7 @@ def _across_machines(
 def run(args: argparse.Namespace, settings: HarnessSettings) -> int:
     problem = _usage(args)
     if problem is not None:
-        print(f"mesh-harness prove: {problem}", file=sys.stderr)
-        return 2
+        raise UserError(problem)
     # A bad target, triage file or missing engine (UserErrors): exit 2 in harness.cli.
     target = _target(args, settings)
     triage = load(args.triage or settings.root / FILENAME)

@@ -1,0 +1,162 @@
+"""The main job's run: every check against one mesh, as one `CheckResult`.
+
+1. the static scan of the mesh's source (`subject`: the configured repository's paths and
+   names, or the installed `reference_impl` package);
+2. the adapter conformance check, then every dynamic invariant through each adapter;
+3. the kill matrix, where the reference's pre-fix mutants apply: each against the checks
+   that must kill it (skipped, with the reason, on another team's mesh).
+
+With the kill matrix, the reference's invariant rows are the matrix's reference row, each
+built from the outcome its cell carries, so no invariant runs twice. Every dynamic run
+uses one settings object, resolved here from the profile and the shared database.
+`harness.jobs.check.report` renders the result.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from hypothesis import settings as Settings
+
+from harness.jobs.check.report import CheckResult, InvariantRow
+from harness.jobs.check.subject import KILL_MATRIX_SKIPPED, Subject, bundled_reference
+from harness.run_state import hypothesis_profile
+from harness.scan_verdict import load_baseline, run_scan
+from harness.shared_database import SharedDatabase
+from invariants.adapter import AdapterExited
+from invariants.checks import CHECKS
+from invariants.conformance.programs import conformance
+from invariants.dynamic.report import own_traceback
+from invariants.dynamic.runner import Outcome, run_invariant
+from invariants.mutants.matrix import Matrix, prove
+from invariants.scan.model import ScanConfig
+
+Progress = Callable[[str], None]
+
+
+def run_check(
+    profile: str = "ci",
+    *,
+    kill_matrix: bool = True,
+    invariants: Sequence[str] | None = None,
+    progress: Progress | None = None,
+    shared_database: SharedDatabase | None = None,
+    subject: Subject | None = None,
+) -> CheckResult:
+    """The whole job on `subject` (default: the bundled reference under `profile`);
+    `invariants` narrows the invariants run without the kill matrix. `shared_database` is
+    replayed by every invariant run (None: no shared database)."""
+    judged = subject or bundled_reference(profile)
+    settings = hypothesis_profile(judged.profile, shared_database)
+    say = progress or (lambda _line: None)
+    result = _run_check(judged, settings, kill_matrix, invariants or judged.invariants, say)
+    result.shared_database = shared_database.spec if shared_database else None
+    return result
+
+
+def _run_check(
+    subject: Subject, settings: Settings, kill_matrix: bool, invariants: Sequence[str],
+    say: Progress,
+) -> CheckResult:
+    say(f"scanning {subject.root}")
+    verdict = run_scan(list(subject.scan_paths), subject.scan_config, subject.root,
+                       cache_dir=subject.cache_dir, baseline=load_baseline(subject.baseline))
+    broken, programs = _conformance(subject, say)
+    result = CheckResult(subject.profile, verdict, [], None, title=subject.title,
+                         mesh=subject.mesh, adapters=tuple(subject.factories),
+                         guard_names=_guards(subject.scan_config),
+                         conformance=broken, conformance_programs=programs)
+    if not kill_matrix or not subject.kill_matrix:
+        if kill_matrix:
+            result.kill_matrix_skipped = KILL_MATRIX_SKIPPED.format(mesh=subject.mesh)
+        say(f"dynamic invariants on {subject.mesh}")
+        result.invariants = _invariants_alone(subject, settings, invariants, say)
+        return result
+    say("kill matrix (the reference first, then each mutant against the checks it must fail)")
+    result.matrix = prove(subject.profile, expected_only=True, progress=say,
+                          seed_scenarios=subject.seed_scenarios, settings=settings)
+    result.invariants = _invariants_of(result.matrix)
+    result.errors = list(result.matrix.errors)
+    return result
+
+
+def _invariants_alone(subject: Subject, settings: Settings, check_ids: Sequence[str],
+                      say: Progress) -> list[InvariantRow]:
+    rows = []
+    for spec, factory in subject.factories.items():
+        for check_id in check_ids:
+            outcome = run_invariant(check_id, factory, settings, params=subject.params,
+                                    seed_scenarios=subject.seed_scenarios)
+            say(f"  {check_id} on {spec}: {outcome.verdict} ({outcome.seconds:.1f} s)")
+            rows.append(_row(outcome, spec if len(subject.factories) > 1 else ""))
+    return rows
+
+
+def _invariants_of(matrix: Matrix) -> list[InvariantRow]:
+    """The matrix's reference row, each cell with the outcome it was judged from."""
+    rows = []
+    for check, cell in matrix.reference.items():
+        if check not in CHECKS:
+            continue
+        if cell.outcome is not None:
+            rows.append(_row(cell.outcome))
+        else:  # a cell without its outcome: the cell is all there is
+            rows.append(InvariantRow(check, not cell.killed, cell.examples, cell.seconds,
+                                     cell.evidence))
+    return rows
+
+
+def _first_line(outcome: Outcome) -> str:
+    if outcome.verdict == "not applicable" and outcome.failure_text:
+        return outcome.failure_text.splitlines()[0]
+    if outcome.violations:
+        return str(outcome.violations[0])
+    if outcome.verdict == "not exercised":
+        return "not exercised: " + "; ".join(
+            f"{name} (0): {cause}" for name, cause in outcome.unexercised.items()
+        )
+    if outcome.verdict == "error" and outcome.failure_text:
+        return outcome.failure_text.splitlines()[0]
+    return ""
+
+
+def _row(outcome: Outcome, adapter: str = "") -> InvariantRow:
+    error = outcome.error
+    trace = own_traceback(error) if error is not None else ""  # the mesh's frames, not ours
+    return InvariantRow(outcome.check_id, outcome.ok, outcome.examples, outcome.seconds,
+                        _first_line(outcome), outcome.verdict, dict(outcome.evidence),
+                        dict(outcome.unexercised), adapter, trace, _counterexample(outcome),
+                        dict(outcome.inapplicable))
+
+
+def _counterexample(outcome: Outcome) -> str:
+    """The failure text of a violation up to its diagram: the violations, the shrunk step
+    program and the reproduce blob (the diagram is in the pytest item and the JSON)."""
+    if outcome.verdict != "violation" or not outcome.failure_text:
+        return ""
+    return outcome.failure_text.split("Trace of the failing run (Mermaid)", 1)[0].rstrip()
+
+
+def _guards(config: ScanConfig) -> tuple[str, ...]:
+    names = config.options.get("guard_functions", ("may_answer",))
+    return tuple(names) if isinstance(names, tuple) and names else ("may_answer",)
+
+
+def _conformance(subject: Subject, say: Progress) -> tuple[list[str], int]:
+    """Each adapter through the conformance programs: the broken conventions, one line
+    each (an adapter that raises is one line here; its traceback shows in its rows)."""
+    lines: list[str] = []
+    programs = 0
+    for spec, factory in subject.factories.items():
+        say(f"adapter conformance: {spec}")
+        try:
+            _, results = conformance(factory, subject.params)
+        except AdapterExited as exc:  # names the adapter and what it raised already
+            lines.append(str(exc))
+            continue
+        except Exception as exc:  # the invariant runs show the traceback
+            lines.append(f"{spec}: the adapter raised {type(exc).__name__}: {exc}")
+            continue
+        programs += len(results)
+        lines += [f"{spec}: {b.line(r.program)}" for r in results for b in r.broken]
+    return lines, programs
