@@ -1,35 +1,12 @@
 """INV2: a subscription to a missing target dies after N retries (seed 004, Invariant 2).
 
-Every subscription makes at most N+1 attempts (N = 5 retries), answers or errors
-terminally within bounded virtual time, and sends nothing more once it has terminated or
-taken its first answer. The unbounded resubscribe to a node that does not exist is the
-phantom-path storm.
+Every subscription makes at most N+1 attempts, each retry its backoff after the failure it
+answers, answers or terminates within bounded virtual time and sends nothing once closed;
+one to a live target the harness left alone is answered.
 
-Obligations (what each reads), with the evidence each counts:
-- "subscriptions that spent their N retries": a subscription that terminated after
-  exactly N+1 attempts, within the bound, has shown the bound (SUBSCRIBE_ATTEMPT,
-  SUBSCRIBE_TERMINATED).
-- "closed subscriptions watched": once a subscription has terminated or taken its first
-  answer nothing more is sent for it (SUBSCRIBE_*, POSTED/LEG_STARTED/ATTEMPT carrying its
-  requests); counted per subscription closed.
-- "resubscribe delays timed": each resubscribe (attempt n >= 1) comes its backoff
-  (`subscribe_delay_ms(n)`: 250 ms doubling) after the failure of the attempt before it,
-  neither earlier nor later. The failure is the DeliveryFailure answering that attempt's
-  request, known from its FAILURE_EMITTED (the earliest a mesh can act on it) until the
-  subscriber HANDLED it (the latest), or else the attempt's timeout
-  (`subscribe_timeout_ms` after its SUBSCRIBE_ATTEMPT), whichever is first; too early is
-  a violation as the attempt is observed, too late the moment virtual time passes the
-  due time with the subscription still open (SUBSCRIBE_ATTEMPT, FAILURE_EMITTED, HANDLED).
-  Counted per resubscribe.
-- "subscriptions to a live target answered": a subscription the harness started to a
-  hub that exists (its HUB_CREATED seen) is answered (SUBSCRIBE_ANSWERED), unless the
-  harness removed, blocked or slowed that hub, or asked for the stop, before the answer
-  (harness facts): then a timeout or a terminal error is the mesh's right. Decided at quiescence;
-  counted per such subscription answered.
-
-A subscription the harness started (harness facts) is owed its bound from the moment it
-was started, whether or not the trace ever mentions it: a mesh whose trace is silent
-about it has neither answered nor terminated it.
+Obligations (docs/dynamic-invariants.md, INV2): "subscriptions that spent their N retries",
+"closed subscriptions watched", "resubscribe delays timed", "subscriptions to a live target
+answered".
 """
 
 from __future__ import annotations
@@ -156,23 +133,7 @@ class BoundedSubscribe(Monitor):
             state = "terminated" if sub.terminated else "answered"
             self.flag(f"subscription {sid} sent {event.kind.value} after it {state}", closed, event)
         if event.kind is EventKind.SUBSCRIBE_ATTEMPT:
-            if closed is None:
-                self._resubscribed(sid, sub, event)
-            sub.attempts += 1
-            sub.sent, sub.failure, sub.failed_from, sub.failed_by = event, None, None, None
-            if event.delivery_id is not None:
-                sub.requests.add(event.delivery_id)
-                self._requests[event.delivery_id] = sub
-            if closed is None and sub.attempts <= self.params.subscribe_retries:
-                self._owing[sid] = sub
-            limit = self.params.subscribe_retries + 1
-            if sub.attempts == limit + 1:
-                self.flag(
-                    f"subscription {sid} made more than {limit} attempts "
-                    f"({self.params.subscribe_retries} retries)",
-                    sub.first,
-                    event,
-                )
+            self._observe_attempt(sid, sub, closed, event)
         elif event.kind is EventKind.SUBSCRIBE_TERMINATED:
             if sub.terminated is not None:
                 self.flag(f"subscription {sid} terminated twice", sub.terminated, event)
@@ -190,6 +151,28 @@ class BoundedSubscribe(Monitor):
                 self.exercised(CLOSED)
             sub.answered = event
             self._owing.pop(sid, None)
+
+    def _observe_attempt(self, sid: str, sub: _Subscription, closed: TraceEvent | None,
+                         event: TraceEvent) -> None:
+        """A SUBSCRIBE_ATTEMPT: a retry of an open subscription is held to its backoff, its
+        request is the one a failure now answers, and no attempt goes past the bound."""
+        if closed is None:
+            self._resubscribed(sid, sub, event)
+        sub.attempts += 1
+        sub.sent, sub.failure, sub.failed_from, sub.failed_by = event, None, None, None
+        if event.delivery_id is not None:
+            sub.requests.add(event.delivery_id)
+            self._requests[event.delivery_id] = sub
+        if closed is None and sub.attempts <= self.params.subscribe_retries:
+            self._owing[sid] = sub
+        limit = self.params.subscribe_retries + 1
+        if sub.attempts == limit + 1:
+            self.flag(
+                f"subscription {sid} made more than {limit} attempts "
+                f"({self.params.subscribe_retries} retries)",
+                sub.first,
+                event,
+            )
 
     def _failure_emitted(self, event: TraceEvent) -> None:
         """A DeliveryFailure answering a subscription's latest request: that attempt failed."""
@@ -222,6 +205,8 @@ class BoundedSubscribe(Monitor):
         self._owing.pop(sid, None)
 
     def _silent(self, fact: Subscribed) -> Violation:
+        """A subscription the harness started is owed its bound whether or not the trace
+        mentions it: a trace silent about it has neither answered nor terminated it."""
         return self.violation(
             f"the harness subscribed {fact.subscription_id} ({fact.subscriber} -> "
             f"{fact.target}) at {fact.time_ms} ms, but the trace shows nothing of it "
