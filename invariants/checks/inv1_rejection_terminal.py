@@ -1,18 +1,11 @@
 """INV1: rejection is terminal, never amplifying (seed 004, Invariant 1).
 
-A post the identity guard rejects is logged once and dropped: exactly one REJECTED
-record, zero DeliveryFailures answering it, and no further traffic for it. The exemption
-that makes this hold at every emit site is part of the same invariant: a DeliveryFailure
-is never itself answered by a DeliveryFailure, which is the ping-pong chain that wedges an
-action block. Count the failure traffic: it must be 0, not "fewer".
+A post the identity guard rejects is logged once, never answered and never travels on, and
+a DeliveryFailure is never itself answered by a DeliveryFailure (the ping-pong chain that
+wedges an action block): the failure traffic is 0, not "fewer".
 
-Obligations (what each reads), with the evidence each counts:
-- "anonymous posts rejected once and dropped": a post the harness made with no identity
-  (and not a system message) is rejected once, never answered, never travels on
-  (harness facts: posts; REJECTED, FAILURE_EMITTED, traffic events). A harness post with
-  no identity that a hub enqueues or handles got past the identity guard: a violation.
-- "failed DeliveryFailures left unanswered": a DeliveryFailure whose own routing failed
-  is never answered by another one (ANSWER_SUPPRESSED, FAILURE_EMITTED `answers`).
+Obligations (docs/dynamic-invariants.md, INV1): "anonymous posts rejected once and
+dropped", "failed DeliveryFailures left unanswered".
 """
 
 from __future__ import annotations
@@ -67,7 +60,7 @@ class RejectionTerminal(Monitor):
                     self.exercised(REJECTED)
             return
         if kind is EventKind.ANSWER_SUPPRESSED and self.facts.class_of(did) is MessageClass.FAILURE:
-            self.exercised(UNANSWERED)
+            self.exercised(UNANSWERED)  # a DeliveryFailure whose own routing failed
         if kind is EventKind.ENQUEUED and did not in self._rejected:
             self._observe_admitted(event)
         if kind is EventKind.FAILURE_EMITTED:

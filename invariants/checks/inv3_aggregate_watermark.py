@@ -1,36 +1,12 @@
 """INV3: no single action block can be driven past its drain rate (seed 004, Invariant 3).
 
 Past a hub's aggregate watermark only sheddable (can-be-ignored) messages are shed, and
-they are shed: a sheddable message is never admitted to a queue at or above the watermark,
-so no queue of sheddable traffic grows without bound and the shed count is > 0 whenever a
-flood goes past it. User-facing and lifecycle messages are never shed, and every
-user-facing message that was queued is handled (within `probe_deadline_ms` of a blocked
-turn's release). The per-key breaker is not what saves the hub: it never counts
-can-be-ignored, lifecycle or failure traffic, so its trip count stays 0 for such a flood.
+they are; user-facing and lifecycle messages are kept and handled, a turn the harness
+blocked handles nothing, and the per-key breaker never counts exempt traffic.
 
-Queue depth is counted from the trace: ENQUEUED joins a hub's queue, HANDLED (emitted as
-the turn takes the message) leaves it, and FAULT_INJECTED `remove_target` empties it.
-
-Obligations (what each reads), with the evidence each counts:
-- "sheddable messages shed past the watermark": a sheddable message at an intake at or
-  above the watermark is shed, and only then (SHED, ENQUEUED, HANDLED, HUB_CREATED).
-- "user-facing and lifecycle messages kept past the watermark": such a message arriving
-  at a queue at or above the watermark is enqueued, never shed (ENQUEUED, SHED).
-- "probes handled after a blocked turn's release": a user-facing message queued behind a
-  blocked turn is handled within `probe_deadline_ms` of the release (TURN_RELEASED,
-  HANDLED).
-- "blocked turns held": a hub whose turn the harness blocked (harness fact BLOCK_HUB for
-  `duration_ms`; overlapping holds last until the latest ends) handles nothing until the
-  hold ends (HANDLED). Counted per hold that ran out. A hub the harness removed (harness
-  fact REMOVE_TARGET) has no turn to block: a block there is not a hold.
-- "exempt traffic kept off the breaker": can-be-ignored, lifecycle and failure traffic
-  reached an intake, and the per-key breaker never dropped or tripped on it (DROPPED,
-  BREAKER_TRIPPED); counted per such message shed or enqueued.
-
-The class of a delivery the harness posted is the one it posted it with (harness facts):
-a SHED, DROPPED or ENQUEUED whose intake reports another class for it is a violation,
-and the delivery is judged by its true class (a user message the mesh calls
-can-be-ignored and sheds is a user message shed).
+Obligations (docs/dynamic-invariants.md, INV3): "sheddable messages shed past the
+watermark", "user-facing and lifecycle messages kept past the watermark", "probes handled
+after a blocked turn's release", "blocked turns held", "exempt traffic kept off the breaker".
 """
 
 from __future__ import annotations
@@ -45,10 +21,10 @@ from invariants.checks.params import DEFAULT_PARAMS, CheckParams
 from invariants.checks.violation import Violation
 from invariants.trace import EventKind, MessageClass, TraceEvent
 
-# Classes the per-key storm breaker never counts.
 # FAULT_INJECTED reason of a hub removal (the adapter protocol's fault kind value).
 REMOVE_TARGET = "remove_target"
 
+# Classes the per-key storm breaker never counts.
 _BREAKER_EXEMPT = frozenset({MessageClass.IGNORABLE, MessageClass.LIFECYCLE, MessageClass.FAILURE})
 _KEPT = frozenset({MessageClass.USER, MessageClass.LIFECYCLE})  # never shed
 # Intake events judged by the class the harness posted their delivery with.
@@ -96,7 +72,7 @@ class AggregateWatermark(Monitor):
         elif fact.kind is FaultKind.BLOCK_HUB and fact.target not in self._removed:
             until = fact.time_ms + fact.duration_ms
             held = self._blocked.get(fact.target)
-            if held is None or held[0] < until:
+            if held is None or held[0] < until:  # overlapping holds last until the latest ends
                 self._blocked[fact.target] = (until, fact)
 
     def _check_held(self, event: TraceEvent) -> None:

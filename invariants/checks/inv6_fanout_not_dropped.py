@@ -1,34 +1,12 @@
 """INV6: a wide legitimate fan-out is never dropped by the per-key breaker (seed 004, #1200).
 
-The breaker key is (sender, target, message type, payload identity); without an identity
-it is the 3-tuple. A message may be dropped only if its own key carried more than the
-threshold (2000) in a window (1 s), or tripped within the cooldown (2 s) before. So for
-every DROPPED (and BREAKER_TRIPPED) event, the trace must show more than `threshold`
-messages POSTED to that hub's intake with the same key in the preceding window plus
-cooldown (an upper bound on what any tumbling-window breaker could have counted). One
-sender talking to one target about 5,000 different things must see 0 drops.
+The breaker key is (sender, target, message type, payload identity), the 3-tuple without an
+identity: a message may be dropped only if its own key carried more than the threshold in
+the window plus cooldown before it, and a tripped key is dropped for exactly the cooldown.
 
-Obligations (what each reads), with the evidence each counts:
-- "fan-out posts past the threshold kept": a post whose routing 3-tuple carried more than
-  the threshold in the window while its own 4-part key did not (the case a key without
-  the identity would drop) must not be dropped (POSTED, DROPPED; harness facts: posts).
-- "drops checked against their key": every DROPPED / BREAKER_TRIPPED is held to the count
-  of its own key (a genuine storm on one key may be dropped).
-- "keys counted afresh in a new window": a key that carried more than the threshold in
-  all (since it was first seen, or last tripped) but not within the window plus cooldown
-  before a post is counted afresh in each window, so that post is not dropped (POSTED,
-  DROPPED: the drop is held to the count of the window plus cooldown, as above). Counted
-  per key the first time it is seen in such a fresh window.
-- "tripped keys admitted again after the cooldown": once a key tripped (BREAKER_TRIPPED) it
-  is dropped for exactly the cooldown: a post of it ENQUEUED before `breaker_cooldown_ms`
-  has passed is admitted too early, one DROPPED once it has passed, with no more than the
-  threshold posted on the key within the window before it, too late (POSTED, ENQUEUED,
-  DROPPED, BREAKER_TRIPPED; judged against virtual time). Counted per trip whose key
-  posted again after its cooldown.
-
-The payload identity of a post is the one the harness gave it (harness facts), not the
-one the mesh reports: a POSTED that reports another identity for a harness post is a
-violation naming both, and the breaker key is counted with the harness's identity.
+Obligations (docs/dynamic-invariants.md, INV6): "fan-out posts past the threshold kept",
+"drops checked against their key", "keys counted afresh in a new window", "tripped keys
+admitted again after the cooldown".
 """
 
 from __future__ import annotations
@@ -83,6 +61,8 @@ class FanoutNotDropped(Monitor):
     def _arrived(
         self, table: dict[Key, deque[int]], key: Key, now: int,
     ) -> deque[int]:
+        # The window plus the cooldown: an upper bound on what any tumbling-window breaker
+        # could have counted.
         horizon = now - self.params.breaker_window_ms - self.params.breaker_cooldown_ms
         arrivals = table.setdefault(key, deque())
         while arrivals and arrivals[0] <= horizon:

@@ -1,41 +1,15 @@
 """INV7: one answer per request, read off the envelope (seed 004, issue #1485).
 
-A delivery whose routing fails is answered through `report_failure`: a heartbeat (or any
-can-be-ignored, lifecycle) payload or a DeliveryFailure is never answered, packaged or
-not; an ordinary one is answered exactly once. Pre-fix, the guard read the payload type,
-which is RawJson after packaging, so a departed owner's heartbeats were each answered:
-3 NACKs at the sender where 1 is right.
+A delivery whose routing fails is answered at most once: never if it is a can-be-ignored,
+lifecycle or failure payload, packaged or not, exactly once otherwise. Every delivery the
+harness posted reaches an end and is handled where it was posted, and an answer to it lands
+at its sender and is accepted there.
 
-Obligations (what each reads), with the evidence each counts:
-- "suppressed deliveries left unanswered": a can-be-ignored, lifecycle or failure
-  delivery whose routing failed is never answered (DISPATCH_REFUSED, ANSWER_SUPPRESSED,
-  failed LEG_ENDED, FAILURE_EMITTED; the class the harness posted it with).
-- "packaged suppressed deliveries left unanswered": the same for a packaged one (the
-  #1485 shape: the guard must read the envelope, not the RawJson payload).
-- "ordinary failed deliveries answered once": an ordinary delivery whose routing failed
-  is answered, exactly once.
-- "round-tripped suppressed deliveries left unanswered": the same for a packaged one
-  posted while the harness had the adapter round-trip its envelopes through the wire
-  format (harness fact `RoundTripSet`; the seed's "also after a JSON round trip": the
-  marker must survive serialisation). Not applicable to an adapter without the
-  envelope round trip capability.
-- "posted deliveries accounted for": every delivery the harness posted (harness fact
-  `Posted`) reaches an end by quiescence: handled, handler faulted, rejected, gated,
-  dropped, shed, answered, its answer suppressed or its dispatch refused, or its leg
-  drained by the stop; one still pending when the stop completed, or queued at a hub the
-  harness removed, is cut off, not lost. A delivery with none of these was lost: the
-  mesh neither ran it nor told anyone. Counted per delivery that reached an end.
-
-Where each delivery's story ends, from the harness facts rather than the mesh's account:
-- "deliveries handled where posted": a delivery the harness posted is handled at the hub
-  it was posted to (HANDLED's hub against `Posted.target`), never at another.
-- "answers landed at their sender": an answer to a delivery the harness posted is
-  addressed to that delivery's sender (`Posted.sender`), and where it is offered to a hub
-  (POSTED of the answer's id) it is the sender's; one owed to a sender with a live hub
-  (HUB_CREATED, not removed) reaches it by quiescence, unless the stop completed first.
-- "answers accepted by their sender": an answer offered at its sender's hub joins its
-  queue (ENQUEUED or HANDLED); the sender's identity guard never rejects it (an answer
-  the sender throws away is as good as none). Gated by a stopping sender is no verdict.
+Obligations (docs/dynamic-invariants.md, INV7; the last three under "Verdicts carry their
+evidence"): "suppressed deliveries left unanswered", "packaged suppressed deliveries left
+unanswered", "ordinary failed deliveries answered once", "round-tripped suppressed
+deliveries left unanswered", "posted deliveries accounted for", "deliveries handled where
+posted", "answers landed at their sender", "answers accepted by their sender".
 """
 
 from __future__ import annotations
@@ -59,6 +33,7 @@ def _failed_leg(event: TraceEvent) -> bool:
 
 
 SUPPRESSED = "suppressed deliveries left unanswered"
+# The #1485 shape: the guard must read the envelope, not the payload (RawJson once packaged).
 PACKAGED = "packaged suppressed deliveries left unanswered"
 ANSWERED = "ordinary failed deliveries answered once"
 ROUNDTRIP = "round-tripped suppressed deliveries left unanswered"
