@@ -94,7 +94,7 @@ class Fault:
 class Capability(StrEnum):
     """A behaviour family an adapter may model. An adapter declares the ones its mesh has
     in a `capabilities` attribute; the obligations of one it lacks are reported as not
-    applicable, never as passed."""
+    applicable, never as passed. What each one enables is its record in `CAPABILITIES`."""
 
     GRAIN_ROUTER = "grain_router"  # Route.GRAIN, grain calls, REJECT_NEXT / TIMEOUT_NEXT
     SUBSCRIBE = "subscribe"  # bounded `subscribe`
@@ -112,11 +112,125 @@ class Capability(StrEnum):
     TIMER_TIES = "timer_ties"
 
 
+@dataclass(frozen=True)
+class CapabilityInfo:
+    """What declaring one capability enables, by name: the code that gates on it lives in
+    the layers above (the plans, the adapter-check programs, the checkers), which this
+    module must not import; `tests/conformance/test_capability_records.py` holds each
+    record to what that code really gates, so the record cannot drift."""
+
+    capability: Capability
+    meaning: str  # what the mesh has when it declares it
+    default: bool = False  # taken as declared by an adapter that declares nothing
+    # Invariants applicable only with it (`Monitor.needs`), and single obligations of the
+    # others (`Monitor.obligation_needs`), as (check id, obligation).
+    checks: tuple[str, ...] = ()
+    obligations: tuple[tuple[str, str], ...] = ()
+    # Obligations declaring it makes not applicable (`Monitor.obligation_waived_by`).
+    waives: tuple[tuple[str, str], ...] = ()
+    # The state machines' rule families and routes only it lets them take
+    # (`invariants.dynamic.plans.FAMILY_NEEDS`, `ROUTE_NEEDS`).
+    families: tuple[str, ...] = ()
+    routes: tuple[Route, ...] = ()
+    # The `adapter-check` programs run only for it (`invariants.conformance.programs`).
+    programs: tuple[str, ...] = ()
+    # The functions that read it besides those tables, qualified by module.
+    read_by: tuple[str, ...] = ()
+
+
+_PLANS = "invariants.dynamic.plans"
+_PROGRAMS = "invariants.conformance.programs"
+
+# One record per capability, in the order of `Capability`.
+CAPABILITIES: tuple[CapabilityInfo, ...] = (
+    CapabilityInfo(
+        Capability.GRAIN_ROUTER,
+        "Route.GRAIN placement, grain calls, REJECT_NEXT / TIMEOUT_NEXT honoured",
+        default=True,
+        checks=("INV4",),
+        families=("reject", "timeout"),
+        routes=(Route.GRAIN,),
+        programs=("grain", "fault-order"),
+    ),
+    CapabilityInfo(
+        Capability.SUBSCRIBE,
+        "a bounded `subscribe`",
+        default=True,
+        checks=("INV2",),
+        families=("subscribe",),
+        programs=("subscribe",),
+    ),
+    CapabilityInfo(
+        Capability.STOP_LIFECYCLE,
+        "`stop` with its stages and the graceful hold",
+        default=True,
+        checks=("INV5",),
+        families=("stop",),
+        programs=("stop", "give-up"),
+    ),
+    CapabilityInfo(
+        Capability.ENVELOPE_ROUNDTRIP,
+        "`set_envelope_roundtrip(on)`: packaged envelopes go through the mesh's wire "
+        "format and back before they are routed",
+        obligations=(("INV7", "round-tripped suppressed deliveries left unanswered"),),
+        programs=("roundtrip",),
+        # The plans' round trip, and seed programs with a round-tripped step.
+        read_by=(f"{_PLANS}.within", f"{_PLANS}.program_runs_on"),
+    ),
+    CapabilityInfo(
+        Capability.AGGREGATE_FAULTS,
+        "AGGREGATE_NEXT: grain calls fail with an aggregate of a response timeout and a "
+        "rejection; the callee received the call and still holds it",
+        obligations=(
+            ("INV4", "aggregates (timeout first) sent once"),
+            ("INV4", "aggregates (rejection first) sent once"),
+            ("INV4", "aggregate_next faults honoured"),
+        ),
+        families=("aggregate",),
+        programs=("aggregate",),
+        # fault-order arms an aggregate too.
+        read_by=(f"{_PROGRAMS}._fault_order_kinds",),
+    ),
+    CapabilityInfo(
+        Capability.AT_LEAST_ONCE,
+        "with a grain router: a timed-out grain call is sent again and the callee "
+        "de-duplicates the re-sends, reporting each application as EFFECT_APPLIED",
+        obligations=(("INV4", "delivery effects applied at most once"),),
+        waives=(
+            ("INV4", "timed-out deliveries sent once"),
+            ("INV4", "aggregates (timeout first) sent once"),
+            ("INV4", "aggregates (rejection first) sent once"),
+        ),
+        # INV4 allows the re-sends; the grain program proves the effects applied once.
+        read_by=(
+            "invariants.checks.inv4_no_resend_after_timeout.NoResendAfterTimeout._resends",
+            f"{_PROGRAMS}._grain_proves",
+        ),
+    ),
+    CapabilityInfo(
+        Capability.TIMER_TIES,
+        "the mesh starts the `why` of a choice where a timeout fell due with TIMER_TIE; "
+        "the state machines draw a script of their own for those choices",
+        # The `ties` argument of `advance`, and the slowdowns that end on the mesh's waits;
+        # every asyncio kit adapter declares it.
+        read_by=(
+            f"{_PLANS}._advance_rule",
+            f"{_PLANS}.machine_class",
+            "invariants.aio.kit.AsyncMeshAdapter.__init_subclass__",
+        ),
+    ),
+)
+
 # What an adapter that declares nothing is taken to model: the protocol's first surface
 # (the later, optional methods and fault kinds must be declared to be driven).
-DEFAULT_CAPABILITIES: frozenset[Capability] = frozenset({
-    Capability.GRAIN_ROUTER, Capability.SUBSCRIBE, Capability.STOP_LIFECYCLE,
-})
+DEFAULT_CAPABILITIES: frozenset[Capability] = frozenset(
+    info.capability for info in CAPABILITIES if info.default
+)
+
+
+def capability_info(capability: Capability) -> CapabilityInfo:
+    """The record of `capability`."""
+    return next(info for info in CAPABILITIES if info.capability is capability)
 
 
 def capabilities_of(adapter: object) -> frozenset[Capability]:
