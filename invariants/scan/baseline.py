@@ -81,9 +81,9 @@ def load(path: Path) -> Counter[Key]:
                 "and a positive integer count"
             )
         try:
-            rules = rule_ids([entry["rule"]])
+            rules = rule_ids([entry["rule"]], f"{path}: baseline entries[{index}]")
         except UnknownRule as exc:
-            raise BaselineError(f"{path}: baseline entries[{index}]: {exc}") from None
+            raise BaselineError(str(exc)) from None
         if not rules:
             raise BaselineError(f"{path}: baseline entries[{index}]: no rule id")
         key = (rules[0], entry["path"], entry["symbol"], normalise_snippet(entry["snippet"]))

@@ -56,18 +56,11 @@ def _fail(source: Path, key: str, problem: str) -> ConfigError:
     return ConfigError(f"{source}: [tool.harness] {key}: {problem}")
 
 
-def _rule_ids(value: tuple[str, ...]) -> tuple[str, ...]:
-    try:
-        return rule_ids(value)
-    except UnknownRule as exc:
-        raise OptionError(str(exc)) from None
-
-
 def _field_value(key: str, kind: str, value: object) -> object:
-    """A `ScanConfig` field's value; raises OptionError."""
+    """A `ScanConfig` field's value; raises OptionError (UnknownRule for a rule list)."""
     if kind.startswith("tuple[str, ...]"):
         names = parse_names(value)
-        return _rule_ids(names) if key in _RULE_LIST_KEYS else names
+        return rule_ids(names) if key in _RULE_LIST_KEYS else names
     if kind == "int":
         return parse_count(value, minimum=int(key in _POSITIVE_KEYS))
     # a field type without a loader rule: refuse rather than guess
@@ -105,7 +98,7 @@ def settings_from_table(
                 close = get_close_matches(key.replace("-", "_"), every, n=1, cutoff=0.75)
                 raise OptionError(f"unknown key (did you mean {close[0]!r}?)" if close else
                                   "unknown key")
-        except OptionError as exc:
+        except (OptionError, UnknownRule) as exc:
             raise _fail(source, key, str(exc)) from None
     config = ScanConfig(**values, options=RuleOptions(options))  # type: ignore[arg-type]
     return ScanSettings(

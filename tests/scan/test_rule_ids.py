@@ -28,6 +28,18 @@ def test_ids_are_stripped_upper_cased_and_kept_in_order() -> None:
     assert str(caught.value) == f"unknown rule id 'mesh9' {KNOWN}"
 
 
+def test_the_one_check_names_where_the_id_came_from_and_may_require_one() -> None:
+    with pytest.raises(UnknownRule) as caught:
+        rule_ids(["mesh9"], "--select")
+    assert (caught.value.rule, caught.value.origin) == ("mesh9", "--select")
+    assert str(caught.value) == f"--select: unknown rule id 'mesh9' {KNOWN}"
+    assert rule_ids([" ", ""], "--select") == ()
+    with pytest.raises(UnknownRule) as nothing:
+        rule_ids([" ", ""], "--select", required=True)
+    assert str(nothing.value) == f"--select: unknown rule id ' ,' {KNOWN}"
+    assert rule_ids(["mesh001"], "--select", required=True) == ("MESH001",)
+
+
 def test_every_place_a_rule_id_is_given_names_it_the_same_way(tmp_path: Path) -> None:
     line = f"unknown rule id 'mesh9' {KNOWN}"
     with pytest.raises(ConfigError) as option:

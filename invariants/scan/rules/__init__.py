@@ -64,28 +64,36 @@ RULES: Mapping[str, str] = _RuleTable()
 
 
 class UnknownRule(UserError, ValueError):
-    """A rule id no registered rule has; `rule` is the id as it was written."""
+    """A rule id no registered rule has; `rule` is the id as it was written, `origin` where
+    it came from (the message's prefix when given)."""
 
-    def __init__(self, rule: str) -> None:
-        super().__init__(f"unknown rule id {rule!r} (known: {', '.join(RULES)})")
+    def __init__(self, rule: str, origin: str | None = None) -> None:
+        unknown = f"unknown rule id {rule!r} (known: {', '.join(RULES)})"
+        super().__init__(f"{origin}: {unknown}" if origin else unknown)
         self.rule = rule
+        self.origin = origin
 
 
-def rule_ids(values: Iterable[str]) -> tuple[str, ...]:
+def rule_ids(values: Iterable[str], origin: str | None = None, *, required: bool = False
+             ) -> tuple[str, ...]:
     """The rule ids `values` name, stripped and upper-cased (`mesh001` is MESH001), blanks
-    left out, in the order given; an unknown one raises `UnknownRule` naming it as written.
+    left out, in the order given; an unknown one raises `UnknownRule` naming it as written
+    and `origin`, and so does none at all when one is `required` (naming the values).
 
     The one check of a rule id, wherever one is given: `--select`/`--ignore` (and their
     `--harness-*` and ini spellings), `[tool.harness] select`/`ignore`, a suppression's
-    `allow[...]` and a baseline entry."""
+    `allow[...]` and a baseline entry; each entry point only gives the error its type."""
+    values = list(values)
     ids: list[str] = []
     for value in values:
         written = value.strip()
         if not written:
             continue
         if written.upper() not in RULES:
-            raise UnknownRule(written)
+            raise UnknownRule(written, origin)
         ids.append(written.upper())
+    if required and not ids:
+        raise UnknownRule(",".join(values), origin)
     return tuple(ids)
 
 
