@@ -12,7 +12,8 @@ and only `invariants.engine_internals` uses them.
   `invariants` and `reference_impl`, read with `ast` (never imported), imports no HypoFuzz
   module, no private Hypothesis module or name and touches none of the private attributes
   the room wraps; its negative control runs the same reader on sources that do.
-- the room raises `InternalMoved` naming the name and the pinned versions.
+- the room raises `InternalMoved` naming the name and the pinned versions, which are the
+  ones pyproject.toml pins.
 """
 
 from __future__ import annotations
@@ -21,11 +22,14 @@ import ast
 import dataclasses
 import importlib
 import inspect
+import tomllib
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+
+from invariants.engine_internals import HYPOFUZZ_PIN, HYPOTHESIS_PIN  # no engine imported
 
 ROOT = Path(__file__).resolve().parents[1]
 ROOM = "invariants.engine_internals"
@@ -42,7 +46,7 @@ PRIVATE_ATTRIBUTES = {
     "_rules_strategy", "_feature_flags", "_at_least_one_of", "_join", "_update_targets",
     "_switch_to_target", "_rebalance", "_execute_once", "_pop_choice", "_start_worker",
 }
-PINS = {"hypothesis": "hypothesis>=6.155.2,<6.156", "hypofuzz": "hypofuzz>=25.11.1,<25.12"}
+PINS = {"hypothesis": HYPOTHESIS_PIN, "hypofuzz": HYPOFUZZ_PIN}
 
 
 # --- the reader: what a module's source uses of the engines' internals --------------------
@@ -483,6 +487,13 @@ def test_every_private_name_the_room_uses_has_a_shape_test() -> None:
                 key.startswith(name + ".") for key in SHAPES):
             unchecked.append(name)
     assert not unchecked, f"add a shape check to SHAPES for each of {unchecked}"
+
+
+def test_the_room_names_the_pins_of_pyproject() -> None:
+    """The versions the room's errors name are the ones pyproject.toml pins."""
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    assert HYPOTHESIS_PIN in project["dependencies"]
+    assert HYPOFUZZ_PIN in project["optional-dependencies"]["fuzz"]
 
 
 # --- the room's own error ------------------------------------------------------------------
