@@ -32,7 +32,8 @@ from invariants.adapter import (
     factory_name,
 )
 from invariants.checks import CHECKS, CheckParams, Violation
-from invariants.dynamic.driver import MeshMachine, recording
+from invariants.dynamic.driver import MeshMachine
+from invariants.dynamic.judge import recording
 from invariants.dynamic.mesh_keys import keyed_machine_class, run_keyed_machine
 from invariants.dynamic.plans import machine_class, seed_programs_for
 from invariants.dynamic.profiles import profile as named_profile

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from invariants.dynamic.driver import EVIDENCE_PREFIX
+from invariants.dynamic.judge import EVIDENCE_PREFIX
 from invariants.fuzzing.goals import TEARDOWN_LABELS, goal_labels
 
 OBSERVED_GLOB = "*_testcases.jsonl"

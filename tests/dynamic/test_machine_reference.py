@@ -8,7 +8,7 @@ from hypothesis.stateful import run_state_machine_as_test
 
 from invariants.adapter import Capability, Chooser
 from invariants.checks import CHECK_IDS, CHECKS
-from invariants.dynamic.driver import recording
+from invariants.dynamic.judge import recording
 from invariants.dynamic.plans import FAMILIES, machine_class
 from invariants.dynamic.profiles import profile
 from invariants.dynamic.runner import run_invariant, run_seed_programs, summary_line

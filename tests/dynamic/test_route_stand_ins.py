@@ -11,7 +11,8 @@ from __future__ import annotations
 from typing import Any
 
 from invariants.adapter import Capability, MessageSpec, Route
-from invariants.dynamic.driver import recording, with_routes
+from invariants.dynamic.driver import with_routes
+from invariants.dynamic.judge import recording
 from invariants.dynamic.plans import _light_scenarios, machine_class, program_runs_on
 from invariants.dynamic.seed_programs import SEED_PROGRAMS
 from reference_impl.adapter import ReferenceAdapter

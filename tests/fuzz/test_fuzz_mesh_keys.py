@@ -23,7 +23,7 @@ from hypothesis.stateful import run_state_machine_as_test
 from invariants.adapter import AdapterFactory, Chooser, MeshAdapter
 from invariants.aio import AsyncMeshAdapter
 from invariants.checks import DEFAULT_PARAMS, CheckParams
-from invariants.dynamic.driver import recording
+from invariants.dynamic.judge import recording
 from invariants.dynamic.mesh_keys import (
     MESH_ID_ATTRIBUTE,
     database_key,

@@ -71,12 +71,12 @@ def test_never_reached_lists_goals_with_no_example() -> None:
 
 
 def test_every_label_the_machines_emit_is_a_goal_or_a_teardown_label() -> None:
-    machines = pytest.importorskip("invariants.dynamic.driver")
+    machines = pytest.importorskip("invariants.dynamic.judge")
     behaviours = set(machines._BEHAVIOURS.values())
     assert behaviours <= set(GOALS), behaviours - set(GOALS)
     source = Path(machines.__file__).read_text(encoding="utf-8")
     for label in [*GOALS, *TEARDOWN_LABELS]:
-        assert f'"{label}"' in source, f"{label!r} is no longer emitted by the driver"
+        assert f'"{label}"' in source, f"{label!r} is no longer emitted by the judge"
 
 
 def test_seconds_and_the_first_start_come_from_timing_and_run_start(tmp_path: Path) -> None:

@@ -1,0 +1,229 @@
+"""The judge of one example: the checkers' monitors, fed the mesh's trace and told the
+harness's facts, and what the example reached, reported to the run that is recording.
+
+`MeshMachine` drives; its `Judge` feeds every monitor only the new events after each step
+(`feed`), tells them each post, fault and stop in its place among those events (`tell`,
+`tell_in_place`), asks for violations (`verify`, final at teardown) and adds the example's
+evidence to the run's `RunStats` (`harvest`), a value the runner owns (`recording`).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from hypothesis import event, note, target
+from hypothesis.control import currently_in_test_context
+
+from invariants.adapter import Capability, MeshAdapter
+from invariants.checks import (
+    CheckParams,
+    HarnessFact,
+    Injected,
+    Monitor,
+    StopAsked,
+    Violation,
+    monitor_for,
+)
+from invariants.dynamic.report import (
+    InvariantViolated,
+    failure_diagram,
+    failure_note,
+    schedule_note,
+    schedule_of,
+    write_diagram,
+)
+from invariants.trace import EventKind, TraceEvent
+
+EVIDENCE_PREFIX = "evidence "
+
+
+def evidence_label(check_id: str, obligation: str) -> str:
+    """The `event()` label an example's evidence for one obligation is reported under."""
+    return f"{EVIDENCE_PREFIX}{check_id}: {obligation}"
+
+
+@dataclass
+class RunStats:
+    """What one run of a machine class saw across its examples."""
+
+    examples: int = 0
+    first_failure_example: int | None = None
+    failing_steps: int | None = None  # steps of the latest failing run: the shrunk one
+    violations: tuple[Violation, ...] = ()
+    diagram: str | None = None
+    # The failing run's ready order, from an adapter whose loop records one (`schedule_text`)
+    schedule: str | None = None
+    behaviours: dict[str, int] = field(default_factory=dict)
+    # check id -> obligation -> cases exercised, summed over the examples
+    evidence: dict[str, Counter[str]] = field(default_factory=dict)
+    context: dict[str, Counter[str]] = field(default_factory=dict)  # sightings behind causes
+
+
+# The stats of the run in progress: set by whoever runs a machine (`recording`); a machine
+# made outside a recording (a HypoFuzz worker, a pasted step program) keeps its own.
+_RECORDING: ContextVar[RunStats | None] = ContextVar("harness_run_stats", default=None)
+
+
+@contextmanager
+def recording() -> Iterator[RunStats]:
+    """Every machine made inside the block reports to the `RunStats` it yields."""
+    stats = RunStats()
+    token = _RECORDING.set(stats)
+    try:
+        yield stats
+    finally:
+        _RECORDING.reset(token)
+
+
+# Trace events that say a behaviour was reached, for Hypothesis' statistics.
+_BEHAVIOURS: Mapping[EventKind, str] = {
+    EventKind.BREAKER_TRIPPED: "breaker tripped",
+    EventKind.SHED: "aggregate shed",
+    EventKind.REJECTED: "post rejected",
+    EventKind.SUBSCRIBE_TERMINATED: "subscription terminated",
+    EventKind.SUBSCRIBE_ANSWERED: "subscription answered",
+    EventKind.ANSWER_SUPPRESSED: "answer suppressed",
+    EventKind.FAILURE_EMITTED: "failure answered",
+    EventKind.DISPATCH_REFUSED: "dispatch refused",
+    EventKind.RESIDUAL_LEG: "stop hold expired",
+    EventKind.SATURATION_LOGGED: "routing pool saturated",
+    EventKind.STOP_COMPLETED: "stop completed",
+    EventKind.GATED: "gated by teardown",
+}
+
+
+class Coverage:
+    """The behaviours one example reached (each counted once per example) and the queue
+    depth and legs in flight it peaked at, which Hypothesis targets."""
+
+    def __init__(self, stats: RunStats, retry_budget: int) -> None:
+        self.stats = stats
+        self.retry_budget = retry_budget
+        self.max_depth = 0
+        self.max_in_flight = 0
+        self._depth: dict[str, int] = {}
+        self._in_flight = 0
+        self._seen: set[str] = set()
+
+    def observe(self, events: Sequence[TraceEvent]) -> None:
+        for e in events:
+            kind = e.kind
+            if kind is EventKind.ENQUEUED and e.hub is not None:
+                depth = self._depth[e.hub] = self._depth.get(e.hub, 0) + 1
+                self.max_depth = max(self.max_depth, depth)
+            elif kind is EventKind.HANDLED and e.hub is not None:
+                self._depth[e.hub] = max(0, self._depth.get(e.hub, 0) - 1)
+            elif kind is EventKind.LEG_STARTED:
+                self._in_flight += 1
+                self.max_in_flight = max(self.max_in_flight, self._in_flight)
+            elif kind is EventKind.LEG_ENDED:
+                self._in_flight -= 1
+            self._reached(self._label(e))
+
+    def _label(self, e: TraceEvent) -> str | None:
+        if e.kind is EventKind.STOP_REQUESTED:
+            return "graceful stop" if e.graceful else "non-graceful stop"
+        if e.kind is EventKind.ATTEMPT and e.attempt == self.retry_budget:
+            return "delivery retry budget spent"
+        if e.kind is EventKind.ATTEMPT_FAILED and e.timed_out:
+            return "attempt timed out"
+        return _BEHAVIOURS.get(e.kind)
+
+    def _reached(self, label: str | None) -> None:
+        if label is None or label in self._seen:
+            return
+        self._seen.add(label)
+        self.stats.behaviours[label] = self.stats.behaviours.get(label, 0) + 1
+        if currently_in_test_context():
+            event(label)
+
+    def report(self, quiescent: bool) -> None:
+        """At teardown, inside a Hypothesis test: quiescence as an event, the peaks as
+        targets."""
+        if currently_in_test_context():
+            event("quiescent at teardown" if quiescent else "not quiescent within the bound")
+            target(float(self.max_depth), label="max queue depth")
+            target(float(self.max_in_flight), label="max legs in flight")
+
+
+class Judge:
+    """The monitors of one example's checks, and what that example reached."""
+
+    def __init__(self, check_ids: tuple[str, ...], base_params: CheckParams,
+                 diagram_path: Path | None) -> None:
+        self.check_ids = check_ids
+        self.diagram_path = diagram_path
+        self.monitors: list[Monitor] = []
+        self.fed = 0  # trace events fed so far
+        self.failed = False  # a violation was raised
+        self.stats = _RECORDING.get() or RunStats()
+        self.stats.examples += 1
+        self.coverage = Coverage(self.stats, base_params.delivery_retries)
+
+    def watch(self, params: CheckParams, capabilities: frozenset[Capability]) -> None:
+        """A monitor per check, for a mesh with these params and capabilities."""
+        self.monitors = [monitor_for(check_id, params, capabilities)
+                         for check_id in self.check_ids]
+
+    def tell(self, fact: HarnessFact) -> None:
+        for monitor in self.monitors:
+            monitor.tell(fact)
+
+    def tell_in_place(self, mesh: MeshAdapter, fact: Injected | StopAsked) -> None:
+        """A fault or stop, told after every event so far and before any it causes."""
+        self.feed(mesh)
+        self.tell(replace(fact, seq=self.fed))
+
+    def feed(self, mesh: MeshAdapter) -> None:
+        trace = mesh.trace()
+        fresh = trace[self.fed :]
+        if not fresh:
+            return
+        self.fed = len(trace)
+        for monitor in self.monitors:
+            monitor.feed(fresh)
+        self.coverage.observe(fresh)
+
+    def verify(self, mesh: MeshAdapter, *, steps: int, final: bool) -> None:
+        """Raise `InvariantViolated` on any violation so far, after `steps` steps (`final`:
+        the run is over)."""
+        now = mesh.now_ms()
+        found = [v for m in self.monitors for v in m.violations(now_ms=now, final=final)]
+        if found:
+            self._fail(mesh, found, steps)
+
+    def _fail(self, mesh: MeshAdapter, violations: list[Violation], steps: int) -> None:
+        self.failed = True
+        stats = self.stats
+        if stats.first_failure_example is None:
+            stats.first_failure_example = stats.examples
+        stats.failing_steps = steps
+        stats.violations = tuple(violations)
+        diagram = failure_diagram(mesh.trace(), violations)
+        stats.diagram = diagram
+        if self.diagram_path is not None:
+            write_diagram(self.diagram_path, diagram)
+        stats.schedule = schedule_of(mesh)
+        if currently_in_test_context():
+            note(failure_note(diagram, self.diagram_path))
+            if stats.schedule is not None:
+                note(schedule_note(stats.schedule))
+        raise InvariantViolated(self.check_ids, violations)
+
+    def harvest(self) -> None:
+        """Add this example's evidence to the run's; inside a Hypothesis test also as
+        `event()` features, which a fuzzing session reads from its observations."""
+        in_test = currently_in_test_context()
+        for monitor in self.monitors:
+            total = self.stats.evidence.setdefault(monitor.check_id, Counter())
+            total.update(monitor.evidence)
+            self.stats.context.setdefault(monitor.check_id, Counter()).update(monitor.context)
+            if in_test:
+                for name, count in monitor.evidence.items():
+                    if count:
+                        event(evidence_label(monitor.check_id, name), payload=count)
