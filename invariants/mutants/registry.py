@@ -11,6 +11,7 @@ from collections.abc import Sequence
 
 from invariants import records
 from invariants.mutants.base import Mutant
+from invariants.user_errors import UserError
 
 # One line per mutant module, in id order; each module defines `MUTANT`, its record.
 MUTANT_MODULES: tuple[str, ...] = (
@@ -52,6 +53,10 @@ MUTANT_MODULES: tuple[str, ...] = (
 MUTANTS: tuple[Mutant, ...] = records.load(MUTANT_MODULES, "MUTANT", Mutant)
 
 
+
+class UnknownMutant(UserError, ValueError):
+    """A mutant name the registry does not hold (one line, exit 2 in every entry point)."""
+
 def find_mutant(name: str) -> Mutant:
     """By id ("M2", "m2"), slug ("resend-timeouts") or both ("M2 resend-timeouts")."""
     wanted = name.strip().lower()
@@ -59,7 +64,7 @@ def find_mutant(name: str) -> Mutant:
         if wanted in (mutant.id.lower(), mutant.slug, mutant.name.lower()):
             return mutant
     known = ", ".join(mutant.name for mutant in MUTANTS)
-    raise ValueError(f"unknown mutant {name!r} (known: {known})")
+    raise UnknownMutant(f"unknown mutant {name!r} (known: {known})")
 
 
 def select_mutants(names: Sequence[str] | None) -> tuple[Mutant, ...]:
