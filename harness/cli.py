@@ -13,7 +13,6 @@ with one line saying so, no verdict, and no child process left (`invariants.inte
 from __future__ import annotations
 
 import argparse
-import importlib
 import os
 import sys
 from collections.abc import Sequence
@@ -42,14 +41,9 @@ def command_name(module: str) -> str:
 COMMANDS: dict[str, str] = {command_name(module): module for module in COMMAND_MODULES}
 
 # Job modules whose record is not written yet: their `add_parser` stands for it.
-_WITHOUT_RECORD = frozenset({"harness.jobs.check.command", "harness.jobs.prove.command"})
-
-
 def command_of(module: str) -> Command:
     """The `COMMAND` record of `module`, named as its path says (a `TypeError` naming the
     module otherwise)."""
-    if module in _WITHOUT_RECORD and not hasattr(importlib.import_module(module), "COMMAND"):
-        return Command(command_name(module), importlib.import_module(module).add_parser)
     record = records.load_one(module, "COMMAND", Command)
     if record.name != command_name(module):
         raise TypeError(f"{module}: COMMAND is named {record.name!r}, its path says "

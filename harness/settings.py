@@ -120,12 +120,9 @@ def rule_ids(origin: str, values: Sequence[str]) -> tuple[str, ...]:
     """Rule ids, upper-cased; an unknown one (or none at all) is a `ConfigError` naming
     `origin`."""
     try:
-        ids = known_rule_ids(values)
+        return known_rule_ids(values, origin, required=True)
     except UnknownRule as exc:
-        raise ConfigError(f"{origin}: {exc}") from None
-    if not ids:
-        raise ConfigError(f"{origin}: {UnknownRule(','.join(values))}")
-    return ids
+        raise ConfigError(str(exc)) from None
 
 
 def invariant_ids(origin: str, values: Sequence[str]) -> tuple[str, ...]:

@@ -118,7 +118,7 @@ def _worker_params(argv: list[str], monkeypatch: pytest.MonkeyPatch, tmp_path: P
     worker = FuzzConfig.from_environ(session_environ(plan, environ, Path.cwd(), tmp_path))
     machine = build_machines(worker)["INV4"]()
     machine.start((None, None, None), {})
-    (monitor,) = machine.monitors
+    (monitor,) = machine.judge.monitors
     machine.teardown()
     return monitor.params
 

@@ -15,6 +15,7 @@ import dataclasses
 import sys
 from typing import Any
 
+from harness.jobs import Command
 from harness.jobs.check.report import render, to_json
 from harness.jobs.check.run import run_check
 from harness.jobs.check.subject import subject_for
@@ -94,3 +95,6 @@ def run(args: argparse.Namespace) -> int:
         return 1
     sys.stdout.write(to_json(result) if args.format == "json" else render(result))
     return 0 if result.ok else 1
+
+
+COMMAND = Command("check", add_parser)

@@ -14,6 +14,7 @@ import json
 import sys
 from typing import Any
 
+from harness.jobs import Command
 from harness.jobs.prove import mutate
 from harness.run_state import hypothesis_profile
 from harness.settings import Overrides, for_command, known_profile
@@ -88,3 +89,6 @@ def _print(matrix: Matrix, fmt: str) -> None:
         print(json.dumps(matrix.to_json(), indent=2, sort_keys=False))
     else:
         print(matrix_text(matrix), end="")
+
+
+COMMAND = Command("prove", add_parser)
