@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from invariants.checks import changed_figures
+from invariants.fuzzing.failures import SavedFailure
 from invariants.fuzzing.failures import as_json as failure_json
 from invariants.fuzzing.goals import GOALS
 from invariants.fuzzing.run import FuzzReport
@@ -47,6 +48,32 @@ def box_text(report: FuzzReport) -> list[str]:
 
 
 def render_text(report: FuzzReport) -> str:
+    lines = [
+        *_session_section(report),
+        "",
+        *_tests_section(report),
+        "",
+        *_evidence_section(report),
+        "",
+        *_workers_section(report),
+        "",
+        *_goals_section(report),
+        "",
+        *_failures_section(report),
+        "",
+        *_coverage_section(report),
+        *_exit_section(report),
+    ]
+    return "\n".join(lines)
+
+
+def _found(report: FuzzReport) -> list[SavedFailure]:
+    """The saved failures that still fail."""
+    return [f for f in report.failures if f.reproduces]
+
+
+def _session_section(report: FuzzReport) -> list[str]:
+    """What was fuzzed, on how many workers, for how long, and how the session ended."""
     plan, run = report.plan, report.run
     lines = [
         f"fuzz session: {plan.config.subject}, invariants {', '.join(plan.config.invariants)}",
@@ -63,9 +90,13 @@ def render_text(report: FuzzReport) -> str:
     if run.first_failure_seconds is not None:
         saved = run.first_failure_seconds
         lines.append(f"  first new failure saved after {saved:.1f} s")
-    lines += ["", "per test:"]
+    return lines
+
+
+def _tests_section(report: FuzzReport) -> list[str]:
+    """One row per test: its examples, time, shrinking, goals and corpus."""
     header = f"  {'test':<6} {'examples':>9} {'seconds':>8} {'shrink':>7} {'invalid':>8} "
-    lines.append(header + f"{'goals':>6} {'behaviours':>11} {'fingerprints':>13}")
+    lines = ["per test:", header + f"{'goals':>6} {'behaviours':>11} {'fingerprints':>13}"]
     short = {s.check_id for s in report.shortfalls}
     for check, seen in report.tests.items():
         coverage = report.coverage.get(check)
@@ -81,7 +112,12 @@ def render_text(report: FuzzReport) -> str:
         "coverage-guided corpus, which keeps only behaviours stable on re-execution; "
         "seconds: spent running the test's examples)"
     )
-    lines += ["", "evidence (per obligation, the cases the examples exercised):"]
+    return lines
+
+
+def _evidence_section(report: FuzzReport) -> list[str]:
+    """Per test and obligation, the cases exercised; the unexercised and inapplicable said."""
+    lines = ["evidence (per obligation, the cases the examples exercised):"]
     for check in report.tests:
         inapplicable = report.inapplicable.get(check, {})
         unexercised = set(report.not_exercised(check))
@@ -91,12 +127,22 @@ def render_text(report: FuzzReport) -> str:
                     else f"   not applicable: {inapplicable[name]}" if name in inapplicable
                     else "")
             lines.append(f"    {count:>9}  {name}{mark}")
-    lines += ["", "per worker (examples, examples/s):"]
+    return lines
+
+
+def _workers_section(report: FuzzReport) -> list[str]:
+    """Each worker's examples and rate over the session."""
+    lines = ["per worker (examples, examples/s):"]
     for index, (_pid, count) in enumerate(sorted(report.examples_per_worker.items()), 1):
-        lines.append(f"  worker {index}: {count} ({_rate(count, run.elapsed):.1f}/s)")
+        lines.append(f"  worker {index}: {count} ({_rate(count, report.run.elapsed):.1f}/s)")
     if not report.examples_per_worker:
         lines.append("  no test case was observed")
-    lines += ["", "goals (examples that reached each behaviour):"]
+    return lines
+
+
+def _goals_section(report: FuzzReport) -> list[str]:
+    """How many examples reached each goal; the goals never reached named."""
+    lines = ["goals (examples that reached each behaviour):"]
     for goal in GOALS:
         count = report.goals.get(goal, 0)
         lines.append(f"  {goal:<30} {count:>7}" + ("   NEVER REACHED" if count == 0 else ""))
@@ -106,26 +152,42 @@ def render_text(report: FuzzReport) -> str:
     )
     if report.skipped_lines:
         lines.append(f"  ({report.skipped_lines} unreadable observation line(s) skipped)")
-    lines += ["", "failures:"]
-    found = [f for f in report.failures if f.reproduces]
-    stale = [f for f in report.failures if not f.reproduces]
+    return lines
+
+
+def _failures_section(report: FuzzReport) -> list[str]:
+    """The failures that reproduce, with their report; then the saved ones that no longer fail."""
+    lines = ["failures:"]
+    found = _found(report)
     for failure in found:
         origin = "new in this session" if failure.new_entries else "saved earlier"
         lines.append(f"- {failure.check_id} ({origin}, {failure.entries} saved example(s)):")
         lines += ["    " + line for line in (failure.text or "").splitlines()]
-    for failure in stale:
-        lines.append(f"- {failure.check_id}: {failure.entries} saved example(s) no longer fail")
+    for failure in report.failures:
+        if not failure.reproduces:
+            lines.append(f"- {failure.check_id}: {failure.entries} saved example(s) no longer fail")
     if not found:
         lines.append("  none found")
-    lines += ["", "coverage of the selected tests:"]
+    return lines
+
+
+def _coverage_section(report: FuzzReport) -> list[str]:
+    """The selected tests that got too few examples, or that every one had its floor."""
+    lines = ["coverage of the selected tests:"]
     lines += [f"  {s.reason}" for s in report.shortfalls]
     if not report.shortfalls:
-        floor = max(1, plan.min_examples)
+        floor = max(1, report.plan.min_examples)
         lines.append(f"  every selected test ran at least {floor} example(s)")
-    if run.ended_by == "hypofuzz exited" and not found:
-        lines += ["", f"HypoFuzz exited with code {run.exit_code}; its log ends with:"]
-        lines += ["    " + line for line in run.log_tail().splitlines()]
-    return "\n".join(lines)
+    return lines
+
+
+def _exit_section(report: FuzzReport) -> list[str]:
+    """When HypoFuzz exited by itself and nothing was found: its exit code and log's end."""
+    run = report.run
+    if run.ended_by != "hypofuzz exited" or _found(report):
+        return []
+    return ["", f"HypoFuzz exited with code {run.exit_code}; its log ends with:",
+            *("    " + line for line in run.log_tail().splitlines())]
 
 
 def report_json(report: FuzzReport) -> dict[str, Any]:
