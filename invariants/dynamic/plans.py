@@ -308,8 +308,33 @@ def machine_class(
     unknown = [c for c in check_ids if c not in CHECKS]
     if unknown or not check_ids:
         raise ValueError(f"unknown check(s) {unknown} (known: {', '.join(CHECKS)})")
+    plan = _merged_plan(check_ids, capabilities)
+    ties = Capability.TIMER_TIES in capabilities
+    arguments = _family_arguments(plan, tie_slowdowns(params) if ties else None)
+    scenarios = _light_scenarios(check_ids, capabilities) if seed_scenarios else []
+    namespace: dict[str, Any] = {
+        "check_ids": check_ids,
+        "adapter_factory": staticmethod(adapter_factory),
+        "base_params": params or CheckParams(),
+        "core_families": plan.core,
+        "diagram_path": diagram_path,
+        "stand_ins": stand_ins(capabilities),
+        "init": _init_rule(plan, scenarios),
+        "advance": _advance_rule(capabilities)(_wrap("advance", MeshMachine.do_advance)),
+    }
+    for family in sorted(plan.core | plan.extra):
+        body = getattr(MeshMachine, f"do_{family}")
+        namespace[family] = precondition(_is_enabled(family))(
+            _rule(**arguments[family])(_wrap(family, body))
+        )
+    class_name = name or "".join(check_ids) + "Machine"
+    return type(class_name, (MeshMachine,), namespace)
+
+
+def _merged_plan(check_ids: Sequence[str], capabilities: frozenset[Capability]) -> Plan:
+    """The checks' plans as one, within what the adapter's capabilities offer."""
     plans = [plan_of(c) for c in check_ids]
-    plan = within(Plan(
+    return within(Plan(
         frozenset().union(*(p.core for p in plans)),
         frozenset().union(*(p.extra for p in plans)),
         tuple(dict.fromkeys(r for p in plans for r in p.routes)),
@@ -317,11 +342,11 @@ def machine_class(
         any(p.roundtrip for p in plans),
         any(p.holds for p in plans),
     ), capabilities)
-    families = plan.core | plan.extra
-    ties = Capability.TIMER_TIES in capabilities
-    arguments = _family_arguments(plan, tie_slowdowns(params) if ties else None)
-    toggled = sorted(plan.extra - plan.core)
-    scenarios = _light_scenarios(check_ids, capabilities) if seed_scenarios else []
+
+
+def _init_rule(plan: Plan, scenarios: Sequence[str]) -> Any:
+    """`init`: the hubs' watermarks, which optional families are on, a seed scenario to
+    start from, and (where the plan reads envelopes) the envelope round trip."""
 
     def init(
         self: MeshMachine,
@@ -341,7 +366,7 @@ def machine_class(
 
     init_arguments: dict[str, st.SearchStrategy[Any]] = {
         "watermarks": st.tuples(*(st.sampled_from(WATERMARKS) for _ in HUBS)),
-        "swarm": st.fixed_dictionaries({f: st.booleans() for f in toggled}),
+        "swarm": st.fixed_dictionaries({f: st.booleans() for f in sorted(plan.extra - plan.core)}),
         # None first: a shrunk failure names a seed scenario only when it needs one.
         "scenario": st.sampled_from([None, *scenarios]),
     }
@@ -349,21 +374,4 @@ def machine_class(
         # Off first: a shrunk failure round-trips its envelopes only when it must. (Only
         # plans that read the envelope draw it: a draw more changes every later choice.)
         init_arguments["roundtrip"] = st.booleans()
-    namespace: dict[str, Any] = {
-        "check_ids": check_ids,
-        "adapter_factory": staticmethod(adapter_factory),
-        "base_params": params or CheckParams(),
-        "core_families": plan.core,
-        "diagram_path": diagram_path,
-        "stand_ins": stand_ins(capabilities),
-        "init": _initialize(**init_arguments)(init),
-        "advance": _advance_rule(capabilities)(_wrap("advance", MeshMachine.do_advance)),
-    }
-    for family in sorted(families):
-        body = getattr(MeshMachine, f"do_{family}")
-        namespace[family] = precondition(_is_enabled(family))(
-            _rule(**arguments[family])(_wrap(family, body))
-        )
-    class_name = name or "".join(check_ids) + "Machine"
-    machine = type(class_name, (MeshMachine,), namespace)
-    return machine
+    return _initialize(**init_arguments)(init)
