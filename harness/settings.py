@@ -1,7 +1,8 @@
 """What a harness run is asked to do, merged from three places: the one settings path.
 
-Every entry point (the plugin, `check`, `scan`, `prove`, `fuzz`) reads `[tool.harness]`
-here, once per run, so a bad key or value is the same one line from each of them.
+Every entry point (the plugin, `check`, `scan`, `prove`, `fuzz`, `adapter-check`) reads
+`[tool.harness]` here, once per run, so a bad key or value is the same one line from each
+of them.
 
 Precedence, highest first: command-line options (`--harness-*`), pytest ini keys
 (`harness_*` in `[tool.pytest.ini_options]`), then `[tool.harness]` in the repo's
@@ -273,40 +274,20 @@ def resolve(
     """The settings of a run; raises `ConfigError` (one line) on any bad key or value.
     `environ` (default `os.environ`) is read for `HARNESS_SHARED_DATABASE` only, and only
     when no option, ini key or `[tool.harness]` key names a shared database."""
-    data = _read_toml(pyproject) if pyproject is not None else {}  # the one read of the file
-    raw = _harness_table(pyproject, data) if pyproject is not None else {}
-    scan_settings = (
-        settings_from_table(raw, pyproject, other_keys=PLUGIN_KEYS)
-        if pyproject is not None
-        else ScanSettings(config=ScanConfig(), source=None)
-    )
-    table = _plugin_table(raw, pyproject) if pyproject is not None else _PluginTable()
+    read = _read_pyproject(pyproject)
+    table = read.table
     root = pyproject.parent.absolute() if pyproject is not None else rootdir.absolute()
-    config = scan_settings.config
-    if overrides.select is not None:
-        config = dataclasses.replace(config, select=overrides.select)
-    if overrides.ignore is not None:
-        config = dataclasses.replace(config, ignore=overrides.ignore)
-    baseline = overrides.baseline
-    if baseline is None and scan_settings.baseline is not None:
-        baseline = root / scan_settings.baseline
-    sarif = overrides.sarif
-    if sarif is None and table.sarif is not None:
-        sarif = root / table.sarif
+    config = _scan_config(read.scan.config, overrides)
     return HarnessSettings(
         root=root,
         pyproject=pyproject,
         scan=config,
         paths=overrides.paths if overrides.paths is not None else config.paths,
-        baseline=baseline,
-        cache_dir=root / (scan_settings.cache_dir or DEFAULT_DIR),
-        sarif=sarif,
+        baseline=_under_root(root, overrides.baseline, read.scan.baseline),
+        cache_dir=root / (read.scan.cache_dir or DEFAULT_DIR),
+        sarif=_under_root(root, overrides.sarif, table.sarif),
         adapters=overrides.adapters or table.adapters or (REFERENCE_ADAPTER,),
-        adapter_origin=(
-            overrides.adapter_origin if overrides.adapters
-            else f"{pyproject}: [tool.harness] {table.adapter_key}" if table.adapters
-            else "the default adapter"
-        ),
+        adapter_origin=_adapter_origin(pyproject, table, overrides),
         profile=overrides.profile or table.profile or DEFAULT_PROFILE,
         invariants=(
             overrides.invariants if overrides.invariants is not None
@@ -314,19 +295,74 @@ def resolve(
             else CHECK_IDS
         ),
         prove=overrides.prove if overrides.prove is not None else bool(table.prove),
-        shared_database=(
-            overrides.shared_database or table.shared_database
-            or environment_database(os.environ if environ is None else environ, Path.cwd())
-        ),
-        params=(
-            params_from(overrides.params, overrides.params_origin, table.params)
-            if overrides.params else table.params
-        ),
-        configured=bool(raw),
-        import_paths=_pytest_pythonpath(pyproject, data) if pyproject is not None else (),
+        shared_database=_shared_database(overrides, table, environ),
+        params=_params(overrides, table),
+        configured=bool(read.harness),
+        import_paths=_pytest_pythonpath(pyproject, read.data) if pyproject is not None else (),
         search_only=overrides.search_only,
         mutate_paths=(
             tuple(root / path for path in table.mutate_paths)
             if table.mutate_paths is not None else None
         ),
     )
+
+
+@dataclass(frozen=True)
+class _Pyproject:
+    """What the one read of the pyproject gives (all empty without one)."""
+
+    data: Mapping[str, object]  # the whole file
+    harness: Mapping[str, object]  # its [tool.harness]
+    scan: ScanSettings  # the scanner's keys of it
+    table: _PluginTable  # the plugin's keys of it
+
+
+def _read_pyproject(pyproject: Path | None) -> _Pyproject:
+    if pyproject is None:
+        return _Pyproject({}, {}, ScanSettings(config=ScanConfig(), source=None), _PluginTable())
+    data = _read_toml(pyproject)  # the one read of the file
+    raw = _harness_table(pyproject, data)
+    scan = settings_from_table(raw, pyproject, other_keys=PLUGIN_KEYS)
+    return _Pyproject(data, raw, scan, _plugin_table(raw, pyproject))
+
+
+def _scan_config(config: ScanConfig, overrides: Overrides) -> ScanConfig:
+    """The table's scan configuration with the rules the options select or ignore."""
+    if overrides.select is not None:
+        config = dataclasses.replace(config, select=overrides.select)
+    if overrides.ignore is not None:
+        config = dataclasses.replace(config, ignore=overrides.ignore)
+    return config
+
+
+def _under_root(root: Path, given: Path | None, configured: str | None) -> Path | None:
+    """The path an option gives (absolute already), else the table's, relative to `root`."""
+    if given is None and configured is not None:
+        return root / configured
+    return given
+
+
+def _adapter_origin(pyproject: Path | None, table: _PluginTable, overrides: Overrides) -> str:
+    """Where the adapters came from, for error lines."""
+    if overrides.adapters:
+        return overrides.adapter_origin
+    if table.adapters:
+        return f"{pyproject}: [tool.harness] {table.adapter_key}"
+    return "the default adapter"
+
+
+def _shared_database(
+    overrides: Overrides, table: _PluginTable, environ: Mapping[str, str] | None
+) -> SharedDatabase | None:
+    """The option's or key's shared database; only without either, the environment's."""
+    return (
+        overrides.shared_database or table.shared_database
+        or environment_database(os.environ if environ is None else environ, Path.cwd())
+    )
+
+
+def _params(overrides: Overrides, table: _PluginTable) -> CheckParams:
+    """The table's figures, with the options' KEY=VALUE pairs over them."""
+    if overrides.params:
+        return params_from(overrides.params, overrides.params_origin, table.params)
+    return table.params
