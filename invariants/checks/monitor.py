@@ -26,7 +26,7 @@ from abc import ABC, abstractmethod
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import ClassVar, Protocol
+from typing import ClassVar
 
 from invariants.adapter import DEFAULT_CAPABILITIES, Capability
 from invariants.checks.facts import DeliveryFacts
@@ -185,21 +185,6 @@ def run_monitor(
             else:
                 monitor.tell(item)
     return monitor.violations(now_ms=now_ms, final=final)
-
-
-class CheckFunction(Protocol):
-    """A checker as a plain function over a whole trace."""
-
-    def __call__(
-        self,
-        trace: Sequence[TraceEvent],
-        params: CheckParams = DEFAULT_PARAMS,
-        *,
-        now_ms: int | None = None,
-        final: bool = False,
-        declared: Mapping[str, MessageClass] | None = None,
-        facts: Sequence[HarnessFact] = (),
-    ) -> list[Violation]: ...
 
 
 @dataclass(frozen=True)
