@@ -8,7 +8,7 @@ does a short session on the reference mesh reach every invariant?
 1. Reference: one session of `--minutes` with `--workers` workers over every invariant on
    the reference mesh: examples per test (the goal: every test > 0), HypoFuzz's kept
    behaviours per test, the session's exit code.
-2. Mutants: for each registered mutant (M1–M33), `--sessions` sessions of `--minutes` with
+2. Mutants: for each registered mutant, `--sessions` sessions of `--minutes` with
    `--workers` workers over every invariant (`--kills-only`: only the dynamic checks that
    must kill it), each stopped at its first saved failure (`--stop-on-failure`): how many
    sessions found the failure (the goal: all of them) and the median seconds from the

@@ -1,8 +1,9 @@
 """Pre-fix mutants of the reference mesh and the kill matrix.
 
-M1–M8 are the pre-fix shapes the seed write-ups describe; M9–M33 break the dynamic checks'
-other obligations, so every negative control of an invariant is a mutant. Each mutant is a
-libcst codemod of one reference source file (`m1_…` … `m33_…`);
+M1–M8 are the pre-fix shapes the seed write-ups describe; the later ones break the dynamic
+checks' other obligations, so every negative control of an invariant is a mutant. Each
+mutant is a libcst codemod of one reference source file (`mN_<slug>.py`, registered by one
+line in `registry.MUTANT_MODULES`);
 `build.build_mutant` applies it to a copy imported under an isolated package name, and
 `matrix.prove` runs the reference and every mutant against every check.
 """
