@@ -133,13 +133,3 @@ def add_param_option(parser: Any) -> None:
     """The jobs' `--param KEY=VALUE` option (repeatable), read by `parse_assignments`."""
     parser.add_argument("--param", action="append", metavar="KEY=VALUE", default=[],
                         help="a check parameter, as in [tool.harness.params] (repeatable)")
-
-
-def documented_params() -> list[tuple[str, str, object]]:
-    """(key, type, default) of every parameter, one per `CheckParams` field, in field order."""
-    defaults = CheckParams()
-    return [
-        (name, _describe(kind).replace("non-negative ", "") if name in _SIGNED
-         else _describe(kind), getattr(defaults, name))
-        for name, kind in _field_types().items()
-    ]
