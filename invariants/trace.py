@@ -154,10 +154,6 @@ def dump_jsonl(events: Iterable[TraceEvent]) -> str:
     return "".join(canonical_line(e) + "\n" for e in events)
 
 
-def load_jsonl(text: str) -> list[TraceEvent]:
-    return [TraceEvent.from_json(json.loads(line)) for line in text.splitlines() if line]
-
-
 def digest(events: Iterable[TraceEvent]) -> str:
     """sha256 of the canonical JSON-lines form."""
     h = hashlib.sha256()

@@ -1,5 +1,7 @@
 """The trace format: canonical JSON lines that round-trip exactly."""
 
+import json
+
 import pytest
 
 from invariants.trace import (
@@ -8,8 +10,12 @@ from invariants.trace import (
     TraceEvent,
     digest,
     dump_jsonl,
-    load_jsonl,
 )
+
+
+def load_jsonl(text: str) -> list[TraceEvent]:
+    """The events of canonical JSON lines (what `dump_jsonl` writes)."""
+    return [TraceEvent.from_json(json.loads(line)) for line in text.splitlines() if line]
 
 
 def _events() -> list[TraceEvent]:

@@ -1,5 +1,7 @@
 """INV7 on hand-built traces: one answer per request, none for heartbeats and failures."""
 
+import json
+
 import pytest
 from dyn_traces import C, K, Trace
 
@@ -7,7 +9,12 @@ from invariants.adapter import FaultKind, Route
 from invariants.checks import Injected, Posted
 from invariants.checks import inv7_answer_once as inv7
 from invariants.checks.monitor import run_monitor
-from invariants.trace import dump_jsonl, load_jsonl
+from invariants.trace import TraceEvent, dump_jsonl
+
+
+def load_jsonl(text: str) -> list[TraceEvent]:
+    """The events of canonical JSON lines (what `dump_jsonl` writes)."""
+    return [TraceEvent.from_json(json.loads(line)) for line in text.splitlines() if line]
 
 
 def _post(t: Trace, did: str, cls: C, type_name: str) -> None:

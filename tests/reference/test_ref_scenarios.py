@@ -7,11 +7,16 @@ import json
 
 import pytest
 
-from invariants.trace import load_jsonl
+from invariants.trace import TraceEvent
 from reference_impl.__main__ import main
 from reference_impl.scenarios import SCENARIOS, run_scenario
 
 SEEDS = (0, 1, 2)
+
+
+def load_jsonl(text: str) -> list[TraceEvent]:
+    """The events of canonical JSON lines (what `dump_jsonl` writes)."""
+    return [TraceEvent.from_json(json.loads(line)) for line in text.splitlines() if line]
 
 
 @pytest.mark.parametrize("seed", SEEDS)

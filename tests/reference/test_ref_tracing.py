@@ -4,13 +4,19 @@ numbered by position, the same however often the trace is read."""
 from __future__ import annotations
 
 import gc
+import json
 from dataclasses import replace
 
-from invariants.trace import EventKind, MessageClass, TraceEvent, dump_jsonl, load_jsonl
+from invariants.trace import EventKind, MessageClass, TraceEvent, dump_jsonl
 from reference_impl.envelope import Delivery
 from reference_impl.mesh import Mesh
 from reference_impl.messages import Message
 from reference_impl.tracing import TraceRecorder
+
+
+def load_jsonl(text: str) -> list[TraceEvent]:
+    """The events of canonical JSON lines (what `dump_jsonl` writes)."""
+    return [TraceEvent.from_json(json.loads(line)) for line in text.splitlines() if line]
 
 
 class Clock:
