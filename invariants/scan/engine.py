@@ -138,8 +138,3 @@ def tree_passes(reports: Sequence[FileReport], config: ScanConfig) -> TreeResult
             result.findings.extend(found.findings)
             result.problems.extend(found.problems)
     return result
-
-
-def resolve_tree(reports: Sequence[FileReport], config: ScanConfig) -> list[Finding]:
-    """The findings of every whole-tree pass."""
-    return tree_passes(reports, config).findings

@@ -6,7 +6,7 @@ import textwrap
 
 import pytest
 
-from invariants.scan.engine import analyze_source, resolve_tree
+from invariants.scan.engine import analyze_source, tree_passes
 from invariants.scan.model import Finding, ScanConfig
 from invariants.scan.rules import registered
 from invariants.scan.rules.spec import Rule
@@ -18,7 +18,7 @@ def findings_of(rule: Rule, source: str) -> list[Finding]:
     """Scan one example as a file of its own tree; keep this rule's findings."""
     path = "test_example.py" if rule.examples_are_tests else "example.py"
     report = analyze_source(path, source.encode(), CONFIG, is_test=rule.examples_are_tests)
-    found = report.findings + resolve_tree([report], CONFIG)
+    found = report.findings + tree_passes([report], CONFIG).findings
     return [f for f in found if f.rule == rule.id]
 
 

@@ -6,7 +6,7 @@ import textwrap
 
 import networkx as nx
 
-from invariants.scan.engine import analyze_source, resolve_tree
+from invariants.scan.engine import analyze_source, tree_passes
 from invariants.scan.model import Finding, ScanConfig
 from invariants.scan.rules.mesh001.callgraph import covered_functions
 
@@ -28,7 +28,7 @@ def scan(files: dict[str, str]) -> list[Finding]:
         for path, text in files.items()
     ]
     assert all(report.parsed for report in reports)
-    return [f for f in resolve_tree(reports, CONFIG) if f.rule == "MESH001"]
+    return [f for f in tree_passes(reports, CONFIG).findings if f.rule == "MESH001"]
 
 
 def test_guarded_at_every_call_site_is_fine() -> None:

@@ -12,7 +12,7 @@ import textwrap
 
 import pytest
 
-from invariants.scan.engine import analyze_source, resolve_tree
+from invariants.scan.engine import analyze_source, tree_passes
 from invariants.scan.model import Finding, ScanConfig
 from invariants.scan.rules.mesh001 import callgraph
 
@@ -25,7 +25,7 @@ def mesh001(files: dict[str, str]) -> list[Finding]:
         for path, text in files.items()
     ]
     assert all(report.parsed for report in reports)
-    return [f for f in resolve_tree(reports, CONFIG) if f.rule == "MESH001"]
+    return [f for f in tree_passes(reports, CONFIG).findings if f.rule == "MESH001"]
 
 
 def where(findings: list[Finding]) -> list[tuple[str, str]]:

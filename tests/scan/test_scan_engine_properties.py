@@ -6,7 +6,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from invariants.scan.engine import analyze_source, resolve_tree
+from invariants.scan.engine import analyze_source, tree_passes
 from invariants.scan.model import Finding, ScanConfig
 from invariants.scan.rules import registered
 
@@ -22,7 +22,7 @@ EXAMPLES = [
 
 def all_findings(source: bytes, *, is_test: bool = False) -> list[Finding]:
     report = analyze_source("pkg/mod.py", source, CONFIG, is_test=is_test)
-    return report.findings + resolve_tree([report], CONFIG)
+    return report.findings + tree_passes([report], CONFIG).findings
 
 
 @settings(max_examples=60, deadline=None)
