@@ -313,7 +313,3 @@ def group_members(group: int) -> list[int]:
         if len(fields) > 2 and int(fields[2]) == group and fields[0] not in ("Z", "X"):
             members.append(int(entry.name))
     return members
-
-
-def group_alive(group: int) -> bool:
-    return bool(group_members(group))
