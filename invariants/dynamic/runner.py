@@ -316,20 +316,10 @@ def run_seed_programs(
     }
 
 
-def summary_line(outcome: Outcome) -> str:
-    steps = "-" if outcome.shrunk_steps is None else str(outcome.shrunk_steps)
-    line = (
-        f"{outcome.check_id}: {outcome.verdict} examples={outcome.examples} "
-        f"steps={steps} seconds={outcome.seconds:.2f}"
-    )
-    return line + (f" evidence: {evidence_text(outcome.evidence)}" if outcome.evidence else "")
-
-
 __all__: Sequence[str] = [
     "Outcome",
     "evidence_text",
     "run_invariant",
     "run_program",
     "run_seed_programs",
-    "summary_line",
 ]

@@ -5,9 +5,10 @@ it; and some seed program of that invariant catches it."""
 
 import pytest
 from mutant_controls import CONTROLS, FIRST_CONTROL, control_id, mutant_factory
+from outcome_lines import summary_line
 
 from invariants.checks import CHECK_IDS
-from invariants.dynamic.runner import run_invariant, run_seed_programs, summary_line
+from invariants.dynamic.runner import run_invariant, run_seed_programs
 from invariants.dynamic.seed_programs import SEED_PROGRAMS
 
 

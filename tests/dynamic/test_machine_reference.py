@@ -5,13 +5,14 @@ every obligation its checker lists was exercised at least once."""
 import pytest
 from hypothesis import settings
 from hypothesis.stateful import run_state_machine_as_test
+from outcome_lines import summary_line
 
 from invariants.adapter import Capability, Chooser
 from invariants.checks import CHECK_IDS, CHECKS
 from invariants.dynamic.judge import recording
 from invariants.dynamic.plans import FAMILIES, machine_class
 from invariants.dynamic.profiles import profile
-from invariants.dynamic.runner import run_invariant, run_seed_programs, summary_line
+from invariants.dynamic.runner import run_invariant, run_seed_programs
 from reference_impl.adapter import ReferenceAdapter, make_adapter
 
 REACHED = {

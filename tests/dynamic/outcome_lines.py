@@ -1,0 +1,14 @@
+"""An outcome in one line, for an assertion's message."""
+
+from __future__ import annotations
+
+from invariants.dynamic.runner import Outcome, evidence_text
+
+
+def summary_line(outcome: Outcome) -> str:
+    steps = "-" if outcome.shrunk_steps is None else str(outcome.shrunk_steps)
+    line = (
+        f"{outcome.check_id}: {outcome.verdict} examples={outcome.examples} "
+        f"steps={steps} seconds={outcome.seconds:.2f}"
+    )
+    return line + (f" evidence: {evidence_text(outcome.evidence)}" if outcome.evidence else "")
