@@ -77,11 +77,6 @@ class Outcome:
         return self.verdict in ("pass", "not applicable")
 
 
-def evidence_text(evidence: Mapping[str, int]) -> str:
-    """The counts on one line, in the checker's order: `obligation: n; ...`."""
-    return "; ".join(f"{name}: {count}" for name, count in evidence.items())
-
-
 def _unexercised(
     check_id: str,
     evidence: Mapping[str, int],
@@ -318,7 +313,6 @@ def run_seed_programs(
 
 __all__: Sequence[str] = [
     "Outcome",
-    "evidence_text",
     "run_invariant",
     "run_program",
     "run_seed_programs",

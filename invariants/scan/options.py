@@ -36,7 +36,6 @@ class Names:
 
     key: str
     default: tuple[str, ...]
-    help: str
 
     def of(self, config: ScanConfig) -> tuple[str, ...]:
         value = config.options.get(self.key, self.default)
@@ -52,7 +51,6 @@ class Count:
 
     key: str
     default: int | None
-    help: str
     minimum: int = 0
 
     def of(self, config: ScanConfig) -> int | None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from invariants.dynamic.runner import Outcome, evidence_text
+from invariants.dynamic.runner import Outcome
 
 
 def summary_line(outcome: Outcome) -> str:
@@ -11,4 +11,5 @@ def summary_line(outcome: Outcome) -> str:
         f"{outcome.check_id}: {outcome.verdict} examples={outcome.examples} "
         f"steps={steps} seconds={outcome.seconds:.2f}"
     )
-    return line + (f" evidence: {evidence_text(outcome.evidence)}" if outcome.evidence else "")
+    evidence = "; ".join(f"{name}: {count}" for name, count in outcome.evidence.items())
+    return line + (f" evidence: {evidence}" if evidence else "")

@@ -9,7 +9,8 @@ from invariants.scan.options import Names
 from invariants.scan.rules.spec import InvalidExample, Rule
 
 RULE_ID = "MESH900"
-FORBIDDEN_CALLS = Names("forbidden_calls", ("print",), "calls production code must not make")
+# Calls production code must not make.
+FORBIDDEN_CALLS = Names("forbidden_calls", ("print",))
 
 
 def applies(ctx: FileContext) -> bool:

@@ -18,21 +18,14 @@ from invariants.scan.rules.spec import InvalidExample, Rule
 
 RULE_ID = "MESH002"
 
-PAYLOAD_ATTRIBUTES = Names(
-    "payload_attributes",
-    ("message",),
-    "attributes that hold a delivery's payload",
-)
-EXEMPTION_TYPES = Names(
-    "exemption_types",
-    ("DeliveryFailure",),
-    "message types an answer policy exempts",
-)
-EXEMPTION_ATTRIBUTES = Names(
-    "exemption_attributes",
-    ("can_be_ignored", "system_message"),
-    "flags that mark a message as exempt, read off the envelope",
-)
+# Attributes that hold a delivery's payload.
+PAYLOAD_ATTRIBUTES = Names("payload_attributes", ("message",))
+# Message types an answer policy exempts.
+EXEMPTION_TYPES = Names("exemption_types", ("DeliveryFailure",))
+# Flags that mark a message as exempt, read off the envelope.
+EXEMPTION_ATTRIBUTES = Names("exemption_attributes", ("can_be_ignored", "system_message"))
+
+
 def message(config: ScanConfig) -> str:
     """In the repository's own words: its exempt types and its guard (MESH001's key)."""
     exempt = "/".join(last_part(name) for name in EXEMPTION_TYPES.of(config))

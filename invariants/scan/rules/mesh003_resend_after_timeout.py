@@ -29,27 +29,17 @@ from invariants.scan.rules.walk import all_statements
 
 RULE_ID = "MESH003"
 
+# Calls that must not run twice (matched on the last dotted component).
 NON_IDEMPOTENT_CALLS = Names(
-    "non_idempotent_calls",
-    ("deliver", "deliver_message", "route_message", "post", "send"),
-    "calls that must not run twice (matched on the last dotted component)",
-)
-TIMEOUT_PREDICATES = Names(
-    "timeout_predicates",
-    ("is_transient", "is_transient_failure"),
-    "predicates that admit a timeout",
-)
-TIMEOUT_EXCEPTIONS = Names(
-    "timeout_exceptions",
-    ("TimeoutError", "asyncio.TimeoutError"),
-    "exception types that mean a timeout",
-)
-IDEMPOTENT_CALLS = Names(
-    "idempotent_calls",
-    (),
-    "calls that are safe to repeat although their last name is in non_idempotent_calls "
-    "(matched on the whole dotted name or its tail: `cache.post`)",
-)
+    "non_idempotent_calls", ("deliver", "deliver_message", "route_message", "post", "send"))
+# Predicates that admit a timeout.
+TIMEOUT_PREDICATES = Names("timeout_predicates", ("is_transient", "is_transient_failure"))
+# Exception types that mean a timeout.
+TIMEOUT_EXCEPTIONS = Names("timeout_exceptions", ("TimeoutError", "asyncio.TimeoutError"))
+# Calls that are safe to repeat although their last name is in non_idempotent_calls
+# (matched on the whole dotted name or its tail: `cache.post`).
+IDEMPOTENT_CALLS = Names("idempotent_calls", ())
+
 # What the messages tell a reader who knows the call is safe to repeat.
 _IF_IDEMPOTENT = "(or list it in idempotent_calls if repeating it is safe)"
 # Exception types a timeout also is (TimeoutError < OSError < Exception < BaseException).

@@ -40,14 +40,11 @@ _CALLBACK_NAMES = frozenset({"handler", "callback", "observer", "subscriber", "s
 
 RULE_ID = "MESH004"
 
-SUBSCRIPTION_CALLS = Names(
-    "subscription_calls",
-    (
-        "subscribe", "asyncio.create_task", "loop.create_task", "asyncio.ensure_future",
-        "create_task", "ensure_future",
-    ),
-    "calls that return a subscription or task handle",
-)
+# Calls that return a subscription or task handle.
+SUBSCRIPTION_CALLS = Names("subscription_calls", (
+    "subscribe", "asyncio.create_task", "loop.create_task", "asyncio.ensure_future",
+    "create_task", "ensure_future",
+))
 
 
 def applies(ctx: FileContext) -> bool:

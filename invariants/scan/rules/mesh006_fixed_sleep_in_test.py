@@ -14,11 +14,8 @@ from invariants.scan.rules.spec import InvalidExample, Rule
 
 RULE_ID = "MESH006"
 
-SLEEP_CALLS = Names(
-    "sleep_calls",
-    ("time.sleep", "sleep", "asyncio.sleep"),
-    "calls that sleep a fixed time",
-)
+# Calls that sleep a fixed time.
+SLEEP_CALLS = Names("sleep_calls", ("time.sleep", "sleep", "asyncio.sleep"))
 
 
 def applies(ctx: FileContext) -> bool:
