@@ -18,6 +18,7 @@ import pytest
 
 from harness.item_base import HarnessFailure, HarnessItem
 from invariants.checks import CHECKS
+from invariants.dynamic.report import obligation_lines
 from invariants.dynamic.runner import Outcome, run_invariant
 
 
@@ -68,10 +69,5 @@ class InvariantItem(HarnessItem):
 def evidence_lines(outcome: Outcome) -> str:
     """Per obligation, the cases the run exercised (and the likely cause of a 0)."""
     lines = [f"{outcome.check_id} evidence ({outcome.examples} example(s)):"]
-    for name, count in outcome.evidence.items():
-        lines.append(f"  {count:7d}  {name}")
-        if name in outcome.unexercised:
-            lines.append(f"           not exercised: {outcome.unexercised[name]}")
-        elif name in outcome.inapplicable:
-            lines.append(f"           not applicable: {outcome.inapplicable[name]}")
+    lines += obligation_lines(outcome.evidence, outcome.unexercised, outcome.inapplicable, "  ")
     return "\n".join(lines)

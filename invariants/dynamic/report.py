@@ -11,7 +11,7 @@ import contextlib
 import importlib.util
 import os
 import traceback
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from functools import cache
 from pathlib import Path
 
@@ -121,3 +121,17 @@ def own_traceback(exc: BaseException, packages: tuple[str, ...] = HIDDEN_PACKAGE
         for each, frames in zip(chain, kept, strict=True):
             each.stack = traceback.StackSummary.from_list(frames)
     return "".join(shown.format())
+
+
+def obligation_lines(counts: Mapping[str, int], unexercised: Mapping[str, str],
+                     inapplicable: Mapping[str, str], indent: str) -> list[str]:
+    """Per obligation, the cases the run exercised, and under a 0 its likely cause or why
+    it does not apply: the evidence rows every report shows alike."""
+    lines = []
+    for name, count in counts.items():
+        lines.append(f"{indent}{count:7d}  {name}")
+        if name in unexercised:
+            lines.append(f"{indent}         not exercised: {unexercised[name]}")
+        elif name in inapplicable:
+            lines.append(f"{indent}         not applicable: {inapplicable[name]}")
+    return lines

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 
 from harness.scan_verdict import ScanVerdict
 from invariants.checks import CHECKS
+from invariants.dynamic.report import obligation_lines
 from invariants.mutants.matrix import Matrix
 from invariants.mutants.render import kill_list_text
 from invariants.scan.report import finding_line, finding_to_json, problem_line
@@ -192,13 +193,7 @@ def _invariant_row(row: InvariantRow, width: int) -> list[str]:
     if row.counterexample:  # its head repeats the violation line shown above
         lines += ["        " + line for line in row.counterexample.splitlines()[1:]
                   if line != row.evidence]
-    for name, count in row.counts.items():
-        lines.append(f"        {count:7d}  {name}")
-        if name in row.unexercised:
-            lines.append(f"                 not exercised: {row.unexercised[name]}")
-        elif name in row.inapplicable:
-            lines.append(f"                 not applicable: {row.inapplicable[name]}")
-    return lines
+    return lines + obligation_lines(row.counts, row.unexercised, row.inapplicable, " " * 8)
 
 
 def _matrix_section(result: CheckResult) -> list[str]:
