@@ -165,6 +165,7 @@ CAPABILITIES: tuple[CapabilityInfo, ...] = (
         "`stop` with its stages and the graceful hold",
         default=True,
         checks=("INV5",),
+        obligations=(("INV7", "live targets never answered NotFound"),),
         families=("stop",),
         programs=("stop", "give-up"),
     ),

@@ -3,13 +3,16 @@
 A delivery whose routing fails is answered at most once: never if it is a can-be-ignored,
 lifecycle or failure payload, packaged or not, exactly once otherwise. Every delivery the
 harness posted reaches an end and is handled where it was posted, and an answer to it lands
-at its sender and is accepted there.
+at its sender and is accepted there. An answer saying its target does not exist (NotFound)
+comes only for a target that is missing: one the harness never saw created, or removed; a
+hub that exists, the stop under way or not, is never answered NotFound.
 
 Obligations (docs/dynamic-invariants.md, INV7; the last three under "Verdicts carry their
 evidence"): "suppressed deliveries left unanswered", "packaged suppressed deliveries left
 unanswered", "ordinary failed deliveries answered once", "round-tripped suppressed
 deliveries left unanswered", "posted deliveries accounted for", "deliveries handled where
-posted", "answers landed at their sender", "answers accepted by their sender".
+posted", "answers landed at their sender", "answers accepted by their sender", "live targets never
+answered NotFound".
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ from __future__ import annotations
 from types import MappingProxyType
 
 from invariants.adapter import Capability, FaultKind
-from invariants.checks.harness_facts import HarnessFact, Injected, Posted
+from invariants.checks.harness_facts import HarnessFact, Injected, Posted, Subscribed
 from invariants.checks.monitor import Monitor, check_function
 from invariants.checks.params import DEFAULT_PARAMS, CheckParams
 from invariants.checks.violation import Violation
@@ -41,6 +44,10 @@ ACCOUNTED = "posted deliveries accounted for"
 WHERE_POSTED = "deliveries handled where posted"
 LANDED = "answers landed at their sender"
 ACCEPTED = "answers accepted by their sender"
+# The stop's edge: a hub that exists is never answered as missing, stopping or not.
+LIVE_NOT_FOUND = "live targets never answered NotFound"
+# The error names that say "no such target" (the reference's and the seeds' word).
+NOT_FOUND_ERRORS = frozenset({"NotFound"})
 
 # Events that end a delivery (`delivery_id`): it ran, or was refused and told so or logged.
 _ENDS = frozenset({
@@ -67,8 +74,12 @@ class AnswerOnce(Monitor):
         LANDED: "no answer to a delivery the harness posted was offered to a hub (were any "
         "posted from a sender with a hub, to a missing target?)",
         ACCEPTED: "no answer was offered at its sender's hub",
+        LIVE_NOT_FOUND: "no delivery to a hub that exists and was never removed was "
+        "answered (none posted once the stop had begun, nor refused until its retries "
+        "were spent), or the answers name no error",
     })
-    obligation_needs = MappingProxyType({ROUNDTRIP: Capability.ENVELOPE_ROUNDTRIP})
+    obligation_needs = MappingProxyType({ROUNDTRIP: Capability.ENVELOPE_ROUNDTRIP,
+                                         LIVE_NOT_FOUND: Capability.STOP_LIFECYCLE})
 
     def __init__(self, params: CheckParams = DEFAULT_PARAMS) -> None:
         super().__init__(params)
@@ -84,10 +95,14 @@ class AnswerOnce(Monitor):
         self._owed_to: dict[str, tuple[TraceEvent, str]] = {}
         self._landed: dict[str, TraceEvent] = {}  # answer id -> its POSTED at the sender
         self._hubs: set[str] = set()  # live hubs: where an answer can land
+        self._subscribed: dict[str, str] = {}  # subscription id -> the harness's target
+        self._requests: dict[str, str] = {}  # a subscription's request id -> its target
 
     def on_fact(self, fact: HarnessFact) -> None:
         if isinstance(fact, Posted) and not self._stopped:
             self._open[fact.delivery_id] = None
+        elif isinstance(fact, Subscribed):
+            self._subscribed[fact.subscription_id] = fact.target
         elif isinstance(fact, Injected) and fact.kind is FaultKind.REMOVE_TARGET:
             self._hubs.discard(fact.target)
             # Its queue goes with the hub: what waited there is cut off, not lost.
@@ -124,6 +139,9 @@ class AnswerOnce(Monitor):
             self._observe_answer(event, event.answers)
         elif kind is EventKind.HUB_CREATED and event.hub is not None:
             self._hubs.add(event.hub)
+        elif kind is EventKind.SUBSCRIBE_ATTEMPT and did is not None \
+                and event.subscription_id in self._subscribed:
+            self._requests[did] = self._subscribed[event.subscription_id or ""]
         elif kind is EventKind.STOP_COMPLETED:
             self._stopped = True
             self._open.clear()  # cut off by the stop, not lost
@@ -186,7 +204,23 @@ class AnswerOnce(Monitor):
             elif kind in _ENDS:
                 del self._landed[answer]  # gated, dropped or shed there: no verdict
 
+    def _not_found_from_live(self, event: TraceEvent, answered: str) -> None:
+        """An answer about a delivery whose target the harness knows (its post, or its
+        subscription's request): NotFound only where that target is missing."""
+        posted = self.harness.posts.get(answered)
+        target = posted.target if posted is not None else self._requests.get(answered)
+        if target is None or target not in self._hubs or event.error is None:
+            return  # never created, or removed: NotFound is the truth (or no error named)
+        if event.error in NOT_FOUND_ERRORS:
+            shown = self._posted.get(answered)
+            self.flag(f"delivery {answered} to {target}, a hub that exists and was never "
+                      f"removed, was answered {event.error}",
+                      *((shown, event) if shown is not None else (event,)))
+        else:
+            self.exercised(LIVE_NOT_FOUND)
+
     def _observe_answer(self, event: TraceEvent, answered: str) -> None:
+        self._not_found_from_live(event, answered)
         self._owe(event, answered)
         first = self._answers.get(answered)
         if first is not None:

@@ -132,3 +132,51 @@ def test_a_delivery_cut_off_by_the_stop_or_a_removed_hub_is_not_lost() -> None:
     # Without the stop only d2, queued at a hub that is still there, is lost.
     assert [v.message.split(" the harness")[0]
             for v in inv7.check(t.events[:-1], final=True, facts=facts)] == ["delivery d2"]
+
+
+def _refused(t: Trace, did: str, target: str, error: str) -> Posted:
+    """A post to `target`, refused by the router and answered `error`."""
+    t.add(K.DISPATCH_REFUSED, hub="monolith", delivery_id=did, message_class=C.USER,
+          error="ShuttingDown")
+    t.add(K.FAILURE_EMITTED, hub="monolith", delivery_id=f"n{did}", answers=did,
+          error=error, sender=target, target="client")
+    return Posted(did, "client", target, "Request", C.USER, None, "user", Route.MONOLITH, 0, 0)
+
+
+def _not_found_verdict(t: Trace, facts: list[object]) -> tuple[list[str], int]:
+    monitor = inv7.AnswerOnce()
+    found = run_monitor(monitor, t.events, facts=facts)  # type: ignore[arg-type]
+    return [v.message for v in found], monitor.evidence[inv7.LIVE_NOT_FOUND]
+
+
+def test_a_live_hub_is_never_answered_not_found() -> None:
+    t = Trace()
+    t.add(K.HUB_CREATED, hub="h0")
+    facts: list[object] = [_refused(t, "d1", "h0", "ShuttingDown")]
+    assert _not_found_verdict(t, facts) == ([], 1)
+    facts.append(_refused(t, "d2", "h0", "NotFound"))
+    assert _not_found_verdict(t, facts) == (
+        ["delivery d2 to h0, a hub that exists and was never removed, was answered NotFound"],
+        1)
+
+
+def test_not_found_is_the_truth_for_a_target_never_created_or_removed() -> None:
+    t = Trace()
+    t.add(K.HUB_CREATED, hub="h0")
+    facts: list[object] = [_refused(t, "d1", "ghost", "NotFound"),
+                           Injected(FaultKind.REMOVE_TARGET, "h0", 1, 0, 0, len(t.events))]
+    facts.append(_refused(t, "d2", "h0", "NotFound"))
+    assert _not_found_verdict(t, facts) == ([], 0)
+
+
+def test_a_subscription_request_to_a_live_hub_is_never_answered_not_found() -> None:
+    from invariants.checks import Subscribed
+
+    t = Trace()
+    t.add(K.HUB_CREATED, hub="h0")
+    facts: list[object] = [Subscribed("s1", "client", "h0", 5, 0, len(t.events))]
+    t.add(K.SUBSCRIBE_ATTEMPT, hub="client", subscription_id="s1", attempt=0,
+          delivery_id="r0", target="h0")
+    t.add(K.FAILURE_EMITTED, hub="h0", delivery_id="f0", answers="r0", error="NotFound")
+    assert _not_found_verdict(t, facts)[0] == [
+        "delivery r0 to h0, a hub that exists and was never removed, was answered NotFound"]
