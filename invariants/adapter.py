@@ -165,7 +165,10 @@ CAPABILITIES: tuple[CapabilityInfo, ...] = (
         "`stop` with its stages and the graceful hold",
         default=True,
         checks=("INV5",),
-        obligations=(("INV7", "live targets never answered NotFound"),),
+        obligations=(
+            ("INV2", "subscriptions in backoff ended with the silo"),
+            ("INV7", "live targets never answered NotFound"),
+        ),
         families=("stop",),
         programs=("stop", "give-up"),
     ),

@@ -2,11 +2,14 @@
 
 Every subscription makes at most N+1 attempts, each retry its backoff after the failure it
 answers, answers or terminates within bounded virtual time and sends nothing once closed;
-one to a live target the harness left alone is answered.
+one to a live target the harness left alone is answered. Every subscription ends with the
+silo, whatever state it is in: one still open when the stop completed (`STOP_COMPLETED`),
+a request in flight or waiting out a resubscribe backoff, is terminated in that instant
+and sends nothing after it.
 
 Obligations (docs/dynamic-invariants.md, INV2): "subscriptions that spent their N retries",
 "closed subscriptions watched", "resubscribe delays timed", "subscriptions to a live target
-answered".
+answered", "subscriptions in backoff ended with the silo".
 """
 
 from __future__ import annotations
@@ -52,11 +55,20 @@ class _Subscription:
     def closed(self) -> TraceEvent | None:
         return self.terminated or self.answered
 
+    def in_backoff(self, now_ms: int, timeout_ms: int, retries: int) -> bool:
+        """Open, its latest attempt failed or timed out and a retry still owed, none sent:
+        waiting out a resubscribe backoff."""
+        if self.closed is not None or self.sent is None or self.attempts > retries:
+            return False
+        return self.failed_from is not None or now_ms > self.sent.time_ms + timeout_ms
+
 
 SPENT = "subscriptions that spent their N retries"
 CLOSED = "closed subscriptions watched"
 DELAYS = "resubscribe delays timed"
 LIVE = "subscriptions to a live target answered"
+# The stop's edge: a subscription between attempts when the silo stops ends with it too.
+STOP_BACKOFF = "subscriptions in backoff ended with the silo"
 # Faults at a target that excuse a subscription to it from being answered.
 _EXCUSING = frozenset({FaultKind.REMOVE_TARGET, FaultKind.BLOCK_HUB,
                        FaultKind.SLOW_DESTINATION})
@@ -74,7 +86,11 @@ class BoundedSubscribe(Monitor):
         "(is the `subscribe` family on, and subscribe_retries at least 1?)",
         LIVE: "no subscription to an existing hub was answered free of a removal, a block, "
         "a slow destination or the stop (does the mesh emit SUBSCRIBE_ANSWERED?)",
+        STOP_BACKOFF: "no subscription was waiting out a resubscribe backoff when the "
+        "harness stopped the silo (are the `subscribe` and `stop` families on, and does "
+        "the mesh emit SUBSCRIBE_TERMINATED for what its stop ends?)",
     })
+    obligation_needs = MappingProxyType({STOP_BACKOFF: Capability.STOP_LIFECYCLE})
 
     def __init__(self, params: CheckParams = DEFAULT_PARAMS) -> None:
         super().__init__(params)
@@ -87,6 +103,7 @@ class BoundedSubscribe(Monitor):
         self._excused: set[str] = set()  # hubs the harness removed or blocked
         self._live: dict[str, Subscribed] = {}  # to a live hub, owed an answer
         self._stop_asked = False
+        self._silo_end = _SiloEnd(self)
 
     def on_fact(self, fact: HarnessFact) -> None:
         if isinstance(fact, Subscribed):
@@ -104,6 +121,8 @@ class BoundedSubscribe(Monitor):
     def observe(self, event: TraceEvent) -> None:
         if event.kind is EventKind.HUB_CREATED and event.hub is not None:
             self._hubs.add(event.hub)
+        elif event.kind is EventKind.STOP_COMPLETED:
+            self._silo_end.completed(event, self._subs)
         elif event.kind is EventKind.SUBSCRIBE_ANSWERED and event.subscription_id in self._live:
             del self._live[event.subscription_id or ""]
             self.exercised(LIVE)
@@ -129,9 +148,10 @@ class BoundedSubscribe(Monitor):
                 and event.delivery_id not in sub.requests
             )
         )
-        if fresh and closed is not None:
-            state = "terminated" if sub.terminated else "answered"
-            self.flag(f"subscription {sid} sent {event.kind.value} after it {state}", closed, event)
+        if fresh:
+            self._sent(sid, sub, event)
+        if event.kind in (EventKind.SUBSCRIBE_TERMINATED, EventKind.SUBSCRIBE_ANSWERED):
+            self._ended(sid, sub, event)
         if event.kind is EventKind.SUBSCRIBE_ATTEMPT:
             self._observe_attempt(sid, sub, closed, event)
         elif event.kind is EventKind.SUBSCRIBE_TERMINATED:
@@ -151,6 +171,29 @@ class BoundedSubscribe(Monitor):
                 self.exercised(CLOSED)
             sub.answered = event
             self._owing.pop(sid, None)
+
+    def _sent(self, sid: str, sub: _Subscription, event: TraceEvent) -> None:
+        """A new send for `sid`: none once it closed, none once the stop completed while
+        it was open."""
+        closed = sub.closed
+        if closed is not None:
+            state = "terminated" if sub.terminated else "answered"
+            self.flag(f"subscription {sid} sent {event.kind.value} after it {state}", closed, event)
+        else:
+            self._silo_end.sent(sid, event)
+
+    def _ended(self, sid: str, sub: _Subscription, event: TraceEvent) -> None:
+        """A subscription closes: one waiting out its backoff while the harness stops the
+        silo is ended by the stop (nothing else ends it between attempts)."""
+        if sub.closed is not None:
+            return
+        if (
+            event.kind is EventKind.SUBSCRIBE_TERMINATED and self._stop_asked
+            and sub.in_backoff(event.time_ms, self.params.subscribe_timeout_ms,
+                               self.params.subscribe_retries)
+        ):
+            self.exercised(STOP_BACKOFF)
+        self._silo_end.ended(sid)
 
     def _observe_attempt(self, sid: str, sub: _Subscription, closed: TraceEvent | None,
                          event: TraceEvent) -> None:
@@ -234,7 +277,7 @@ class BoundedSubscribe(Monitor):
         bound = self.params.subscribe_bound_ms
         silent = [self._silent(f) for f in self._unseen.values()
                   if now_ms - f.time_ms > bound]
-        return silent + self._late(now_ms) + [
+        return silent + self._silo_end.outlived(now_ms) + self._late(now_ms) + [
             self.violation(
                 f"subscription {sid} neither answered nor terminated {now_ms - s.first.time_ms} ms "
                 f"after it started (bound {bound} ms)",
@@ -257,6 +300,55 @@ class BoundedSubscribe(Monitor):
                 *((self._subs[sid].first,) if sid in self._subs else ()))
             for sid, f in self._live.items()
         ]
+
+
+class _SiloEnd:
+    """The stop's edge for `monitor`: every subscription still open when the stop
+    completed, whatever it was doing, ends in that instant and sends nothing after it."""
+
+    def __init__(self, monitor: BoundedSubscribe) -> None:
+        self._monitor = monitor
+        self._done: TraceEvent | None = None  # the first STOP_COMPLETED
+        # Open when the stop completed, with what each was doing then.
+        self._outliving: dict[str, tuple[_Subscription, str]] = {}
+        self._sent_after: set[str] = set()
+
+    def completed(self, event: TraceEvent, subs: dict[str, _Subscription]) -> None:
+        if self._done is None:
+            self._done = event
+            self._outliving = {sid: (sub, self._doing(sub, event.time_ms))
+                               for sid, sub in subs.items() if sub.closed is None}
+
+    def sent(self, sid: str, event: TraceEvent) -> None:
+        """A new send of open subscription `sid`: after the stop completed, it outlived it
+        (its first such send is flagged)."""
+        done = self._done
+        if done is not None and sid in self._outliving and sid not in self._sent_after:
+            self._sent_after.add(sid)
+            self._monitor.flag(f"subscription {sid} sent {event.kind.value} after the stop "
+                               f"completed at {done.time_ms} ms: it outlived the silo",
+                               done, event)
+
+    def ended(self, sid: str) -> None:
+        self._outliving.pop(sid, None)
+
+    def outlived(self, now_ms: int) -> list[Violation]:
+        """Once time has passed the stop's instant: those open then that did not end in it."""
+        done = self._done
+        if done is None or now_ms <= done.time_ms:
+            return []
+        return [
+            self._monitor.violation(
+                f"subscription {sid}, open ({doing}) when the stop completed at "
+                f"{done.time_ms} ms, was not terminated with the silo", done, sub.first)
+            for sid, (sub, doing) in self._outliving.items()
+        ]
+
+    def _doing(self, sub: _Subscription, now_ms: int) -> str:
+        params = self._monitor.params
+        if sub.in_backoff(now_ms, params.subscribe_timeout_ms, params.subscribe_retries):
+            return f"waiting out its backoff after attempt {sub.attempts - 1} failed"
+        return f"attempt {max(sub.attempts - 1, 0)} in flight"
 
 
 def _ending(sub: _Subscription | None) -> str:

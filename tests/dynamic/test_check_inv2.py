@@ -206,3 +206,70 @@ def test_a_subscription_to_a_live_hub_is_owed_its_answer() -> None:
         "blocked nor slowed, was never answered: it terminated (retries_exhausted:timeout) after 1 "
         "attempt(s)"]
     assert run(False, removed=True) == []
+
+
+def _stopping(t: Trace, *, ended: bool, ended_first: bool = False) -> list[object]:
+    """s1's attempt 0 fails, then the harness stops the silo while s1 waits out its 250 ms
+    backoff; the stop completes at 100 ms (s1 terminated there when `ended`, before the
+    STOP_COMPLETED record when `ended_first`, as a mesh ending its subscriptions in a
+    stage does)."""
+    from invariants.checks import StopAsked
+
+    _attempt(t, 0)
+    t.at(100)
+    facts: list[object] = [StopAsked(True, 100, len(t.events))]
+    t.add(K.STOP_REQUESTED, hub="silo", graceful=True)
+    if ended and ended_first:
+        t.add(K.SUBSCRIBE_TERMINATED, hub="sub", subscription_id="s1", reason="silo_stopped")
+    t.add(K.STOP_COMPLETED, hub="silo")
+    if ended and not ended_first:
+        t.add(K.SUBSCRIBE_TERMINATED, hub="sub", subscription_id="s1", reason="silo_stopped")
+    return facts
+
+
+def _judged(t: Trace, facts: list[object]) -> tuple[list[str], int]:
+    from invariants.checks.monitor import run_monitor
+
+    monitor = inv2.BoundedSubscribe()
+    found = run_monitor(monitor, t.events, final=True, facts=facts)  # type: ignore[arg-type]
+    return [v.message for v in found], monitor.evidence[inv2.STOP_BACKOFF]
+
+
+def test_a_subscription_in_backoff_ends_with_the_silo() -> None:
+    for ended_first in (False, True):
+        t = Trace()
+        facts = _stopping(t, ended=True, ended_first=ended_first)
+        t.at(31_000).add(K.TURN_BLOCKED, hub="h0")  # time goes on after the stop
+        assert _judged(t, facts) == ([], 1)
+
+
+def test_a_subscription_in_backoff_that_outlives_the_stop_is_flagged() -> None:
+    t = Trace()
+    facts = _stopping(t, ended=False)
+    _attempt(t.at(252), 1)  # its retry, on a stopped silo
+    found, _ = _judged(t, facts)
+    assert {
+        "subscription s1 sent subscribe_attempt after the stop completed at 100 ms: it "
+        "outlived the silo",
+        "subscription s1, open (waiting out its backoff after attempt 0 failed) when the "
+        "stop completed at 100 ms, was not terminated with the silo",
+    } <= set(found)
+
+
+def test_a_send_in_the_stops_own_instant_after_it_completed_is_flagged() -> None:
+    t = Trace()
+    facts = _stopping(t, ended=False)
+    _attempt(t, 1, fails=False)  # at 100 ms, after STOP_COMPLETED (and early, too)
+    t.add(K.SUBSCRIBE_TERMINATED, hub="sub", subscription_id="s1", reason="silo_stopped")
+    found, _ = _judged(t, facts)
+    assert "subscription s1 sent subscribe_attempt after the stop completed at 100 ms: it " \
+        "outlived the silo" in found
+    assert not any("not terminated with the silo" in v for v in found)
+
+
+def test_a_subscription_started_once_the_silo_stopped_is_not_the_stops() -> None:
+    t = Trace()
+    t.add(K.STOP_COMPLETED, hub="silo")
+    _attempts(t.at(10), 6)
+    t.add(K.SUBSCRIBE_TERMINATED, hub="sub", subscription_id="s1")
+    assert _judged(t, []) == ([], 0)
