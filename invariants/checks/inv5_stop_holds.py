@@ -9,8 +9,13 @@ Obligations (docs/dynamic-invariants.md, INV5; legs cut off during the hold unde
 carry their evidence"): "graceful stops held with legs in flight", "GrainDeactivation saw 0
 in flight", "hold budgets expired with the residual named", "graceful stops with nothing in
 flight not held", "non-graceful stops not held", "holds ended when the host gave up",
-"dispatches after the stop began refused", "stages entered in descending order", "requested
-stops completed".
+"stops given up before Active not held" (a give-up that comes before the stop reaches
+Active, in the stop's own instant included, leaves nothing to hold), "dispatches after the
+stop began refused", "stages entered in descending order", "requested stops completed",
+"application messages offered at a closed teardown gate refused" (`inv5_gate`: once a
+hub's teardown gate has closed, no application message reaches its handler), "NACK legs
+ended during the hold landed" (`inv5_answers`: an answer in flight holds the stop like any
+leg, and its leg ends by delivering it).
 """
 
 from __future__ import annotations
@@ -20,6 +25,8 @@ from types import MappingProxyType
 
 from invariants.adapter import Capability, Route
 from invariants.checks.harness_facts import HarnessFact, Posted, StopAsked
+from invariants.checks.inv5_answers import NACK_LANDED, NacksInFlight
+from invariants.checks.inv5_gate import GATE, TeardownGate
 from invariants.checks.monitor import Monitor, check_function
 from invariants.checks.params import DEFAULT_PARAMS, CheckParams
 from invariants.checks.violation import Violation
@@ -33,6 +40,7 @@ REFUSED = "dispatches after the stop began refused"
 ORDER = "stages entered in descending order"
 COMPLETED = "requested stops completed"
 GAVE_UP = "holds ended when the host gave up"
+GAVE_UP_EARLY = "stops given up before Active not held"
 IDLE = "graceful stops with nothing in flight not held"
 
 _ROUTING = frozenset({
@@ -146,7 +154,7 @@ class _StopEdges:
             if self._legs:
                 self._waited = self.graceful and self.gave_up is None
                 monitor.exercised(
-                    GAVE_UP if self.gave_up is not None
+                    GAVE_UP_EARLY if self.graceful and self.gave_up is not None
                     else HELD if self.graceful else NOT_HELD
                 )
         if event.stage != self._deactivation:
@@ -275,14 +283,21 @@ class StopHolds(Monitor):
         REFUSED: "the harness never posted through a router after asking for the stop",
         GAVE_UP: "the harness never gave up on a graceful stop while it held Active with "
         "legs in flight (is the `give_up` family on?)",
+        GAVE_UP_EARLY: "the harness never gave up on a graceful stop before it reached "
+        "Active with legs in flight (does the `stop` family draw `give_up_ms` 0?)",
         ORDER: "no stop ran more than one stage",
         COMPLETED: "no requested stop completed",
+        GATE: "no application message was offered at a hub once its teardown gate had "
+        "closed (is the `user` family on, with direct posts after the stop?)",
+        NACK_LANDED: "no NACK leg ended while a graceful stop held at Active (do the "
+        "stop's racing posts go to missing targets through a router?)",
     })
 
     @classmethod
     def cause(cls, obligation: str, evidence: Mapping[str, int]) -> str:
         stops = evidence.get("stops requested", 0)
-        if obligation in (HELD, ZERO_AT_DEACTIVATION, BUDGET, NOT_HELD, IDLE) and stops:
+        if obligation in (HELD, ZERO_AT_DEACTIVATION, BUDGET, NOT_HELD, IDLE,
+                          GAVE_UP_EARLY, NACK_LANDED) and stops:
             for name in ("Active", "GrainDeactivation"):
                 if evidence.get(f"{name} entered", 0) == 0:
                     return (f"{stops} stop(s) were requested but no stop stage named {name} "
@@ -297,6 +312,8 @@ class StopHolds(Monitor):
         self._legs: dict[str, TraceEvent] = {}  # open legs, in dispatch order
         self._cut: set[str] = set()  # deliveries gated or refused during the stop
         self._stop = _StopEdges(self, self._legs)
+        self._gate = TeardownGate(self)
+        self._nacks = NacksInFlight(self)
 
     def on_fact(self, fact: HarnessFact) -> None:
         if isinstance(fact, StopAsked):
@@ -309,6 +326,8 @@ class StopHolds(Monitor):
 
     def observe(self, event: TraceEvent) -> None:
         kind, stop = event.kind, self._stop
+        self._gate.observe(event, stop.stopping)
+        self._nacks.observe(event, stop.holding)
         if stop.completed is not None and (
             kind in _ROUTING or (kind is EventKind.POSTED and event.packaged)
         ):

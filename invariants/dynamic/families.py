@@ -146,14 +146,15 @@ class FamilyBodies:
         graceful: bool,
         racing: Sequence[tuple[str, Route]] = (),
         slow_ms: int = 0,
-        give_up_ms: int = 0,
+        give_up_ms: int | None = None,
     ) -> None:
         """Stop the silo; `racing` posts are sent in the same instant, so their legs (and
         the NACKs they cause) are in flight while the stop runs, and for `slow_ms` more
         when their targets are slowed by that much first (a hold that lasts, or outlives
-        the stop budget). With `give_up_ms`, a graceful stop is given up on that much
-        later: the host's shutdown timeout expires mid-hold, a non-graceful stop request
-        that ends any hold."""
+        the stop budget). With `give_up_ms` (None: never), a graceful stop is given up on
+        that much later: the host's shutdown timeout expires, a non-graceful stop request
+        that ends any hold. At 0 ms it comes in the stop's own instant, before the mesh
+        has run its first stage; later, mid-hold or once the stop is over."""
         if slow_ms:
             for to in dict.fromkeys(to for to, _route in racing):
                 self.do_slow(to, slow_ms)
@@ -162,7 +163,8 @@ class FamilyBodies:
         self.stopped = True
         self.judge.tell_in_place(self.mesh, StopAsked(graceful, self.mesh.now_ms(), 0))
         self.mesh.stop(graceful=graceful)
-        if graceful and give_up_ms:
-            self.advance_clock(give_up_ms)
+        if graceful and give_up_ms is not None:
+            if give_up_ms:
+                self.advance_clock(give_up_ms)
             self.judge.tell_in_place(self.mesh, StopAsked(False, self.mesh.now_ms(), 0))
             self.mesh.stop(graceful=False)

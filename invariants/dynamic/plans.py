@@ -58,8 +58,9 @@ class Plan:
     # that read what the envelope carries (its marker, its identity stamp).
     roundtrip: bool = False
     # Whether stops draw how long their racing legs last and when the host gives up: the
-    # check that judges the stop's hold. (Each draw more changes every later choice, so
-    # the other plans' stops stay as they were.)
+    # check that judges the stop's hold, and the one whose subscriptions must end with a
+    # stop however long it holds. (Each draw more changes every later choice, so the other
+    # plans' stops stay as they were.)
     holds: bool = False
 
 
@@ -78,7 +79,9 @@ def _plan(
 
 PLANS: Mapping[str, Plan] = {
     "INV1": _plan("anonymous failure user", "reject timeout block slow subscribe stop ignorable"),
-    "INV2": _plan("subscribe", "remove block slow stop user"),
+    # INV2 draws the stop's hold too: racing legs that keep the silo stopping while its
+    # subscriptions retry into refusals, so one waits out a backoff when the stop completes.
+    "INV2": _plan("subscribe", "remove block slow stop user", holds=True),
     "INV3": _plan("flood user block ignorable", "slow remove stop anonymous chatter"),
     "INV4": _plan("user reject timeout aggregate", "block slow stop remove", (Route.GRAIN,),
                   HUBS),
@@ -169,7 +172,10 @@ def _family_arguments(
             "racing": st.lists(st.tuples(to, route), max_size=3),
             **({
                 "slow_ms": st.sampled_from([0, 5_000, 45_000]),
-                "give_up_ms": st.sampled_from([0, 1_000]),
+                # When the host gives up on a graceful stop (None first: never): a second
+                # into the hold, once a budget-long hold is over, in the stop's own instant
+                # before its first stage, or a millisecond after it began.
+                "give_up_ms": st.sampled_from([None, 1_000, 31_000, 0, 1]),
             } if plan.holds else {}),
         },
     }

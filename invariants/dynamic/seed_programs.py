@@ -98,6 +98,16 @@ SEED_PROGRAMS: Mapping[str, Mapping[str, Program]] = {
             ("subscribe", {"subscriber": "peer", "to": "h1/gone"}),
             ("advance", {"ms": 31_000, "schedule": []}),
         ),
+        # The silo stops while a subscription to a missing target waits out its first
+        # backoff (its attempt failed NotFound, the retry not yet due): the stop ends it,
+        # and it never resubscribes on the stopped silo.
+        "stop-in-backoff": (
+            _init(),
+            ("subscribe", {"subscriber": "client", "to": "h0/gone"}),
+            ("advance", {"ms": 100, "schedule": []}),
+            ("stop", {"graceful": True}),
+            ("advance", {"ms": 31_000, "schedule": []}),
+        ),
     },
     "INV3": {
         # Watermark 25, the turn held, 200 can-be-ignored messages, a user probe (test 4).
@@ -190,6 +200,35 @@ SEED_PROGRAMS: Mapping[str, Mapping[str, Program]] = {
             _user("h1", G, count=3),
             ("stop", {"graceful": False}),
         ),
+        # The host gives up in the stop's own instant, before its first stage (its shutdown
+        # timeout expired before Active): with legs in flight, Active holds nothing.
+        "stop-given-up-at-once": (
+            _init(),
+            ("slow", {"to": "h1", "duration_ms": 5_000}),
+            _user("h1", G, count=2),
+            ("advance", {"ms": 100, "schedule": []}),
+            ("stop", {"graceful": True, "give_up_ms": 0}),
+        ),
+        # Once the stop has closed the teardown gates, application messages posted straight
+        # to a hub's intake are refused there, never handled (a lifecycle message beside
+        # them may pass a gate that lets lifecycle traffic through).
+        "gate-closed": (
+            _init(),
+            ("stop", {"graceful": True}),
+            ("advance", {"ms": 1, "schedule": []}),
+            _user("h0", D),
+            ("ignorable", {"sender": "client", "to": "h1", "route": D, "count": 1}),
+            ("failure", {"sender": "client", "to": "h2", "route": D, "lifecycle": True}),
+        ),
+        # Posts to missing targets through each router race a graceful stop: their legs are
+        # answered NotFound during the hold, and each NACK travels back as a leg the stop
+        # waits for, which ends only once its answer has landed at the sender.
+        "stop-nack-in-flight": (
+            _init(),
+            ("stop", {"graceful": True, "racing": [("ghost", M), ("h0/gone", G),
+                                                   ("h0/gone", M)]}),
+            ("advance", {"ms": 1_000, "schedule": []}),
+        ),
     },
     "INV6": {
         # One sender, target and type about 5,000 payload identities in one window (#1200).
@@ -234,6 +273,15 @@ SEED_PROGRAMS: Mapping[str, Mapping[str, Program]] = {
             ("reject", {"to": "h1", "count": 8}),
             _user("h1", G, sender="peer"),
             ("advance", {"ms": 31_000, "schedule": []}),
+        ),
+        # Posts to hubs that exist, made once the stop has begun, through each router: each
+        # is refused and answered ShuttingDown, never NotFound (its target is alive).
+        "refused-live-hub": (
+            _init(),
+            ("stop", {"graceful": True}),
+            _user("h0"),
+            _user("h1", G, sender="peer"),
+            ("advance", {"ms": 1_000, "schedule": []}),
         ),
     },
 }
