@@ -48,6 +48,11 @@ MUTANT_MODULES: tuple[str, ...] = (
     "invariants.mutants.m31_answer_to_target",
     "invariants.mutants.m32_answer_without_identity",
     "invariants.mutants.m33_handled_at_ancestor",
+    "invariants.mutants.m34_gate_left_open",
+    "invariants.mutants.m35_early_give_up_ignored",
+    "invariants.mutants.m36_nack_lost_on_landing",
+    "invariants.mutants.m37_backoff_outlives_stop",
+    "invariants.mutants.m38_refusal_not_found",
 )
 
 MUTANTS: tuple[Mutant, ...] = records.load(MUTANT_MODULES, "MUTANT", Mutant)
