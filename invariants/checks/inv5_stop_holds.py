@@ -5,17 +5,16 @@ its budget, and GrainDeactivation sees none in flight; a non-graceful stop, one 
 in flight and one the host gave up on hold nothing. No route leg starts once the stop began,
 nothing routing-related runs once it completed, stages descend, and the stop completes.
 
-Obligations (docs/dynamic-invariants.md, INV5; legs cut off during the hold under "Verdicts
-carry their evidence"): "graceful stops held with legs in flight", "GrainDeactivation saw 0
-in flight", "hold budgets expired with the residual named", "graceful stops with nothing in
-flight not held", "non-graceful stops not held", "holds ended when the host gave up",
-"stops given up before Active not held" (a give-up that comes before the stop reaches
-Active, in the stop's own instant included, leaves nothing to hold), "dispatches after the
-stop began refused", "stages entered in descending order", "requested stops completed",
-"application messages offered at a closed teardown gate refused" (`inv5_gate`: once a
-hub's teardown gate has closed, no application message reaches its handler), "NACK legs
-ended during the hold landed" (`inv5_answers`: an answer in flight holds the stop like any
-leg, and its leg ends by delivering it).
+Obligations (docs/dynamic-invariants.md, INV5): "graceful stops held with legs in flight",
+"GrainDeactivation saw 0 in flight", "hold budgets expired with the residual named",
+"graceful stops with nothing in flight not held", "non-graceful stops not held", "holds
+ended when the host gave up", "stops given up before Active not held" (a give-up that comes
+before the stop reaches Active, in the stop's own instant included, leaves nothing to hold),
+"dispatches after the stop began refused", "stages entered in descending order", "requested
+stops completed", "application messages offered at a closed teardown gate refused"
+(`inv5_gate`: once a hub's teardown gate has closed, no application message reaches its
+handler), "NACK legs ended during the hold landed" (`inv5_answers`: an answer in flight
+holds the stop like any leg, and its leg ends by delivering it).
 """
 
 from __future__ import annotations

@@ -7,12 +7,11 @@ at its sender and is accepted there. An answer saying its target does not exist 
 comes only for a target that is missing: one the harness never saw created, or removed; a
 hub that exists, the stop under way or not, is never answered NotFound.
 
-Obligations (docs/dynamic-invariants.md, INV7; the last three under "Verdicts carry their
-evidence"): "suppressed deliveries left unanswered", "packaged suppressed deliveries left
-unanswered", "ordinary failed deliveries answered once", "round-tripped suppressed
-deliveries left unanswered", "posted deliveries accounted for", "deliveries handled where
-posted", "answers landed at their sender", "answers accepted by their sender", "live targets never
-answered NotFound".
+Obligations (docs/dynamic-invariants.md, INV7): "suppressed deliveries left unanswered",
+"packaged suppressed deliveries left unanswered", "ordinary failed deliveries answered
+once", "round-tripped suppressed deliveries left unanswered", "posted deliveries accounted
+for", "deliveries handled where posted", "answers landed at their sender", "answers
+accepted by their sender", "live targets never answered NotFound".
 """
 
 from __future__ import annotations
