@@ -42,10 +42,14 @@ def test_the_boundary_turns_the_adapter_s_exits_into_its_error() -> None:
 
 
 def test_a_real_interrupt_passes_the_boundary() -> None:
-    """Python's own SIGINT handler raises where the interpreter is, not at a `raise`."""
-    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
-    with pytest.raises(KeyboardInterrupt) as seen, calling_adapter("m:f", "in a step"):
-        signal.raise_signal(signal.SIGINT)
+    """Python's own SIGINT handler raises where the interpreter is, not at a `raise`. It is
+    installed for the test: a suite started in the background inherits SIGINT ignored."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        with pytest.raises(KeyboardInterrupt) as seen, calling_adapter("m:f", "in a step"):
+            signal.raise_signal(signal.SIGINT)
+    finally:
+        signal.signal(signal.SIGINT, previous)
     assert not isinstance(seen.value, AdapterExited)
 
 
