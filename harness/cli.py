@@ -40,7 +40,7 @@ def command_name(module: str) -> str:
 # Command name -> the module that defines it, in `--help` order.
 COMMANDS: dict[str, str] = {command_name(module): module for module in COMMAND_MODULES}
 
-# Job modules whose record is not written yet: their `add_parser` stands for it.
+
 def command_of(module: str) -> Command:
     """The `COMMAND` record of `module`, named as its path says (a `TypeError` naming the
     module otherwise)."""

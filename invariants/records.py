@@ -1,7 +1,7 @@
 """The one loader of every registry: rules, checkers, mutants, commands.
 
 A registry is a tuple of module paths, in order; each module defines its record under one
-attribute name (`RULE`, `CHECK`, `MUTANT`, `COMMAND`) beside the code it describes. Adding
+attribute name (`RULE`, `check`, `MUTANT`, `COMMAND`) beside the code it describes. Adding
 a thing is its module plus its line in the registry.
 
 Beside the layers, like `invariants.user_errors`: it imports nothing of the project, and
