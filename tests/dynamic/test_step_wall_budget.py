@@ -23,6 +23,7 @@ from invariants.step_budget import (
 from reference_impl.adapter import ReferenceAdapter, make_adapter
 
 PROGRAM = SEED_PROGRAMS["INV1"]["rejection"]  # init, three posts, then an advance
+# The budget is a second, not less: the unblocked mesh must pass within it on a loaded machine.
 
 
 class Asleep(ReferenceAdapter):
@@ -43,13 +44,13 @@ class Waiting(ReferenceAdapter):
 def test_a_blocked_step_fails_as_hung_and_names_the_step(
     monkeypatch: pytest.MonkeyPatch, adapter: type[ReferenceAdapter]
 ) -> None:
-    monkeypatch.setenv(STEP_WALL_BUDGET_ENV, "0.2")
+    monkeypatch.setenv(STEP_WALL_BUDGET_ENV, "1")
     with _LOCK:
         outcome = run_program("INV1", adapter, PROGRAM, name="rejection")
     assert outcome.verdict == "error"
     assert outcome.failure_text is not None
     first = outcome.failure_text.splitlines()[0]
-    assert first.startswith("MeshHung: step 'advance' at 0 ms did not return within 0.2 "
+    assert first.startswith("MeshHung: step 'advance' at 0 ms did not return within 1 "
                             "seconds of wall-clock time: the mesh hung, blocked"), first
     assert STEP_WALL_BUDGET_ENV in first
 
@@ -57,7 +58,7 @@ def test_a_blocked_step_fails_as_hung_and_names_the_step(
 def test_the_unblocked_mesh_passes_within_the_same_budget(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setenv(STEP_WALL_BUDGET_ENV, "0.2")
+    monkeypatch.setenv(STEP_WALL_BUDGET_ENV, "1")
     outcome = run_program("INV1", make_adapter, PROGRAM, name="rejection")
     assert outcome.verdict == "pass", outcome.failure_text
 
