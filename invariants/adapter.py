@@ -68,6 +68,9 @@ class MessageSpec:
     type_name: str
     message_class: MessageClass = MessageClass.USER
     diagnostic_key: str | None = None
+    # Its handler raises (posted only to an adapter declaring RAISING_HANDLERS): the mesh
+    # reports HANDLER_FAULTED and its hub goes on with the next message.
+    handler_raises: bool = False
 
 
 class FaultKind(StrEnum):
@@ -110,6 +113,8 @@ class Capability(StrEnum):
     # `TIMER_TIE` (the virtual loop does, so every kit adapter declares it): the state
     # machines then draw a script for those choices of its own.
     TIMER_TIES = "timer_ties"
+    # A `MessageSpec(handler_raises=True)` is handled by a handler that raises.
+    RAISING_HANDLERS = "raising_handlers"
 
 
 @dataclass(frozen=True)
@@ -222,6 +227,14 @@ CAPABILITIES: tuple[CapabilityInfo, ...] = (
             f"{_PLANS}.machine_class",
             "invariants.aio.kit.AsyncMeshAdapter.__init_subclass__",
         ),
+    ),
+    CapabilityInfo(
+        Capability.RAISING_HANDLERS,
+        "a `MessageSpec(handler_raises=True)` is handled by a handler that raises: the mesh "
+        "reports HANDLER_FAULTED and the hub goes on with its next message",
+        obligations=(("INV7", "deliveries behind a raising handler handled"),),
+        families=("raising",),
+        programs=("raising",),
     ),
 )
 

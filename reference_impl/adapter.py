@@ -13,7 +13,7 @@ from invariants.adapter import Capability, Chooser, Fault, FaultKind, MessageSpe
 from invariants.trace import MessageClass, TraceEvent
 from reference_impl.constants import DEFAULT_AGGREGATE_WATERMARK, DELIVERY_RETRIES
 from reference_impl.envelope import fresh_delivery
-from reference_impl.mesh import Mesh
+from reference_impl.mesh import FAULTING_REQUEST, Mesh
 from reference_impl.messages import DeliveryFailure, ErrorType, Message, new_message
 
 # Enum members read off their class cost a slow attribute lookup each time: every post
@@ -65,8 +65,9 @@ class ReferenceAdapter:
         if message.message_class is _FAILURE:
             payload: Message = _failure_payload(mesh)
         else:
-            payload = new_message(message.type_name, message.message_class,
-                                  message.diagnostic_key)
+            # A payload whose handler must raise is the mesh's own FaultingRequest.
+            type_name = FAULTING_REQUEST if message.handler_raises else message.type_name
+            payload = new_message(type_name, message.message_class, message.diagnostic_key)
         delivery = fresh_delivery(f"d{next(mesh.delivery_ids)}", sender, target, payload,
                                   identity)
         if route is _DIRECT:

@@ -5,8 +5,9 @@ identity: a message may be dropped only if its own key carried more than the thr
 the window plus cooldown before it, and a tripped key is dropped for exactly the cooldown.
 
 Obligations (docs/dynamic-invariants.md, INV6): "fan-out posts past the threshold kept",
-"drops checked against their key", "keys counted afresh in a new window", "tripped keys
-admitted again after the cooldown".
+"senders on one key counted apart", "fresh keys admitted up to the threshold", "drops
+checked against their key", "keys counted afresh in a new window", "tripped keys admitted
+again after the cooldown".
 """
 
 from __future__ import annotations
@@ -22,6 +23,8 @@ from invariants.trace import EventKind, TraceEvent
 BreakerKey = tuple[str | None, str | None, str | None, str | None]
 
 KEPT = "fan-out posts past the threshold kept"
+SENDERS = "senders on one key counted apart"
+FIRST_WINDOW = "fresh keys admitted up to the threshold"
 DROPS = "drops checked against their key"
 FRESH = "keys counted afresh in a new window"
 COOLDOWN = "tripped keys admitted again after the cooldown"
@@ -41,6 +44,10 @@ class FanoutNotDropped(Monitor):
         KEPT: "no post went past the breaker threshold on its (sender, target, type) with "
         "distinct payload identities: no fan-out wider than breaker_threshold was posted "
         "within one window (is the `fanout` family on?)",
+        SENDERS: "no post went past the breaker threshold on its (target, type, identity) "
+        "with other senders' posts while its own key did not (is the `storm` family on?)",
+        FIRST_WINDOW: "no key carried breaker_threshold posts in its first window (is the "
+        "`storm` family on, and is breaker_threshold the mesh's?)",
         DROPS: "the breaker never dropped nor tripped: no storm on one key went past "
         "breaker_threshold (is the `storm` family on, and is breaker_threshold the mesh's?)",
         FRESH: "no key carried more than breaker_threshold in all but not within one window "
@@ -53,6 +60,7 @@ class FanoutNotDropped(Monitor):
         super().__init__(params)
         self._arrivals: dict[Key, deque[int]] = {}
         self._tuples: dict[Key, deque[int]] = {}  # identity left out
+        self._shared: dict[Key, deque[int]] = {}  # sender left out
         self._totals: dict[Key, int] = {}  # posts since the key was first seen or last tripped
         self._fresh: set[Key] = set()  # keys already counted in a fresh window
         self._trips: dict[Key, tuple[TraceEvent, bool]] = {}  # last trip, re-admission judged
@@ -116,34 +124,48 @@ class FanoutNotDropped(Monitor):
 
     def _held_to_count(self, event: TraceEvent, key: Key, arrivals: deque[int]) -> None:
         """A drop or trip: legitimate only past the threshold in the window plus cooldown."""
-        kind = event.kind
-        if len(arrivals) <= self.params.breaker_threshold:
-            sender, target, message_type, identity = key[1]
-            what = "dropped" if kind is EventKind.DROPPED else "tripped on"
-            total = self._totals.get(key, 0)
-            spread = (
-                f"; {total} in all since it was first seen or last tripped, which only a "
-                "window that never moves on would count as one"
-                if total > self.params.breaker_threshold else ""
-            )
-            self.flag(
-                f"breaker {what} {event.delivery_id} ({sender}->{target} {message_type} "
-                f"identity {identity}) though its key had only {len(arrivals)} message(s) "
-                f"in the window (threshold {self.params.breaker_threshold}){spread}",
-                event,
-            )
+        if len(arrivals) > self.params.breaker_threshold:
+            return
+        sender, target, message_type, identity = key[1]
+        what = "dropped" if event.kind is EventKind.DROPPED else "tripped on"
+        self.flag(
+            f"breaker {what} {event.delivery_id} ({sender}->{target} {message_type} "
+            f"identity {identity}) though its key had only {len(arrivals)} message(s) "
+            f"in the window (threshold {self.params.breaker_threshold}){self._why(key)}",
+            event,
+        )
+
+    def _why(self, key: Key) -> str:
+        """What a wrong breaker counted that the key's own posts do not explain."""
+        threshold = self.params.breaker_threshold
+        total = self._totals.get(key, 0)
+        if total > threshold:
+            return (f"; {total} in all since it was first seen or last tripped, which only a "
+                    "window that never moves on would count as one")
+        hub, (_sender, target, message_type, identity) = key
+        shared = len(self._shared.get((hub, (None, target, message_type, identity)), ()))
+        if shared > threshold:
+            return (f"; {shared} with other senders' posts on the same target, type and "
+                    "identity, which only a key without its sender would count as one")
+        return ""
 
     def _posted(self, event: TraceEvent, key: Key, arrivals: deque[int]) -> None:
         arrivals.append(event.time_ms)
         self._intake[event.hub] = (event.delivery_id, key)
-        hub, (sender, target, message_type, _identity) = key
-        wide = self._arrived(self._tuples, (hub, (sender, target, message_type, None)),
-                             event.time_ms)
-        wide.append(event.time_ms)
+        hub, (sender, target, message_type, identity) = key
+        now = event.time_ms
+        wide = self._arrived(self._tuples, (hub, (sender, target, message_type, None)), now)
+        wide.append(now)
+        shared = self._arrived(self._shared, (hub, (None, target, message_type, identity)), now)
+        shared.append(now)
         threshold = self.params.breaker_threshold
         if len(wide) > threshold >= len(arrivals):
             self.exercised(KEPT)
+        if len(shared) > threshold >= len(arrivals):
+            self.exercised(SENDERS)
         total = self._totals[key] = self._totals.get(key, 0) + 1
+        if total == threshold == len(arrivals) and key not in self._trips:
+            self.exercised(FIRST_WINDOW)
         if total > threshold >= len(arrivals) and key not in self._fresh:
             self._fresh.add(key)
             self.exercised(FRESH)

@@ -11,7 +11,8 @@ Obligations (docs/dynamic-invariants.md, INV7): "suppressed deliveries left unan
 "packaged suppressed deliveries left unanswered", "ordinary failed deliveries answered
 once", "round-tripped suppressed deliveries left unanswered", "posted deliveries accounted
 for", "deliveries handled where posted", "answers landed at their sender", "answers
-accepted by their sender", "live targets never answered NotFound".
+accepted by their sender", "live targets never answered NotFound", "deliveries behind a
+raising handler handled".
 """
 
 from __future__ import annotations
@@ -45,6 +46,8 @@ LANDED = "answers landed at their sender"
 ACCEPTED = "answers accepted by their sender"
 # The stop's edge: a hub that exists is never answered as missing, stopping or not.
 LIVE_NOT_FOUND = "live targets never answered NotFound"
+# A handler that raises is logged and its hub goes on: what was queued behind it is handled.
+BEHIND_RAISING = "deliveries behind a raising handler handled"
 # The error names that say "no such target" (the reference's and the seeds' word).
 NOT_FOUND_ERRORS = frozenset({"NotFound"})
 
@@ -76,9 +79,12 @@ class AnswerOnce(Monitor):
         LIVE_NOT_FOUND: "no delivery to a hub that exists and was never removed was "
         "answered (none posted once the stop had begun, nor refused until its retries "
         "were spent), or the answers name no error",
+        BEHIND_RAISING: "no hub handled a delivery after one whose handler raised (is the "
+        "`raising` family on, and does the adapter emit HANDLER_FAULTED?)",
     })
     obligation_needs = MappingProxyType({ROUNDTRIP: Capability.ENVELOPE_ROUNDTRIP,
-                                         LIVE_NOT_FOUND: Capability.STOP_LIFECYCLE})
+                                         LIVE_NOT_FOUND: Capability.STOP_LIFECYCLE,
+                                         BEHIND_RAISING: Capability.RAISING_HANDLERS})
 
     def __init__(self, params: CheckParams = DEFAULT_PARAMS) -> None:
         super().__init__(params)
@@ -96,6 +102,7 @@ class AnswerOnce(Monitor):
         self._hubs: set[str] = set()  # live hubs: where an answer can land
         self._subscribed: dict[str, str] = {}  # subscription id -> the harness's target
         self._requests: dict[str, str] = {}  # a subscription's request id -> its target
+        self._raised: dict[str, TraceEvent] = {}  # hub -> its HANDLER_FAULTED not yet gone past
 
     def on_fact(self, fact: HarnessFact) -> None:
         if isinstance(fact, Posted) and not self._stopped:
@@ -132,6 +139,11 @@ class AnswerOnce(Monitor):
             self._posted.setdefault(did, event)
         elif kind is EventKind.HANDLED and did is not None:
             self._handled_where_posted(event, did)
+            if event.hub in self._raised and self._raised[event.hub].delivery_id != did:
+                del self._raised[event.hub]
+                self.exercised(BEHIND_RAISING)
+        elif kind is EventKind.HANDLER_FAULTED and event.hub is not None:
+            self._raised[event.hub] = event
         elif kind is EventKind.REJECTED and did is not None:
             self._rejected.add(did)  # terminal and unanswered: INV1's business
         elif kind is EventKind.FAILURE_EMITTED and event.answers is not None:
@@ -253,6 +265,10 @@ class AnswerOnce(Monitor):
             posted = self.harness.posts[did]
             where = (f"last seen {seen.kind.value} at {seen.hub or '?'} at {seen.time_ms} ms"
                      if seen is not None else "no event of it at all")
+            raised = self._raised.get(seen.hub or "") if seen is not None else None
+            if raised is not None:
+                where += (f", queued behind {raised.delivery_id}, whose handler raised "
+                          f"{raised.error or 'an exception'} at {raised.time_ms} ms")
             found.append(self.violation(
                 f"delivery {did} the harness posted ({posted.message_type} from "
                 f"{posted.sender} to {posted.target} via {posted.route.value} at "

@@ -352,6 +352,27 @@ def _roundtrip_proves(
     return []
 
 
+def _raising_steps(run: Exercise) -> None:
+    run.post("client", "alpha", MessageSpec("FaultingRequest", handler_raises=True),
+             Route.DIRECT)
+    run.post("client", "alpha", MessageSpec("Request"), Route.DIRECT)
+
+
+def _raising_proves(
+    trace: Sequence[TraceEvent], run: Exercise, params: CheckParams
+) -> list[Broken]:
+    raising, behind = (post.delivery_id for post in run.posts)
+    if not any(e.kind is EventKind.HANDLER_FAULTED and e.delivery_id == raising
+               for e in trace):
+        return [Broken("capabilities", None, "HANDLER_FAULTED", "the adapter declares "
+                       f"raising_handlers, but the handler of {raising} (handler_raises) "
+                       "raised nothing")]
+    if not any(e.kind is EventKind.HANDLED and e.delivery_id == behind for e in trace):
+        return [Broken("intake", None, "HANDLED", f"{behind}, queued behind {raising} "
+                       "whose handler raised, was never handled: the hub stopped")]
+    return []
+
+
 def _subscribe_steps(run: Exercise) -> None:
     for target in ("alpha", MISSING):
         run.subscriptions.append(run.adapter.subscribe("client", target, retries=2))
@@ -426,6 +447,7 @@ PROGRAMS: tuple[Program, ...] = (
     Program("give-up", Capability.STOP_LIFECYCLE, _give_up_steps, _give_up_proves),
     Program("aggregate", Capability.AGGREGATE_FAULTS, _aggregate_steps, _aggregate_proves),
     Program("roundtrip", Capability.ENVELOPE_ROUNDTRIP, _roundtrip_steps, _roundtrip_proves),
+    Program("raising", Capability.RAISING_HANDLERS, _raising_steps, _raising_proves),
 )
 
 

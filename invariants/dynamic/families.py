@@ -20,6 +20,7 @@ from invariants.dynamic.judge import Judge
 from invariants.trace import MessageClass
 
 HEARTBEAT = MessageSpec("Heartbeat", MessageClass.IGNORABLE)
+RAISING = MessageSpec("FaultingRequest", handler_raises=True)
 
 
 class FamilyBodies:
@@ -48,6 +49,12 @@ class FamilyBodies:
     def do_user(self, sender: str, to: str, route: Route, count: int) -> None:
         for _ in range(count):
             self.post(sender, to, MessageSpec("Request"), route=route)
+
+    def do_raising(self, sender: str, to: str, route: Route) -> None:
+        """A payload whose handler raises, then an ordinary one behind it at the same hub:
+        the hub must go on to the second."""
+        self.post(sender, to, RAISING, route=route)
+        self.post(sender, to, MessageSpec("Request"), route=route)
 
     def do_ignorable(self, sender: str, to: str, route: Route, count: int) -> None:
         for _ in range(count):
@@ -90,16 +97,19 @@ class FamilyBodies:
             self.post("importer", to, spec, route=route)
 
     def do_storm(self, to: str, route: Route = Route.DIRECT) -> None:
-        """One key, one sender, one target, ramping up to a storm: half the threshold and
-        one in one window; once the window and cooldown have passed, as many again (past
-        the threshold in all, never within one window: none may be dropped), then on in
-        that window until the key trips (its drops are legitimate); then one post 1 ms
-        before the cooldown ends (still dropped) and one as it ends (admitted again)."""
+        """One key ramping up to a storm. A fresh key filled to the threshold in its first
+        window (none may be dropped) and, in that window, one post on the same target, type
+        and identity from another sender (a key of its own: past the threshold only for a
+        breaker that leaves the sender out). Once the window and cooldown have passed, past
+        the threshold again within one window, until the key trips (its drops are
+        legitimate); then one post 1 ms before the cooldown ends (still dropped) and one as
+        it ends (admitted again). Fixed, not drawn: each shape costs posts, never a choice."""
         self.bulk_steps["storm"] += 1
         spec = MessageSpec("UpdateStream", MessageClass.USER, "stream/1")
         params = self.base_params
-        for _ in range(params.breaker_threshold // 2 + 1):
+        for _ in range(params.breaker_threshold):
             self.post("owner", to, spec, route=route)
+        self.post("co-owner", to, spec, route=route)
         self.mesh.advance(params.breaker_window_ms + params.breaker_cooldown_ms + 1)
         for _ in range(self.past_threshold):
             self.post("owner", to, spec, route=route)

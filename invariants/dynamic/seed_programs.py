@@ -283,5 +283,11 @@ SEED_PROGRAMS: Mapping[str, Mapping[str, Program]] = {
             _user("h1", G, sender="peer"),
             ("advance", {"ms": 1_000, "schedule": []}),
         ),
+        # A payload whose handler raises, with an ordinary one queued behind it at the same
+        # hub in the same instant: the hub logs the fault and goes on to the second.
+        "raising-handler": (
+            _init(),
+            ("raising", {"sender": "client", "to": "h0", "route": D}),
+        ),
     },
 }

@@ -53,6 +53,9 @@ MUTANT_MODULES: tuple[str, ...] = (
     "invariants.mutants.m36_nack_lost_on_landing",
     "invariants.mutants.m37_backoff_outlives_stop",
     "invariants.mutants.m38_refusal_not_found",
+    "invariants.mutants.m39_key_without_sender",
+    "invariants.mutants.m40_fresh_key_counted_once",
+    "invariants.mutants.m41_pump_stops_on_fault",
 )
 
 MUTANTS: tuple[Mutant, ...] = records.load(MUTANT_MODULES, "MUTANT", Mutant)

@@ -28,6 +28,8 @@ from lying_adapters import (
 from harness.cli import main
 from invariants.adapter import AdapterFactory, FaultKind, MeshHung
 from invariants.conformance.programs import conformance
+from invariants.mutants.build import build_mutant
+from invariants.mutants.registry import find_mutant
 from invariants.trace import EventKind, TraceEvent
 from reference_impl.adapter import ReferenceAdapter, make_adapter
 
@@ -45,7 +47,7 @@ def test_the_reference_adapter_conforms() -> None:
     _, results = conformance(make_adapter)
     assert [r.program for r in results] == [
         "intake", "schedule", "grain", "fault-order", "subscribe", "stop", "give-up",
-        "aggregate", "roundtrip"]
+        "aggregate", "roundtrip", "raising"]
     assert all(r.events > 0 for r in results)
     assert _broken(make_adapter) == {}
 
@@ -173,6 +175,19 @@ def test_a_declared_round_trip_without_its_method_is_a_broken_convention() -> No
     broken = _broken(NoRoundTrip)
     assert list(broken) == ["capabilities"]
     assert "no set_envelope_roundtrip(on) method" in broken["capabilities"][0]
+
+
+def test_a_declared_raising_handler_that_reports_no_fault_is_a_broken_convention() -> None:
+    broken = _broken(lying(without_all(EventKind.HANDLER_FAULTED)))
+    assert list(broken) == ["capabilities"]
+    assert "raised nothing" in broken["capabilities"][0]
+
+
+def test_a_hub_that_stops_at_a_raising_handler_is_a_broken_convention() -> None:
+    # The negative control from the registry: M41's pump stops at a handler that raised.
+    broken = _broken(build_mutant(find_mutant("M41")).factory)
+    assert list(broken) == ["intake"]
+    assert "whose handler raised, was never handled" in broken["intake"][0]
 
 
 @pytest.mark.parametrize(

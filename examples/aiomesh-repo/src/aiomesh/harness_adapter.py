@@ -16,7 +16,7 @@ from typing import Any
 
 from aiomesh.bugs import BUGS, checked
 from aiomesh.envelope import DeliveryFailure, Kind, Message
-from aiomesh.mesh import Mesh
+from aiomesh.mesh import FAULTING, Mesh
 from aiomesh.observer import Observer
 from invariants.adapter import Capability, Chooser, Fault, FaultKind, MessageSpec, Route
 from invariants.aio import AsyncMeshAdapter
@@ -53,7 +53,8 @@ class _Trace(Observer):
 
 class AioMeshAdapter(AsyncMeshAdapter):
     capabilities = frozenset({Capability.GRAIN_ROUTER, Capability.SUBSCRIBE,
-                              Capability.STOP_LIFECYCLE, Capability.AGGREGATE_FAULTS})
+                              Capability.STOP_LIFECYCLE, Capability.AGGREGATE_FAULTS,
+                              Capability.RAISING_HANDLERS})
 
     def __init__(self, chooser: Chooser, *, bugs: Iterable[str] = (),
                  at_least_once: bool = False) -> None:
@@ -84,8 +85,8 @@ class AioMeshAdapter(AsyncMeshAdapter):
             # The harness posts a failure as traffic: it answers a delivery outside the run.
             body = DeliveryFailure("x0", "Lost")  # harness: allow[MESH001] test traffic
         else:
-            body = Message(message.type_name, KINDS[message.message_class],
-                           message.diagnostic_key)
+            type_name = FAULTING if message.handler_raises else message.type_name
+            body = Message(type_name, KINDS[message.message_class], message.diagnostic_key)
         with self._lane():
             return self.mesh.post(sender, target, body, identity=identity,
                                   route=ROUTES[route])

@@ -21,6 +21,11 @@ from aiomesh.shutdown import Shutdown
 from aiomesh.subscribe import RETRIES, Subscription
 
 ROUTES = ("direct", "routed", "call")
+FAULTING = "FaultingRequest"  # its handler raises: the hub notes it and goes on
+
+
+class HandlerFault(RuntimeError):
+    """Raised by the handler of a FaultingRequest."""
 
 
 @dataclass
@@ -185,3 +190,5 @@ class Mesh:
             for subscription in self.subscriptions.values():
                 subscription.failed(body.answers, body.error)
         hub.effects[env.id] = hub.effects.get(env.id, 0) + 1
+        if isinstance(body, Message) and body.type_name == FAULTING:
+            raise HandlerFault(f"handler of {env.id} at {hub.address} failed")
