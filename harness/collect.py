@@ -1,4 +1,5 @@
-"""The harness collector of a session: scan files, the scan tree, invariants, mutants.
+"""The harness collector of a session: scan files, the scan tree, each adapter's
+conformance and invariants, mutants.
 
 Its items are a pure function of the settings and the files on disk, in a fixed order, so
 every pytest-xdist worker collects exactly the same items.
@@ -10,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from harness.conformance_items import ConformanceItem, conformance_nodeid
 from harness.invariant_items import InvariantItem, invariant_nodeid
 from harness.item_base import HarnessItem
 from harness.run_key import RUN_KEY
@@ -45,6 +47,11 @@ def build_items(parent: pytest.Collector, run: HarnessRun) -> list[HarnessItem]:
         parent, name="scan", nodeid=TREE_NODEID, path=run.settings.root, label="scan (tree)",
     ))
     for adapter in run.settings.adapters:
+        if run.settings.invariants:  # the conventions those verdicts read, first
+            items.append(ConformanceItem.from_parent(
+                parent, name=f"adapter-check[{adapter}]", nodeid=conformance_nodeid(adapter),
+                path=run.settings.root, label=f"adapter-check {adapter}", adapter=adapter,
+            ))
         for check_id in run.settings.invariants:
             items.append(InvariantItem.from_parent(
                 parent, name=f"{check_id}[{adapter}]", nodeid=invariant_nodeid(check_id, adapter),

@@ -25,6 +25,7 @@ MARKERS = (
     "harness: an item of mesh-harness (a scanned file, an invariant or a mutant)",
     "harness_scan: a mesh-harness static-scan item",
     "harness_invariant: a mesh-harness dynamic-invariant item",
+    "harness_conformance: a mesh-harness adapter-conformance item (adapter-check)",
     "harness_prove: a mesh-harness kill-matrix item (one pre-fix mutant)",
     "harness_seed(seed): the mesh_adapter fixture's mesh takes seeded choices (default: FIFO)",
 )

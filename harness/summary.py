@@ -20,6 +20,8 @@ class Summary:
     rules: Counter[str] = field(default_factory=Counter)
     scan_errors: int = 0
     tree: dict[str, object] = field(default_factory=dict)
+    # adapter -> (programs run, conventions broken): its conformance item
+    conformance: dict[str, tuple[int, int]] = field(default_factory=dict)
     # adapter -> check -> verdict, in the order seen
     invariants: dict[str, dict[str, str]] = field(default_factory=dict)
     mutants: list[Mapping[str, object]] = field(default_factory=list)
@@ -38,6 +40,9 @@ class Summary:
                 self.failing_files += 1
         elif kind == "scan-tree":
             self.tree = dict(facts)
+        elif kind == "conformance":
+            self.conformance[str(facts["adapter"])] = (_count(facts, "programs"),
+                                                       _count(facts, "broken"))
         elif kind == "invariant":
             verdicts = self.invariants.setdefault(str(facts["adapter"]), {})
             verdicts[str(facts["check"])] = str(facts["verdict"])
@@ -45,12 +50,16 @@ class Summary:
             self.mutants.append(facts)
 
     def empty(self) -> bool:
-        return not (self.scanned_files or self.tree or self.invariants or self.mutants)
+        return not (self.scanned_files or self.tree or self.conformance or self.invariants
+                    or self.mutants)
 
     def lines(self) -> list[str]:
         out: list[str] = []
         if self.scanned_files or self.tree:
             out += self._scan_lines()
+        for adapter, (programs, broken) in self.conformance.items():
+            state = f"{broken} broken convention(s)" if broken else "conforms"
+            out.append(f"adapter-check on {adapter}: {state} ({programs} program(s))")
         for adapter, verdicts in self.invariants.items():
             out.append(_invariant_line(adapter, verdicts))
         if self.mutants:
@@ -82,6 +91,11 @@ class Summary:
             lines.append(f"  {row.get('mutant')}: {row.get('verdict')} {row.get('detail', '')}"
                          .rstrip())
         return lines
+
+
+def _count(facts: Mapping[str, object], key: str) -> int:
+    value = facts.get(key)
+    return value if isinstance(value, int) else 0
 
 
 def _invariant_line(adapter: str, verdicts: Mapping[str, str]) -> str:

@@ -492,3 +492,14 @@ def conformance(factory: AdapterFactory, params: CheckParams | None = None
     results = [exercise(p, factory, params) for p in PROGRAMS
                if p.needs is None or p.needs in declared]
     return declared, results
+
+
+def result_lines(results: Sequence[ProgramResult], indent: str = "  ") -> list[str]:
+    """Each program's line (its events, ok or how many conventions broken), each broken
+    convention under it: what `adapter-check` and the pytest item show."""
+    lines: list[str] = []
+    for result in results:
+        state = "ok" if not result.broken else f"{len(result.broken)} broken"
+        lines.append(f"{indent}{result.program:<10} {result.events:>4} events  {state}")
+        lines += [f"{indent}  {problem.line(result.program)}" for problem in result.broken]
+    return lines

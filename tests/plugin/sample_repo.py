@@ -31,6 +31,7 @@ MESH = '''\
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from invariants.trace import EventKind, MessageClass, TraceEvent
@@ -60,7 +61,8 @@ class Delivery:
 
 
 class TinyMesh:
-    def __init__(self) -> None:
+    def __init__(self, choose: Callable[[int, str], int]) -> None:
+        self.choose = choose  # which of several hubs with work takes its turn first
         self.now = 0
         self.events: list[TraceEvent] = []
         self.hubs: dict[str, list[str]] = {}
@@ -74,12 +76,13 @@ class TinyMesh:
         delivery = Delivery(f"d{self.next_id}", sender, target, message_class)
         self.next_id += 1
         SEEN_TYPES.add(type_name)
+        if target not in self.hubs:  # no hub, no intake: answered (or not) from here
+            self.not_found(delivery)
+            return delivery.id
         self.emit(EventKind.POSTED, hub=target, delivery_id=delivery.id, sender=sender,
                   target=target, message_type=type_name, message_class=message_class)
         if identity is None and message_class is not MessageClass.SYSTEM:
             self.reject(delivery)
-        elif target not in self.hubs:
-            self.not_found(delivery)
         else:
             self.hubs[target].append(delivery.id)
             self.emit(EventKind.ENQUEUED, hub=target, delivery_id=delivery.id)
@@ -102,10 +105,10 @@ class TinyMesh:
         self.next_id += 1
 
     def run(self) -> None:
-        """One turn of every hub: handle everything queued."""
-        for hub, queue in self.hubs.items():
-            while queue:
-                self.emit(EventKind.HANDLED, hub=hub, delivery_id=queue.pop(0))
+        """Handle everything queued, one message a turn, the next hub asked of the chooser."""
+        while busy := [hub for hub, queue in self.hubs.items() if queue]:
+            hub = busy[self.choose(len(busy), "next hub")]
+            self.emit(EventKind.HANDLED, hub=hub, delivery_id=self.hubs[hub].pop(0))
 '''
 
 FIXED_REJECT = '''\
@@ -135,9 +138,11 @@ from tinymesh.mesh import TinyMesh
 
 
 class TinyAdapter:
+    # Rejections and failure answers only: no grain router, subscriptions or stop stages.
+    capabilities = frozenset()
+
     def __init__(self, chooser: Chooser) -> None:
-        self.chooser = chooser  # the tiny mesh makes no choices: one FIFO schedule
-        self.mesh = TinyMesh()
+        self.mesh = TinyMesh(chooser.choose)
 
     def create_hub(self, address: str, *, watermark: int | None = None) -> None:
         self.mesh.hubs.setdefault(address, [])

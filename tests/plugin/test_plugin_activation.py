@@ -15,6 +15,7 @@ USER_ITEMS = ["tests/test_user.py::test_posted", "tests/test_user.py::test_seede
 HARNESS_ITEMS = [
     "src/mesh.py::harness-scan",
     "harness::scan",
+    "harness::adapter-check[reference_impl.adapter:make_adapter]",
     "harness::INV1[reference_impl.adapter:make_adapter]",
 ]
 USER_TEST = """\
@@ -75,7 +76,7 @@ def test_each_way_of_asking_collects_the_items(
     assert sorted(_collected(listed)) == sorted(
         ["tests/test_user.py::test_posted", "tests/test_user.py::test_seeded", *HARNESS_ITEMS]
     )
-    listed.stdout.fnmatch_lines(["5 tests collected*"])
+    listed.stdout.fnmatch_lines(["6 tests collected*"])
 
 
 def test_no_harness_turns_the_plugin_off(pytester: pytest.Pytester) -> None:
@@ -96,7 +97,7 @@ def test_markers_select_and_deselect_harness_items(pytester: pytest.Pytester) ->
     without = pytester.runpytest("--harness", "--collect-only", "-q", "-m", "not harness")
     assert _collected(without) == USER_ITEMS
     by_name = pytester.runpytest("--harness", "--collect-only", "-q", "-k", "INV1")
-    assert _collected(by_name) == HARNESS_ITEMS[2:]
+    assert _collected(by_name) == HARNESS_ITEMS[3:]
 
 
 def test_a_full_run_is_clean_under_strict_markers_and_warnings_as_errors(
@@ -105,7 +106,7 @@ def test_a_full_run_is_clean_under_strict_markers_and_warnings_as_errors(
     _repo(pytester)
     result = pytester.runpytest("--harness", "--strict-markers", "-W", "error", "-p", "timeout",
                                 "--timeout", "300")
-    result.assert_outcomes(passed=5)
+    result.assert_outcomes(passed=6)
     assert "warnings summary" not in result.stdout.str()
 
 

@@ -87,7 +87,7 @@ def test_a_profile_registered_in_a_conftest_is_accepted(pytester: pytest.Pyteste
         "settings.register_profile('tiny', max_examples=3, deadline=None, database=None)\n"
     )
     result = pytester.runpytest("-p", "harness", "--harness-profile=tiny")
-    result.assert_outcomes(passed=3)
+    result.assert_outcomes(passed=4)
 
 
 def test_a_bad_key_does_not_disturb_a_run_that_does_not_ask_for_the_harness(

@@ -29,7 +29,7 @@ def test_the_violating_repo_fails_with_the_right_items_and_messages(
 ) -> None:
     sample_repo.write(pytester.path, fixed=False)
     result = pytester.runpytest("-p", "harness", "-rf")
-    result.assert_outcomes(passed=4, failed=2)
+    result.assert_outcomes(passed=5, failed=2)
     output = result.stdout.str()
     line, column = _line_of(sample_repo.files(fixed=False)["src/tinymesh/mesh.py"], UNGUARDED)
     # The scan item: the finding as `path:line:col MESHxxx message`, then the source line.
@@ -62,7 +62,7 @@ def test_the_violating_repo_fails_with_the_right_items_and_messages(
 def test_the_fixed_repo_is_green(pytester: pytest.Pytester) -> None:
     sample_repo.write(pytester.path, fixed=True)
     result = pytester.runpytest("-p", "harness", "-v")
-    result.assert_outcomes(passed=6)
+    result.assert_outcomes(passed=7)
     result.stdout.fnmatch_lines([
         "tests/test_tinymesh.py::test_a_post_to_a_hub_is_handled PASSED*",
         f"{MESH_ITEM} PASSED*",
@@ -100,7 +100,7 @@ def test_a_failure_found_by_the_state_machine_carries_the_reproduce_blob(
     assert bug in text
     mesh.write_text(text.replace(bug, '        if delivery.sender == "peer":\n    ' + bug))
     result = pytester.runpytest("-p", "harness", "-k", "INV1")
-    result.assert_outcomes(failed=1, deselected=5)
+    result.assert_outcomes(failed=1, deselected=6)
     output = result.stdout.str()
     assert "Seed program" not in output
     assert "sender='peer'" in output

@@ -92,14 +92,16 @@ def test_the_figures_reach_the_checker(pytester: pytest.Pytester) -> None:
     # The reference re-sends a rejected call 6 times; held to a budget of 2, it must fail.
     _repo(pytester, "[tool.harness.params]\ndelivery_retries = 2\n")
     result = pytester.runpytest("-p", "harness")
-    result.assert_outcomes(passed=2, failed=1)  # the file item and the tree item pass
+    result.assert_outcomes(passed=2, failed=2)  # the file item and the tree item pass
     result.stdout.fnmatch_lines(["*INV4*violated*"])
+    # The adapter-check item holds the mesh to the same figure: its grain program sees it.
+    result.stdout.fnmatch_lines(["*grain: *delivery_retries*"])
 
 
 def test_the_option_overrides_the_table(pytester: pytest.Pytester) -> None:
     _repo(pytester, "[tool.harness.params]\ndelivery_retries = 2\n")
     result = pytester.runpytest("-p", "harness", "--harness-param", "delivery_retries=6")
-    result.assert_outcomes(passed=3)
+    result.assert_outcomes(passed=4)
 
 
 def test_a_bad_parameter_stops_the_run_with_one_line(pytester: pytest.Pytester) -> None:

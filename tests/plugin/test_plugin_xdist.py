@@ -36,8 +36,9 @@ def test_two_workers_give_the_same_items_and_verdicts(pytester: pytest.Pytester)
     assert "created: 2/2 workers" in distributed.stdout.str()
     assert _outcomes(distributed) == plain
     assert plain["harness::INV1[tinymesh.adapter:make_adapter]"] == "FAILED"
+    assert plain["harness::adapter-check[tinymesh.adapter:make_adapter]"] == "PASSED"
     assert plain["tests/test_tinymesh.py::test_a_post_to_a_hub_is_handled"] == "PASSED"
-    assert len(plain) == 6
+    assert len(plain) == 7
     # The controller, which scanned nothing for an item, still writes the run's SARIF.
     results = json.loads((pytester.path / "h.sarif").read_text())["runs"][0]["results"]
     assert [r["ruleId"] for r in results] == ["MESH001"]

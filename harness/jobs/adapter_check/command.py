@@ -19,7 +19,7 @@ from harness.settings import Overrides, for_command, importing_from
 from invariants.adapter import DEFAULT_CAPABILITIES, AdapterExited, Capability
 from invariants.adapter_spec import load_factory
 from invariants.conformance.determinism import guarded
-from invariants.conformance.programs import PROGRAMS, conformance
+from invariants.conformance.programs import PROGRAMS, conformance, result_lines
 from invariants.dynamic.report import HIDDEN_PACKAGES, own_traceback
 
 PROG = "mesh-harness adapter-check"
@@ -69,13 +69,9 @@ def _check_one(spec: str, factory: Any, params: Any) -> bool:
         print(f"  {line}", flush=True)
         return False
     print(f"  capabilities: {_capabilities(declared)}")
-    broken = 0
-    for result in results:
-        state = "ok" if not result.broken else f"{len(result.broken)} broken"
-        print(f"  {result.program:<10} {result.events:>4} events  {state}")
-        for problem in result.broken:
-            print(f"    {problem.line(result.program)}")
-        broken += len(result.broken)
+    for line in result_lines(results):
+        print(line)
+    broken = sum(len(result.broken) for result in results)
     skipped = [p.name for p in PROGRAMS if p.needs is not None and p.needs not in declared]
     if skipped:
         print(f"  not applicable (not declared): {', '.join(skipped)}")
