@@ -21,9 +21,11 @@ class PumpStopsOnFault(MutationCodemod):
     def stop_pump(
         self, original_node: cst.ExceptHandler, updated_node: cst.ExceptHandler
     ) -> cst.ExceptHandler:
-        self.hit()
         body = updated_node.body
         assert isinstance(body, cst.IndentedBlock)  # the handler spans lines
+        if m.matches(body.body[-1], m.SimpleStatementLine(body=[m.Return()])):
+            return updated_node  # applied already
+        self.hit()
         stop = cst.SimpleStatementLine(body=[cst.Return()])
         return updated_node.with_changes(body=body.with_changes(body=[*body.body, stop]))
 

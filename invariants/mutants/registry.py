@@ -56,6 +56,7 @@ MUTANT_MODULES: tuple[str, ...] = (
     "invariants.mutants.m39_key_without_sender",
     "invariants.mutants.m40_fresh_key_counted_once",
     "invariants.mutants.m41_pump_stops_on_fault",
+    "invariants.mutants.m42_fault_drops_next",
 )
 
 MUTANTS: tuple[Mutant, ...] = records.load(MUTANT_MODULES, "MUTANT", Mutant)
