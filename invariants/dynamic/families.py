@@ -50,11 +50,11 @@ class FamilyBodies:
         for _ in range(count):
             self.post(sender, to, MessageSpec("Request"), route=route)
 
-    def do_raising(self, sender: str, to: str, route: Route) -> None:
-        """A payload whose handler raises, then an ordinary one behind it at the same hub:
-        the hub must go on to the second."""
-        self.post(sender, to, RAISING, route=route)
-        self.post(sender, to, MessageSpec("Request"), route=route)
+    def do_raising(self, sender: str, to: str) -> None:
+        """A payload whose handler raises, then an ordinary one behind it, posted straight
+        to the hub's intake: the hub must go on to the second."""
+        self.post(sender, to, RAISING, route=Route.DIRECT)
+        self.post(sender, to, MessageSpec("Request"), route=Route.DIRECT)
 
     def do_ignorable(self, sender: str, to: str, route: Route, count: int) -> None:
         for _ in range(count):

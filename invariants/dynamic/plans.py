@@ -88,8 +88,8 @@ PLANS: Mapping[str, Plan] = {
     "INV5": _plan("user stop slow",
                   "reject timeout block failure ignorable subscribe remove", holds=True),
     "INV6": _plan("fanout storm user", "ignorable block stop", roundtrip=True),
-    "INV7": _plan("ignorable failure user stop",
-                  "slow reject timeout remove anonymous raising", roundtrip=True),
+    "INV7": _plan("ignorable failure user stop raising",
+                  "slow reject timeout remove anonymous", roundtrip=True),
 }
 
 
@@ -145,7 +145,7 @@ def _family_arguments(
     return {
         "user": {"sender": _SENDER, "to": to, "route": route, "count": _COUNT},
         "ignorable": {"sender": _SENDER, "to": to, "route": route, "count": _COUNT},
-        "raising": {"sender": _SENDER, "to": _HUB, "route": route},
+        "raising": {"sender": _SENDER, "to": _HUB},
         "failure": {"sender": _SENDER, "to": to, "route": route, "lifecycle": st.booleans()},
         "anonymous": {
             "sender": _SENDER,

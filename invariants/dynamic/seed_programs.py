@@ -287,7 +287,7 @@ SEED_PROGRAMS: Mapping[str, Mapping[str, Program]] = {
         # hub in the same instant: the hub logs the fault and goes on to the second.
         "raising-handler": (
             _init(),
-            ("raising", {"sender": "client", "to": "h0", "route": D}),
+            ("raising", {"sender": "client", "to": "h0"}),
         ),
     },
 }
