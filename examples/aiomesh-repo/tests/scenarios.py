@@ -10,6 +10,7 @@ from aiomesh import DeliveryFailure, Kind, Mesh, Message, Recorder
 from aiomesh.breaker import COOLDOWN_MS, THRESHOLD
 from aiomesh.calls import RESPONSE_TIMEOUT_MS
 from aiomesh.legs import HOP_MS
+from aiomesh.mesh import FAULTING
 from aiomesh.subscribe import TIMEOUT_MS
 from ordering import Pick, run
 
@@ -70,6 +71,15 @@ async def heartbeat_to_nowhere(mesh: Mesh, notes: Recorder) -> Measures:
     await ms(100)
     return {"answers": len(notes.of("failure_emitted", answers=routed)),
             "direct_answers": len(notes.of("failure_emitted", answers=direct))}
+
+
+async def request_behind_a_raising_handler(mesh: Mesh, notes: Recorder) -> Measures:
+    _hubs(mesh, "a", "b")
+    raising = mesh.post("a", "b", Message(FAULTING), route="direct")
+    behind = mesh.post("a", "b", Message("Order"), route="direct")
+    await ms(100)
+    return {"faulted": len(notes.of("handler_faulted", delivery_id=raising)),
+            "handled_behind": len(notes.of("handled", delivery_id=behind))}
 
 
 async def subscribe_to_nowhere(mesh: Mesh, notes: Recorder) -> Measures:

@@ -71,6 +71,9 @@ CASES = {
         {"held": True, "leg_after_stop_began": False, "landed_after_stop": False, "tie": True},
         {"held": False, "leg_after_stop_began": True, "landed_after_stop": True, "tie": True},
         prefer("step:stop")),
+    "pump-dies-on-fault": Case(s.request_behind_a_raising_handler,
+                               {"faulted": 1, "handled_behind": 1},
+                               {"faulted": 0, "handled_behind": 0}),
     "dedupe-after-reply": Case(
         s.call_times_out, {"attempts": 2, "received": 2, "applied": 1, "answers": 0},
         {"attempts": 2, "received": 2, "applied": 2, "answers": 0},

@@ -57,6 +57,9 @@ _ALL = (
     Bug("leg-registers-late", "INV5", True,
         "a leg joins the in-flight count in its own first step: a stop starting in the "
         "same instant finds nothing to wait for"),
+    Bug("pump-dies-on-fault", "INV7", False,
+        "a handler that raises is not caught: the hub's pump task dies with the exception "
+        "and what is queued behind it is never handled"),
     Bug("dedupe-after-reply", "AT_MOST_ONCE", False,
         "at-least-once mode records an applied delivery only when its caller still "
         "waits: a re-send after a timeout is applied again"),

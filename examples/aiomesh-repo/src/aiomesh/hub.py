@@ -123,5 +123,7 @@ class Hub:
             try:
                 self.mesh.handle(self, env)
             except Exception as exc:  # a faulting handler is noted; the pump goes on
+                if "pump-dies-on-fault" in self.mesh.bugs:
+                    raise
                 self.mesh.observer.handler_faulted(hub=self.address, delivery_id=env.id,
                                                    error=type(exc).__name__)
