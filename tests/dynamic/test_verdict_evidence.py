@@ -30,7 +30,7 @@ from invariants.checks.inv4_no_resend_after_timeout import (
     SENT_ONCE,
 )
 from invariants.checks.inv5_stop_holds import HELD
-from invariants.checks.inv7_answer_once import ROUNDTRIP
+from invariants.checks.inv7_answer_once import BEHIND_RAISING, ROUNDTRIP
 from invariants.dynamic.runner import run_invariant, run_program
 from invariants.dynamic.seed_programs import SEED_PROGRAMS
 from reference_impl.adapter import ReferenceAdapter, make_adapter
@@ -128,7 +128,7 @@ def test_the_reference_retries_on_time_in_the_same_program() -> None:
 
 class _FirstSurfaceOnly(ReferenceAdapter):
     """The reference declaring only the protocol's first surface: no envelope round trip,
-    no aggregate faults."""
+    no aggregate faults, no raising handlers."""
 
     capabilities = DEFAULT_CAPABILITIES
 
@@ -145,7 +145,10 @@ def test_obligations_of_an_undeclared_optional_capability_are_not_applicable() -
     assert inv4.evidence[AGGREGATE_TIMEOUT_FIRST] == inv4.evidence[AGGREGATE_REJECTION_FIRST] == 0
     inv7 = run_invariant("INV7", _FirstSurfaceOnly, "ci")
     assert inv7.passed, inv7.failure_text
-    assert inv7.inapplicable == {ROUNDTRIP: "the adapter declares no envelope roundtrip"}
+    assert inv7.inapplicable == {
+        ROUNDTRIP: "the adapter declares no envelope roundtrip",
+        BEHIND_RAISING: "the adapter declares no raising handlers",
+    }
     assert inv7.evidence[ROUNDTRIP] == 0
     assert "not applicable: the adapter declares no envelope roundtrip" in evidence_lines(inv7)
 
