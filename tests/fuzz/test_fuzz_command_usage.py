@@ -18,7 +18,7 @@ from harness.cli import main
          "--adapter and --mutant exclude each other"),
         (["--database", "ftp://somewhere/db"], "'ftp://somewhere/db': unsupported URL scheme"),
         (["--invariant", "INV42"], "--invariant: unknown invariant 'INV42'"),
-        (["--mutant", "M42"], "unknown mutant 'M42'"),
+        (["--mutant", "M99"], "unknown mutant 'M99'"),
         (["--adapter", "no_such_module_xyz:make"], "cannot import module 'no_such_module_xyz'"),
     ],
 )
