@@ -10,24 +10,13 @@ raising handler handled".
 from __future__ import annotations
 
 import libcst as cst
-import libcst.matchers as m
 
-from invariants.mutants.base import Mutant, MutationCodemod
+from invariants.mutants.base import Mutant
+from invariants.mutants.fault_handler_tail import FaultHandlerTail
 
 
-class PumpStopsOnFault(MutationCodemod):
-    @m.call_if_inside(m.FunctionDef(name=m.Name("_turn")))
-    @m.leave(m.ExceptHandler(type=m.Name("Exception")))
-    def stop_pump(
-        self, original_node: cst.ExceptHandler, updated_node: cst.ExceptHandler
-    ) -> cst.ExceptHandler:
-        body = updated_node.body
-        assert isinstance(body, cst.IndentedBlock)  # the handler spans lines
-        if m.matches(body.body[-1], m.SimpleStatementLine(body=[m.Return()])):
-            return updated_node  # applied already
-        self.hit()
-        stop = cst.SimpleStatementLine(body=[cst.Return()])
-        return updated_node.with_changes(body=body.with_changes(body=[*body.body, stop]))
+class PumpStopsOnFault(FaultHandlerTail):
+    TAIL = cst.parse_statement("return\n")
 
 
 MUTANT = Mutant(

@@ -10,25 +10,13 @@ handler handled".
 from __future__ import annotations
 
 import libcst as cst
-import libcst.matchers as m
 
-from invariants.mutants.base import Mutant, MutationCodemod
-
-_DISCARD = cst.parse_statement("if queue:\n    queue.popleft()\n")
+from invariants.mutants.base import Mutant
+from invariants.mutants.fault_handler_tail import FaultHandlerTail
 
 
-class FaultDropsNext(MutationCodemod):
-    @m.call_if_inside(m.FunctionDef(name=m.Name("_turn")))
-    @m.leave(m.ExceptHandler(type=m.Name("Exception")))
-    def discard(
-        self, original_node: cst.ExceptHandler, updated_node: cst.ExceptHandler
-    ) -> cst.ExceptHandler:
-        body = updated_node.body
-        assert isinstance(body, cst.IndentedBlock)  # the handler spans lines
-        if body.body[-1].deep_equals(_DISCARD):
-            return updated_node  # applied already
-        self.hit()
-        return updated_node.with_changes(body=body.with_changes(body=[*body.body, _DISCARD]))
+class FaultDropsNext(FaultHandlerTail):
+    TAIL = cst.parse_statement("if queue:\n    queue.popleft()\n")
 
 
 MUTANT = Mutant(
