@@ -40,6 +40,7 @@ from invariants.scan.config import (
 from invariants.scan.model import ScanConfig
 from invariants.scan.rules import UnknownRule
 from invariants.scan.rules import rule_ids as known_rule_ids
+from invariants.step_budget import step_budget_seconds, step_wall_budget_seconds
 
 DEFAULT_PROFILE = "ci"
 
@@ -272,8 +273,11 @@ def resolve(
     environ: Mapping[str, str] | None = None,
 ) -> HarnessSettings:
     """The settings of a run; raises `ConfigError` (one line) on any bad key or value.
-    `environ` (default `os.environ`) is read for `HARNESS_SHARED_DATABASE` only, and only
-    when no option, ini key or `[tool.harness]` key names a shared database."""
+    `environ` (default `os.environ`) is read for `HARNESS_SHARED_DATABASE`, only when no
+    option, ini key or `[tool.harness]` key names a shared database, and for the step
+    budgets, checked here so a bad one is this one line from every entry point, not a
+    failed step."""
+    _check_step_budgets(environ)
     read = _read_pyproject(pyproject)
     table = read.table
     root = pyproject.parent.absolute() if pyproject is not None else rootdir.absolute()
@@ -305,6 +309,13 @@ def resolve(
             if table.mutate_paths is not None else None
         ),
     )
+
+
+def _check_step_budgets(environ: Mapping[str, str] | None) -> None:
+    # Each step reads its budget where it is armed (forked matrix workers and the
+    # conformance programs' subprocesses inherit the environment, not these settings).
+    step_budget_seconds(environ)
+    step_wall_budget_seconds(environ)
 
 
 @dataclass(frozen=True)

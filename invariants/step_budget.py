@@ -21,12 +21,13 @@ import os
 import signal
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from types import FrameType
 
 from invariants.adapter import MeshHung
 from invariants.interrupts import in_gc_callback
+from invariants.user_errors import UserError
 
 # Default CPU seconds one step may take; the reference mesh's slowest (a 10,000-message
 # storm) takes about a tenth of a second.
@@ -35,6 +36,10 @@ STEP_BUDGET_ENV = "HARNESS_STEP_BUDGET"
 # Default wall-clock seconds per CPU second of the step budget.
 WALL_BUDGET_FACTOR = 6.0
 STEP_WALL_BUDGET_ENV = "HARNESS_STEP_WALL_BUDGET"
+
+
+class StepBudgetError(UserError, ValueError):
+    """A budget variable that is not a number of seconds, named with its value."""
 
 
 class _Expired(BaseException):
@@ -84,28 +89,29 @@ def cpu_alarm(
             signal.setitimer(timer, max(left, 1e-6), outer_interval)
 
 
-def _seconds(env: str, default: float) -> float:
-    raw = os.environ.get(env, "").strip()
+def _seconds(env: str, default: float, environ: Mapping[str, str] | None) -> float:
+    raw = (os.environ if environ is None else environ).get(env, "").strip()
     if not raw:
         return default
     try:
         seconds = float(raw)
     except ValueError:
-        raise ValueError(f"{env}={raw!r}: not a number of seconds") from None
+        raise StepBudgetError(f"{env}={raw!r}: not a number of seconds") from None
     if seconds < 0:
-        raise ValueError(f"{env}={raw!r}: must be 0 (no budget) or more")
+        raise StepBudgetError(f"{env}={raw!r}: must be 0 (no budget) or more")
     return seconds
 
 
-def step_budget_seconds() -> float:
+def step_budget_seconds(environ: Mapping[str, str] | None = None) -> float:
     """The CPU budget: `$HARNESS_STEP_BUDGET` (seconds, 0 for none), else the default."""
-    return _seconds(STEP_BUDGET_ENV, STEP_BUDGET_SECONDS)
+    return _seconds(STEP_BUDGET_ENV, STEP_BUDGET_SECONDS, environ)
 
 
-def step_wall_budget_seconds() -> float:
+def step_wall_budget_seconds(environ: Mapping[str, str] | None = None) -> float:
     """The wall-clock budget: `$HARNESS_STEP_WALL_BUDGET` (seconds, 0 for none), else
     `WALL_BUDGET_FACTOR` times the CPU budget (none when that is none)."""
-    return _seconds(STEP_WALL_BUDGET_ENV, WALL_BUDGET_FACTOR * step_budget_seconds())
+    return _seconds(STEP_WALL_BUDGET_ENV, WALL_BUDGET_FACTOR * step_budget_seconds(environ),
+                    environ)
 
 
 @contextmanager

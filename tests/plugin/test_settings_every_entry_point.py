@@ -67,6 +67,38 @@ def test_the_same_bad_value_is_the_same_line_everywhere(
     assert seen == dict.fromkeys(COMMANDS, line)
 
 
+@pytest.mark.parametrize(("variable", "raw", "expected"), [
+    ("HARNESS_STEP_BUDGET", "soon", "HARNESS_STEP_BUDGET='soon': not a number of seconds"),
+    ("HARNESS_STEP_WALL_BUDGET", "-1", "HARNESS_STEP_WALL_BUDGET='-1': must be 0 (no budget) "
+                                       "or more"),
+])
+def test_a_bad_step_budget_is_the_same_line_from_every_entry_point_that_runs_steps(
+    variable: str, raw: str, expected: str,
+    pytester: pytest.Pytester,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Checked with the settings, not at the first step (where it was a failed check
+    blaming the adapter); `scan` runs no step and reads no environment."""
+    pytest.importorskip("hypofuzz", reason="the fuzz entry point needs the fuzz extra")
+    pytester.makepyprojecttoml(GOOD)
+    pytester.makepyfile(**{"src/mesh": "VALUE = 1\n"})
+    monkeypatch.setenv(variable, raw)
+
+    plugin = pytester.runpytest("-p", "harness")
+    assert plugin.ret == pytest.ExitCode.USAGE_ERROR
+    errors = [e for e in plugin.stderr.lines if e.startswith("ERROR:")]
+    assert errors == [f"ERROR: mesh-harness: {expected}"]
+
+    capsys.readouterr()
+    monkeypatch.chdir(pytester.path)
+    stepping = {name: argv for name, argv in COMMANDS.items() if name != "scan"}
+    stepping["adapter-check"] = ["adapter-check"]
+    seen = {name: _cli_error(argv, capsys) for name, argv in stepping.items()}
+    assert seen == dict.fromkeys(stepping, expected)
+    assert main(["scan", "--no-cache"]) == 0  # the control: no step, no budget read
+
+
 def test_the_control_table_gets_past_the_settings(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
