@@ -245,11 +245,6 @@ DEFAULT_CAPABILITIES: frozenset[Capability] = frozenset(
 )
 
 
-def capability_info(capability: Capability) -> CapabilityInfo:
-    """The record of `capability`."""
-    return next(info for info in CAPABILITIES if info.capability is capability)
-
-
 def capabilities_of(adapter: object) -> frozenset[Capability]:
     """The capabilities `adapter` declares (its `capabilities` attribute), else all."""
     declared = getattr(adapter, "capabilities", None)
