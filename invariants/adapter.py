@@ -219,9 +219,11 @@ CAPABILITIES: tuple[CapabilityInfo, ...] = (
     CapabilityInfo(
         Capability.TIMER_TIES,
         "the mesh starts the `why` of a choice where a timeout fell due with TIMER_TIE; "
-        "the state machines draw a script of their own for those choices",
+        "the state machines draw a script of their own for those choices, and calls that "
+        "land as their caller's wait ends",
         # The `ties` argument of `advance`, and the slowdowns that end on the mesh's waits;
         # every asyncio kit adapter declares it.
+        families=("tied_call",),
         read_by=(
             f"{_PLANS}._advance_rule",
             f"{_PLANS}.machine_class",

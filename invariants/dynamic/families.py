@@ -1,7 +1,8 @@
 """The rule bodies: what each family of drawn steps does to the mesh.
 
 `do_<family>` posts user, can-be-ignored, failure and anonymous traffic, floods with many
-distinct keys, fans out and storms on one breaker key, subscribes, arms faults (rejections,
+distinct keys, fans out and storms on one breaker key, subscribes, makes a call land as its
+caller's wait ends, arms faults (rejections,
 timeouts, aggregate answers, blocked turns, slowed destinations, removed targets) and stops
 the silo. `MeshMachine` supplies the driving primitives they are written against (`mesh`,
 `post`, `inject`, `advance_clock`, the judge), and `machine_class` wraps each body as a
@@ -125,6 +126,19 @@ class FamilyBodies:
         spec = MessageSpec("Heartbeat", MessageClass.IGNORABLE, "path/chatter")
         for _ in range(self.past_threshold):
             self.post("chatterer", to, spec, route=route)
+
+    def do_tied_call(self, sender: str, to: str, wait: str, hop_ms: int, route: Route) -> None:
+        """A call to `to` slowed by its caller's wait (`wait`: the response or the subscribe
+        timeout) less `hop_ms`, so it is taken up in the instant the wait ends: its answer
+        and the timeout fall due together, a timer tie the `ties` script then orders. Any
+        slowdown and call may make one; drawn apart, they rarely meet."""
+        params = self.base_params
+        wait_ms = params.subscribe_timeout_ms if wait == "subscribe" else params.response_timeout_ms
+        self.do_slow(to, max(wait_ms - hop_ms, 1))
+        if wait == "subscribe":
+            self.do_subscribe(sender, to)
+        else:
+            self.post(sender, to, MessageSpec("Request"), route=route)
 
     def do_subscribe(self, subscriber: str, to: str) -> None:
         retries = self.base_params.subscribe_retries

@@ -81,9 +81,10 @@ PLANS: Mapping[str, Plan] = {
     "INV1": _plan("anonymous failure user", "reject timeout block slow subscribe stop ignorable"),
     # INV2 draws the stop's hold too: racing legs that keep the silo stopping while its
     # subscriptions retry into refusals, so one waits out a backoff when the stop completes.
-    "INV2": _plan("subscribe", "remove block slow stop user", holds=True),
+    "INV2": _plan("subscribe tied_call", "remove block slow stop user", holds=True),
     "INV3": _plan("flood user block ignorable", "slow remove stop anonymous chatter"),
-    "INV4": _plan("user reject timeout aggregate", "block slow stop remove", (Route.GRAIN,),
+    "INV4": _plan("user reject timeout aggregate tied_call", "block slow stop remove",
+                  (Route.GRAIN,),
                   HUBS),
     "INV5": _plan("user stop slow",
                   "reject timeout block failure ignorable subscribe remove", holds=True),
@@ -128,6 +129,22 @@ def tie_slowdowns(params: CheckParams | None) -> tuple[int, ...]:
     return tuple(dict.fromkeys((*_SLOWDOWNS, *(ms for ms in at_waits if ms > 0))))
 
 
+def _tied_call_arguments(plan: Plan) -> dict[str, st.SearchStrategy[Any]]:
+    """A call slowed to land as its caller's wait ends: a grain call against its response
+    timeout where the plan routes grain calls, a subscription against its subscribe timeout
+    where the plan subscribes (a plan with neither gets the slowed call on its route)."""
+    waits = [wait for wait, offered in (("response", Route.GRAIN in plan.routes),
+                                        ("subscribe", "subscribe" in plan.core | plan.extra))
+             if offered]
+    return {
+        "sender": _SENDER,
+        "to": _HUB,
+        "wait": st.sampled_from(waits or ["response"]),
+        "hop_ms": st.sampled_from(_TIE_OFFSETS_MS),
+        "route": st.just(Route.GRAIN if Route.GRAIN in plan.routes else plan.routes[0]),
+    }
+
+
 def _family_arguments(
     plan: Plan, at_waits: tuple[int, ...] | None = None,
 ) -> dict[str, dict[str, st.SearchStrategy[Any]]]:
@@ -144,6 +161,7 @@ def _family_arguments(
     )
     return {
         "user": {"sender": _SENDER, "to": to, "route": route, "count": _COUNT},
+        "tied_call": _tied_call_arguments(plan),
         "ignorable": {"sender": _SENDER, "to": to, "route": route, "count": _COUNT},
         "raising": {"sender": _SENDER, "to": _HUB},
         "failure": {"sender": _SENDER, "to": to, "route": route, "lifecycle": st.booleans()},
@@ -203,6 +221,7 @@ FAMILY_NEEDS: Mapping[str, Capability] = {
     "subscribe": Capability.SUBSCRIBE,
     "stop": Capability.STOP_LIFECYCLE,
     "raising": Capability.RAISING_HANDLERS,
+    "tied_call": Capability.TIMER_TIES,
 }
 ROUTE_NEEDS: Mapping[Route, Capability] = {Route.GRAIN: Capability.GRAIN_ROUTER}
 # A seed scenario `init` replays keeps its shape on an adapter without the route it names:

@@ -34,16 +34,14 @@ class Planted:
         return f"harness::{self.expected}[{self.factory}]"
 
 
-# Why the two races the harness does not reach stay unreached: the tie each needs is a
-# call or request landing exactly as its wait ends, which takes a slowdown of the wait
-# less the hop (1499 ms, 4999 ms here); the state machines draw SLOW_DESTINATION from
-# {5, 5000, 45000} ms and block durations from {100, 1000, 5000, 40000} ms, fixed figures
-# not derived from the mesh's `subscribe_timeout_ms` / `response_timeout_ms`, so no
-# program builds the tie and the chooser is never offered the two orders.
-_SLOW_FIGURES = ("the state machine never builds the tie: SLOW_DESTINATION is drawn from "
-                 "{{5, 5000, 45000}} ms, and the tie needs a slowdown of {} ms (the wait, "
-                 "{} ms, less the 1 ms hop); a harness driving blind spot, not the mesh's "
-                 "or the adapter's")
+# The race the `ci` profile's run does not reach: `tied_call` builds its tie (the subscribe
+# request slowed to land as its attempt times out), but the answer must then run between the
+# attempt's timeout and the subscription's wake-up, one order of the tie in several; seeded
+# runs find it (benchmarks/aiomesh_races.py), the derandomized 60 examples do not.
+_LATE_ANSWER = ("the ci profile's derandomized examples build the tie (tied_call) but never "
+                "run the answer between the attempt's timeout and the subscription's "
+                "wake-up; seeded runs do (benchmarks/aiomesh_races.py): a harness driving "
+                "blind spot, not the mesh's or the adapter's")
 
 PLANTED: tuple[Planted, ...] = (
     Planted("nack-rejected", "INV1", False,
@@ -56,7 +54,7 @@ PLANTED: tuple[Planted, ...] = (
     Planted("unbounded-resubscribe", "INV2", False,
             "INV2: subscription * made more than 4 attempts (3 retries)*"),
     Planted("late-answer-resets-budget", "INV2", True,
-            blind_spot=_SLOW_FIGURES.format(1499, "subscribe_timeout_ms 1500"), ci=True),
+            blind_spot=_LATE_ANSWER, ci=True),
     Planted("shed-anything", "INV3", False, "INV3: user message * shed at *"),
     Planted("no-watermark", "INV3", False,
             "INV3: sheddable message * admitted to * at depth * >= watermark * (must be shed)*"),
@@ -66,7 +64,8 @@ PLANTED: tuple[Planted, ...] = (
             "INV4: rejected delivery * not re-sent after attempt 4 within its backoff of "
             "500 ms*", ci=True),
     Planted("resend-unheld-timeout", "INV4", True,
-            blind_spot=_SLOW_FIGURES.format(4999, "response_timeout_ms 5000")),
+            "INV4: delivery * re-sent after a timed-out attempt (callee still holds it)*",
+            ci=True),
     Planted("key-without-identity", "INV6", False,
             "INV6: breaker dropped * though its key had only 1 message(s) in the window*"),
     # Found by the chooser alone (the storm's post 1 ms before the cooldown ends, routed,
