@@ -130,12 +130,17 @@ def tie_slowdowns(params: CheckParams | None) -> tuple[int, ...]:
 
 
 def _tied_call_arguments(plan: Plan) -> dict[str, st.SearchStrategy[Any]]:
-    """A call slowed to land as its caller's wait ends: a grain call against its response
-    timeout where the plan routes grain calls, a subscription against its subscribe timeout
-    where the plan subscribes (a plan with neither gets the slowed call on its route)."""
-    waits = [wait for wait, offered in (("response", Route.GRAIN in plan.routes),
-                                        ("subscribe", "subscribe" in plan.core | plan.extra))
-             if offered]
+    """A call slowed to land as its caller's wait ends: a subscription against its subscribe
+    timeout where the plan always subscribes (its check is about subscriptions); else a
+    grain call against its response timeout where the plan routes grain calls, and a
+    subscription where it may subscribe (a plan with neither gets a slowed call on its
+    route). Half the draws spent on a wait the check does not read would halve the ties."""
+    if "subscribe" in plan.core:
+        waits = ["subscribe"]
+    else:
+        waits = [wait for wait, offered in (("response", Route.GRAIN in plan.routes),
+                                            ("subscribe", "subscribe" in plan.extra))
+                 if offered]
     return {
         "sender": _SENDER,
         "to": _HUB,
