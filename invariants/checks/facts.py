@@ -14,6 +14,10 @@ from dataclasses import replace
 from invariants.trace import EventKind, MessageClass, TraceEvent
 
 _KEY_FIELDS = ("sender", "target", "message_type", "message_class", "diagnostic_key")
+# Read for every event: module constants, not slow attribute lookups on the enum classes.
+_POSTED, _FAILURE_EMITTED, _FAILURE = (
+    EventKind.POSTED, EventKind.FAILURE_EMITTED, MessageClass.FAILURE
+)
 
 
 class DeliveryFacts:
@@ -24,14 +28,17 @@ class DeliveryFacts:
 
     def observe(self, event: TraceEvent) -> None:
         did = event.delivery_id
-        if event.kind is EventKind.POSTED:
+        kind = event.kind
+        if kind is _POSTED:
             self._posted_at[event.hub] = event
         if did is None:
             return
-        if event.kind is EventKind.FAILURE_EMITTED:
-            self._classes[did] = MessageClass.FAILURE
-        elif event.message_class is not None:
-            self._classes.setdefault(did, event.message_class)
+        if kind is _FAILURE_EMITTED:
+            self._classes[did] = _FAILURE
+        else:
+            message_class = event.message_class
+            if message_class is not None:
+                self._classes.setdefault(did, message_class)
         if event.packaged:
             self._packaged.add(did)
 
@@ -44,10 +51,24 @@ class DeliveryFacts:
     def packaged(self, delivery_id: str) -> bool:
         return delivery_id in self._packaged
 
-    def complete(self, event: TraceEvent) -> TraceEvent:
-        """`event` with the fields its intake's POSTED stated filled in where it left them out."""
+    def _opened_by(self, event: TraceEvent) -> TraceEvent | None:
+        """The POSTED that opened `event`'s intake at its hub, where that is another event."""
         posted = self._posted_at.get(event.hub)
         if posted is None or posted.delivery_id != event.delivery_id or posted is event:
+            return None
+        return posted
+
+    def stated_class(self, event: TraceEvent) -> MessageClass | None:
+        """`complete(event).message_class`, without building the completed event."""
+        if event.message_class is not None:
+            return event.message_class
+        posted = self._opened_by(event)
+        return posted.message_class if posted is not None else None
+
+    def complete(self, event: TraceEvent) -> TraceEvent:
+        """`event` with the fields its intake's POSTED stated filled in where it left them out."""
+        posted = self._opened_by(event)
+        if posted is None:
             return event
         missing = {
             name: getattr(posted, name)

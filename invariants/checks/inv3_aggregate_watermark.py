@@ -30,6 +30,15 @@ _KEPT = frozenset({MessageClass.USER, MessageClass.LIFECYCLE})  # never shed
 # Intake events judged by the class the harness posted their delivery with.
 _CLASSED = frozenset({EventKind.SHED, EventKind.DROPPED, EventKind.ENQUEUED,
                       EventKind.BREAKER_TRIPPED})
+# Read for every event: module constants, not slow attribute lookups on the enum classes.
+_ENQUEUED, _HANDLED, _SHED, _DROPPED, _TRIPPED = (
+    EventKind.ENQUEUED, EventKind.HANDLED, EventKind.SHED, EventKind.DROPPED,
+    EventKind.BREAKER_TRIPPED,
+)
+_FAULT_INJECTED, _HUB_CREATED, _TURN_RELEASED = (
+    EventKind.FAULT_INJECTED, EventKind.HUB_CREATED, EventKind.TURN_RELEASED
+)
+_USER = MessageClass.USER
 
 
 SHED = "sheddable messages shed past the watermark"
@@ -82,7 +91,7 @@ class AggregateWatermark(Monitor):
             if event.time_ms >= until:
                 del self._blocked[hub]
                 self.exercised(HELD)
-            elif event.kind is EventKind.HANDLED and event.hub == hub:
+            elif event.kind is _HANDLED and event.hub == hub:
                 self.flag(f"{hub} handled {event.delivery_id} at {event.time_ms} ms, while "
                           f"the turn the harness blocked at {block.time_ms} ms for "
                           f"{block.duration_ms:,} ms was held (until {until} ms)", event)
@@ -101,74 +110,80 @@ class AggregateWatermark(Monitor):
     def observe(self, event: TraceEvent) -> None:
         if self._blocked:
             self._check_held(event)
-        if event.kind is EventKind.FAULT_INJECTED and event.reason == REMOVE_TARGET:
+        kind = event.kind
+        if kind is _FAULT_INJECTED and event.reason == REMOVE_TARGET:
             self._forget_hub(event.target)
             return
-        if event.kind is EventKind.HUB_CREATED and event.hub and event.watermark is not None:
+        if kind is _HUB_CREATED and event.hub and event.watermark is not None:
             self._stated[event.hub] = event.watermark
             return
         hub = event.hub
         if hub is None:
             return
-        if event.kind in _CLASSED:
-            event = self._as_posted(self.facts.complete(event))
-        kind, cls = event.kind, event.message_class
-        if kind is EventKind.ENQUEUED:
-            self._observe_enqueued(event, hub)
-        elif kind is EventKind.HANDLED:
+        # The event itself is completed (`_as_posted`) only where it is kept or flagged:
+        # most of a flood is counted by its class alone.
+        cls = self._posted_class(event) if kind in _CLASSED else event.message_class
+        if kind is _ENQUEUED:
+            self._observe_enqueued(event, hub, cls)
+        elif kind is _HANDLED:
             self._depth[hub] = max(0, self._depth.get(hub, 0) - 1)
             if event.delivery_id is not None:
                 self._queued_users.get(hub, {}).pop(event.delivery_id, None)
                 if self._due.pop(event.delivery_id, None) is not None:
                     self.exercised(PROBES)
-        elif kind is EventKind.SHED:
+        elif kind is _SHED:
             watermark = self._watermark(hub)
             if cls in _BREAKER_EXEMPT:
                 self.exercised(EXEMPT)
             if cls is None or not cls.sheddable:
                 what = cls.value if cls else "unclassified"
-                self.flag(f"{what} message {event.delivery_id} shed at {hub}", event)
+                self.flag(f"{what} message {event.delivery_id} shed at {hub}",
+                          self._as_posted(event, cls))
             elif self._intake_depth(hub) < watermark:
                 self.flag(
                     f"message {event.delivery_id} shed at {hub} at depth "
                     f"{self._intake_depth(hub)} below watermark {watermark}",
-                    event,
+                    self._as_posted(event, cls),
                 )
             else:
                 self.exercised(SHED)
-        elif kind in (EventKind.DROPPED, EventKind.BREAKER_TRIPPED) and cls in _BREAKER_EXEMPT:
+        elif (kind is _DROPPED or kind is _TRIPPED) and cls in _BREAKER_EXEMPT:
             self.flag(
                 f"per-key breaker counted {cls.value} traffic at {hub} ({kind.value}); "
                 "its trip count must stay 0 for such a flood",
-                event,
+                self._as_posted(event, cls),
             )
-        elif kind is EventKind.TURN_RELEASED:
+        elif kind is _TURN_RELEASED:
             self._released[hub] = event
             deadline = event.time_ms + self.params.probe_deadline_ms
             for did, enqueued in self._queued_users.get(hub, {}).items():
                 self._due.setdefault(did, (deadline, enqueued))
 
-    def _as_posted(self, event: TraceEvent) -> TraceEvent:
-        """The event with the class the harness posted its delivery with (ground truth);
-        a mesh that reports another class for it is flagged."""
+    def _posted_class(self, event: TraceEvent) -> MessageClass | None:
+        """The class the harness posted the intake event's delivery with (ground truth),
+        else the one its intake's POSTED stated; a mesh that reports another class for it
+        is flagged."""
+        said = self.facts.stated_class(event)
         posted = self.harness.posted(event.delivery_id)
-        if posted is None or posted.target != event.hub:
-            return event
-        said = event.message_class
-        if said is posted.message_class:
-            return event
-        if said is not None and event.kind is not EventKind.BREAKER_TRIPPED:
+        if posted is None or posted.target != event.hub or said is posted.message_class:
+            return said
+        if said is not None and event.kind is not _TRIPPED:
             self.flag(
                 f"the mesh reports {event.delivery_id} at {event.hub} as {said.value}, but "
                 f"the harness posted it as {posted.message_class.value}",
-                event,
+                self.facts.complete(event),
             )
-        return replace(event, message_class=posted.message_class)
+        return posted.message_class
 
-    def _observe_enqueued(self, event: TraceEvent, hub: str) -> None:
+    def _as_posted(self, event: TraceEvent, cls: MessageClass | None) -> TraceEvent:
+        """The intake event as the check judged it: the fields its intake's POSTED stated
+        filled in, and `cls`, the class `_posted_class` found for it."""
+        event = self.facts.complete(event)
+        return event if event.message_class is cls else replace(event, message_class=cls)
+
+    def _observe_enqueued(self, event: TraceEvent, hub: str, cls: MessageClass | None) -> None:
         depth = self._intake_depth(hub)
         watermark = self._watermark(hub)
-        cls = event.message_class
         if cls in _BREAKER_EXEMPT:
             self.exercised(EXEMPT)
         if depth >= watermark and cls in _KEPT:
@@ -177,11 +192,11 @@ class AggregateWatermark(Monitor):
             self.flag(
                 f"sheddable message {event.delivery_id} admitted to {hub} at depth {depth} "
                 f">= watermark {watermark} (must be shed)",
-                event,
+                self._as_posted(event, cls),
             )
         self._depth[hub] = self._depth.get(hub, 0) + 1
-        if cls is MessageClass.USER and event.delivery_id is not None:
-            self._queued_users.setdefault(hub, {})[event.delivery_id] = event
+        if cls is _USER and event.delivery_id is not None:
+            self._queued_users.setdefault(hub, {})[event.delivery_id] = self._as_posted(event, cls)
 
     def _forget_hub(self, hub: str | None) -> None:
         """A removed hub's queue is gone with it: nothing in it is owed a turn."""
