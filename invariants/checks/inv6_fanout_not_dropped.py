@@ -31,6 +31,11 @@ COOLDOWN = "tripped keys admitted again after the cooldown"
 
 Key = tuple[str | None, BreakerKey]  # the hub and the breaker key
 
+# Read for every event: module constants, not slow attribute lookups on the enum class.
+_POSTED, _ENQUEUED, _DROPPED, _TRIPPED = (
+    EventKind.POSTED, EventKind.ENQUEUED, EventKind.DROPPED, EventKind.BREAKER_TRIPPED
+)
+
 
 def breaker_key(event: TraceEvent) -> tuple[str | None, BreakerKey]:
     """The hub and the 4-part key (identity None: the 3-tuple fallback)."""
@@ -65,14 +70,19 @@ class FanoutNotDropped(Monitor):
         self._fresh: set[Key] = set()  # keys already counted in a fresh window
         self._trips: dict[Key, tuple[TraceEvent, bool]] = {}  # last trip, re-admission judged
         self._intake: dict[str | None, tuple[str | None, Key]] = {}  # hub -> its latest POSTED
+        # The window plus the cooldown: an upper bound on what any tumbling-window breaker
+        # could have counted.
+        self._span = params.breaker_window_ms + params.breaker_cooldown_ms
 
     def _arrived(
         self, table: dict[Key, deque[int]], key: Key, now: int,
     ) -> deque[int]:
-        # The window plus the cooldown: an upper bound on what any tumbling-window breaker
-        # could have counted.
-        horizon = now - self.params.breaker_window_ms - self.params.breaker_cooldown_ms
-        arrivals = table.setdefault(key, deque())
+        """The key's arrivals within the span before `now`."""
+        arrivals = table.get(key)
+        if arrivals is None:  # a fresh key (most of a fan-out's): nothing to let go
+            arrivals = table[key] = deque()
+            return arrivals
+        horizon = now - self._span
         while arrivals and arrivals[0] <= horizon:
             arrivals.popleft()
         return arrivals
@@ -82,7 +92,7 @@ class FanoutNotDropped(Monitor):
         posted = self.harness.posted(event.delivery_id)
         if posted is None or posted.target != event.hub:
             return breaker_key(event)
-        if event.kind is EventKind.POSTED and event.diagnostic_key != posted.diagnostic_key:
+        if event.kind is _POSTED and event.diagnostic_key != posted.diagnostic_key:
             self._lost_identity(event, posted)
         return event.hub, (posted.sender, posted.target, posted.message_type,
                            posted.diagnostic_key)
@@ -97,21 +107,22 @@ class FanoutNotDropped(Monitor):
 
     def observe(self, event: TraceEvent) -> None:
         kind = event.kind
-        if kind is EventKind.ENQUEUED:
+        if kind is _ENQUEUED:
             if self._trips:
                 self._admitted(event)
             return
-        if kind not in (EventKind.POSTED, EventKind.DROPPED, EventKind.BREAKER_TRIPPED):
+        if kind is _POSTED:
+            key = self._key(event)
+            self._posted(event, key, self._arrived(self._arrivals, key, event.time_ms))
             return
-        if kind is EventKind.DROPPED:
+        if kind is not _DROPPED and kind is not _TRIPPED:
+            return
+        if kind is _DROPPED:
             event = self.facts.complete(event)
         key = self._key(event)
         arrivals = self._arrived(self._arrivals, key, event.time_ms)
-        if kind is EventKind.POSTED:
-            self._posted(event, key, arrivals)
-            return
         self.exercised(DROPS)
-        if kind is EventKind.BREAKER_TRIPPED:
+        if kind is _TRIPPED:
             self._tripped(event, key, arrivals)
         elif not self._after_cooldown(event, key, arrivals):
             self._held_to_count(event, key, arrivals)
@@ -127,7 +138,7 @@ class FanoutNotDropped(Monitor):
         if len(arrivals) > self.params.breaker_threshold:
             return
         sender, target, message_type, identity = key[1]
-        what = "dropped" if event.kind is EventKind.DROPPED else "tripped on"
+        what = "dropped" if event.kind is _DROPPED else "tripped on"
         self.flag(
             f"breaker {what} {event.delivery_id} ({sender}->{target} {message_type} "
             f"identity {identity}) though its key had only {len(arrivals)} message(s) "
@@ -150,23 +161,24 @@ class FanoutNotDropped(Monitor):
         return ""
 
     def _posted(self, event: TraceEvent, key: Key, arrivals: deque[int]) -> None:
-        arrivals.append(event.time_ms)
+        now = event.time_ms
+        arrivals.append(now)
         self._intake[event.hub] = (event.delivery_id, key)
         hub, (sender, target, message_type, identity) = key
-        now = event.time_ms
         wide = self._arrived(self._tuples, (hub, (sender, target, message_type, None)), now)
         wide.append(now)
         shared = self._arrived(self._shared, (hub, (None, target, message_type, identity)), now)
         shared.append(now)
         threshold = self.params.breaker_threshold
-        if len(wide) > threshold >= len(arrivals):
+        counted = len(arrivals)
+        if len(wide) > threshold >= counted:
             self.exercised(KEPT)
-        if len(shared) > threshold >= len(arrivals):
+        if len(shared) > threshold >= counted:
             self.exercised(SENDERS)
         total = self._totals[key] = self._totals.get(key, 0) + 1
-        if total == threshold == len(arrivals) and key not in self._trips:
+        if total == threshold == counted and key not in self._trips:
             self.exercised(FIRST_WINDOW)
-        if total > threshold >= len(arrivals) and key not in self._fresh:
+        if total > threshold >= counted and key not in self._fresh:
             self._fresh.add(key)
             self.exercised(FRESH)
 

@@ -95,6 +95,14 @@ _BEHAVIOURS: Mapping[EventKind, str] = {
     EventKind.STOP_COMPLETED: "stop completed",
     EventKind.GATED: "gated by teardown",
 }
+# The kinds `Coverage._label` may name; the rest (most of a flood) are only counted.
+_LABELLED = frozenset(_BEHAVIOURS) | {
+    EventKind.STOP_REQUESTED, EventKind.ATTEMPT, EventKind.ATTEMPT_FAILED,
+}
+# Read once per event: module constants, not slow attribute lookups on the enum class.
+_ENQUEUED, _HANDLED, _LEG_STARTED, _LEG_ENDED = (
+    EventKind.ENQUEUED, EventKind.HANDLED, EventKind.LEG_STARTED, EventKind.LEG_ENDED
+)
 
 
 class Coverage:
@@ -111,19 +119,26 @@ class Coverage:
         self._seen: set[str] = set()
 
     def observe(self, events: Sequence[TraceEvent]) -> None:
+        depth = self._depth
         for e in events:
             kind = e.kind
-            if kind is EventKind.ENQUEUED and e.hub is not None:
-                depth = self._depth[e.hub] = self._depth.get(e.hub, 0) + 1
-                self.max_depth = max(self.max_depth, depth)
-            elif kind is EventKind.HANDLED and e.hub is not None:
-                self._depth[e.hub] = max(0, self._depth.get(e.hub, 0) - 1)
-            elif kind is EventKind.LEG_STARTED:
+            if kind is _ENQUEUED:
+                hub = e.hub
+                if hub is not None:
+                    reached = depth[hub] = depth.get(hub, 0) + 1
+                    if reached > self.max_depth:
+                        self.max_depth = reached
+            elif kind is _HANDLED:
+                hub = e.hub
+                if hub is not None:
+                    depth[hub] = max(0, depth.get(hub, 0) - 1)
+            elif kind is _LEG_STARTED:
                 self._in_flight += 1
                 self.max_in_flight = max(self.max_in_flight, self._in_flight)
-            elif kind is EventKind.LEG_ENDED:
+            elif kind is _LEG_ENDED:
                 self._in_flight -= 1
-            self._reached(self._label(e))
+            elif kind in _LABELLED:
+                self._reached(self._label(e))
 
     def _label(self, e: TraceEvent) -> str | None:
         if e.kind is EventKind.STOP_REQUESTED:
