@@ -60,7 +60,7 @@ def test_the_unmutated_mesh_passes_within_the_same_budget(monkeypatch: pytest.Mo
     assert outcome.verdict == "pass", outcome.failure_text
 
 
-@pytest.mark.parametrize(("raw", "expected"), [("", 5.0), (" 2.5 ", 2.5), ("0", 0.0)])
+@pytest.mark.parametrize(("raw", "expected"), [("", 20.0), (" 2.5 ", 2.5), ("0", 0.0)])
 def test_the_budget_reads_the_environment(
     monkeypatch: pytest.MonkeyPatch, raw: str, expected: float
 ) -> None:
