@@ -65,7 +65,8 @@ def pytest_harness(repo: Path, *args: str) -> Run:
     return run(repo, "pytest", "-p", "harness", "-p", "no:cacheprovider", *args)
 
 
-_SECONDS = re.compile(r"\bin \d+(\.\d+)?s\b")
+# pytest adds " (H:MM:SS)" to its duration past a minute, which a loaded machine reaches.
+_SECONDS = re.compile(r"\bin \d+(\.\d+)?s\b( \(\d+:\d\d:\d\d\))?")
 _ROW_SECONDS = re.compile(r"\b\d+\.\d s$", re.MULTILINE)  # a row of `harness check`
 
 
