@@ -2,9 +2,9 @@
 
 `do_<family>` posts user, can-be-ignored, failure and anonymous traffic, floods with many
 distinct keys, fans out and storms on one breaker key, subscribes, makes a call land as its
-caller's wait ends, arms faults (rejections,
-timeouts, aggregate answers, blocked turns, slowed destinations, removed targets) and stops
-the silo. `MeshMachine` supplies the driving primitives they are written against (`mesh`,
+caller's wait ends, arms faults (rejections, timeouts, aggregate answers, blocked turns,
+slowed destinations, removed targets) and stops the silo. `MeshMachine` supplies the
+driving primitives they are written against (`mesh`,
 `post`, `inject`, `advance_clock`, the judge), and `machine_class` wraps each body as a
 rule of a check's machine.
 """
