@@ -41,7 +41,7 @@ def test_only_the_entries_of_the_files_enumerated_are_judged() -> None:
 def stubbed(monkeypatch: pytest.MonkeyPatch) -> None:
     """Every mutant survives at once; the unmutated mesh is not measured."""
     monkeypatch.setattr(score_run, "measure",
-                        lambda target, profile: Baseline(frozenset(), target.checks))
+                        lambda target, profile, **_: Baseline(frozenset(), target.checks))
     monkeypatch.setattr(score_run, "evaluate", lambda *_a, **_k: Verdict("survived"))
     monkeypatch.chdir(WORKTREE)
 

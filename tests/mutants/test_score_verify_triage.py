@@ -40,7 +40,7 @@ HUB = "reference_impl/hub.py"
 def unmeasured(monkeypatch: pytest.MonkeyPatch) -> None:
     """The unmutated mesh is not measured (the reference is scan-clean; checks in order)."""
     monkeypatch.setattr(score_run, "measure",
-                        lambda target, profile: Baseline(frozenset(), target.checks))
+                        lambda target, profile, **_: Baseline(frozenset(), target.checks))
     monkeypatch.chdir(WORKTREE)
 
 

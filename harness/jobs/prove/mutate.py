@@ -58,6 +58,14 @@ def add_options(parser: Any) -> None:
     group.add_argument("--only-triaged", action="store_true",
                        help="with --verify-triage: run (and --sample from) the triaged "
                        "mutants only, [[equivalent]] and [[blind]]")
+    guidance = group.add_mutually_exclusive_group()
+    guidance.add_argument("--guided", action="store_true", default=None,
+                          help="judge each mutant only by the checks whose runs on the "
+                          "unmutated mesh reach its statement (coverage; the same verdicts; "
+                          "measuring costs more, once). Default: when 200 mutants or more "
+                          "are to run, in a derandomized profile without a database")
+    guidance.add_argument("--unguided", dest="guided", action="store_false",
+                          help="judge every mutant by every check")
     group.add_argument("--no-cache", action="store_true",
                        help="run every mutant again instead of reusing cached verdicts")
     group.add_argument("--fail-under", type=float, metavar="SCORE", default=None,
@@ -154,7 +162,7 @@ def _across_machines(
         print(verdict_line(verdict))
         return 0 if verdict.status == "survived" else 1
     if args.cosmic_ray_config is not None:
-        measured = measure(target, args.profile)
+        measured = measure(target, args.profile, guided=False)
         if measured.findings:
             raise TargetError(f"{target.package}: the unmutated mesh has "
                               f"{len(measured.findings)} scan finding(s); a Cosmic Ray worker "
@@ -191,7 +199,7 @@ def run(args: argparse.Namespace, settings: HarnessSettings) -> int:
         target, triage,
         Options(profile=args.profile, sample=args.sample, seed=args.seed, jobs=args.jobs,
                 timeout=args.timeout, verify_triage=args.verify_triage,
-                only_triaged=args.only_triaged),
+                only_triaged=args.only_triaged, guided=args.guided),
         cache=None if args.no_cache else VerdictCache(settings.cache_dir / "mutants"),
         progress=lambda line: print(line, file=sys.stderr, flush=True),
     )

@@ -1,16 +1,24 @@
-"""The unmutated mesh, measured once: its scan findings and the cost of each check.
+"""The unmutated mesh, measured once: its scan findings, the cost of each check and, where
+the profile allows it, the lines each check reaches.
 
 A mutation score only means something for a mesh that passes every check, so the
 unmutated copy runs them all first; a failure is a `TargetError` naming the check. The
-checks' CPU seconds here order each mutant's searches, cheapest first.
+checks' CPU seconds here order each mutant's searches, cheapest first. With `guided` (and
+a profile for which `reach.sound_for` holds) the import and each check's seed programs and
+search run under coverage, so each mutant is judged only by the checks that reach its line
+(`invariants.mutants.score.reach`).
 """
 
 from __future__ import annotations
 
 import shutil
 import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 
-from invariants.dynamic.runner import run_invariant
+from invariants.adapter import AdapterFactory
+from invariants.dynamic.runner import Outcome, run_invariant, run_program
+from invariants.dynamic.seed_programs import SEED_PROGRAMS
 from invariants.mutants.matrix import scan_tree
 from invariants.mutants.score.evaluate import (
     Baseline,
@@ -20,36 +28,61 @@ from invariants.mutants.score.evaluate import (
     forget,
     package_name,
 )
+from invariants.mutants.score.reach import IMPORT, Reach, Recorder, sound_for
 from invariants.mutants.score.target import MeshTarget, TargetError
 
 
-def measure(target: MeshTarget, profile: str) -> Baseline:
+@contextmanager
+def _unmeasured() -> Iterator[Callable[[str], object]]:
+    yield lambda _phase: None
+
+
+def measure(target: MeshTarget, profile: str, *, guided: bool = True) -> Baseline:
     label = "baseline"
     package = package_name(label, target.sources)
+    recorder = Recorder(package) if guided and sound_for(profile) else None
+    package_dir = None
     try:
-        package_dir, factory = build(target, label, target.sources)
-    except Exception as exc:
-        raise TargetError(
-            f"{target.package}: the unmutated mesh does not import: {type(exc).__name__}: "
-            f"{str(exc).splitlines()[0] if str(exc) else ''}"
-        ) from None
-    try:
+        with recorder.measuring() if recorder is not None else _unmeasured() as phase:
+            phase(IMPORT)
+            try:
+                package_dir, factory = build(target, label, target.sources)
+            except Exception as exc:
+                raise TargetError(
+                    f"{target.package}: the unmutated mesh does not import: "
+                    f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
+                ) from None
+            cost = {check: _run_check(target, factory, check, profile, phase)
+                    for check in target.checks}
         scanned = scan_tree(package_dir, target.scan_config)
         findings = frozenset(finding_key(f) for f in scanned.findings)
-        cost: dict[str, float] = {}
-        for check in target.checks:
-            # CPU time in half-second steps orders the searches; it decides no verdict, and
-            # steps keep the order (so which check a kill is credited to) the same under load.
-            started = time.process_time()
-            outcome = run_invariant(check, factory, profile, params=target.params)
-            cost[check] = round((time.process_time() - started) * 2) / 2
-            if not outcome.passed:
-                raise TargetError(
-                    f"{target.package}: the unmutated mesh fails {check} "
-                    f"({evidence(outcome)}); fix it before measuring its mutants"
-                )
+        reach: Reach | None = recorder.reach(package_dir) if recorder is not None else None
     finally:
         forget(package)
-        shutil.rmtree(package_dir, ignore_errors=True)
+        if package_dir is not None:
+            shutil.rmtree(package_dir, ignore_errors=True)
     order = tuple(sorted(target.checks, key=lambda c: (cost[c], target.checks.index(c))))
-    return Baseline(findings, order)
+    return Baseline(findings, order, reach)
+
+
+def _run_check(target: MeshTarget, factory: AdapterFactory, check: str, profile: str,
+               phase: Callable[[str], object]) -> float:
+    """Run `check`'s seed programs and search on the unmutated mesh (`phase` names it
+    for the recorder): the search's CPU seconds; a `TargetError` when either fails."""
+    phase(check)
+    for name, program in SEED_PROGRAMS.get(check, {}).items():
+        _must_pass(target, check, run_program(check, factory, program, params=target.params,
+                                              name=name))
+    # CPU time in half-second steps orders the searches; it decides no verdict, and steps
+    # keep the order (so which check a kill is credited to) the same under load.
+    started = time.process_time()
+    _must_pass(target, check, run_invariant(check, factory, profile, params=target.params))
+    return round((time.process_time() - started) * 2) / 2
+
+
+def _must_pass(target: MeshTarget, check: str, outcome: Outcome) -> None:
+    if not outcome.passed:
+        raise TargetError(
+            f"{target.package}: the unmutated mesh fails {check} "
+            f"({evidence(outcome)}); fix it before measuring its mutants"
+        )

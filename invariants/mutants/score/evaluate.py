@@ -27,6 +27,7 @@ from invariants.dynamic.seed_programs import SEED_PROGRAMS
 from invariants.mutants.build import PACKAGE_PREFIX, isolate
 from invariants.mutants.matrix import scan_tree
 from invariants.mutants.score.engine import EngineMutant, apply
+from invariants.mutants.score.reach import Reach
 from invariants.mutants.score.target import MeshTarget
 from invariants.scan.model import Finding
 from invariants.step_budget import cpu_alarm
@@ -44,6 +45,7 @@ class Verdict:
     examples: int = 0  # examples the killing check ran (0 for the scan)
     evidence: str = ""  # the finding, the violation, the error or why it is incompetent
     seconds: float = 0.0
+    unreached: bool = False  # survived because no check's run executes its statement
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -59,6 +61,7 @@ class Baseline:
 
     findings: frozenset[FindingKey]
     check_order: tuple[str, ...]
+    reach: Reach | None = None  # the lines each check reaches; None: judge by every check
 
 
 class MutantTimeout(BaseException):
@@ -113,12 +116,17 @@ def build(
     return package_dir, factory
 
 
+UNREACHED = ("no check's run on the unmutated mesh executes this statement: a gap in the "
+             "driving, not a kill")
+
+
 def _dynamic(
-    target: MeshTarget, factory: AdapterFactory, order: tuple[str, ...], profile: str
+    target: MeshTarget, factory: AdapterFactory, order: tuple[str, ...], profile: str,
+    reaching: tuple[str, ...],
 ) -> Verdict | None:
     # Seed programs first, one example each, in the checks' own order: they all cost about
     # the same, and a fixed order credits a seed kill to the same check on every machine.
-    for check in target.checks:
+    for check in reaching:
         for name, program in SEED_PROGRAMS.get(check, {}).items():
             try:
                 outcome = run_program(check, factory, program, params=target.params, name=name)
@@ -126,7 +134,7 @@ def _dynamic(
                 return _raised(check, "seed", exc)
             if not outcome.passed:
                 return Verdict("killed", check, "seed", 1, evidence(outcome))
-    for check in order:  # then the searches, cheapest first
+    for check in (c for c in order if c in reaching):  # then the searches, cheapest first
         try:
             outcome = run_invariant(check, factory, profile, params=target.params)
         except Exception as exc:
@@ -159,7 +167,12 @@ def evaluate(
     except Exception as exc:  # Cosmic Ray no longer makes this mutant of the file
         return Verdict("incompetent", evidence=f"{type(exc).__name__}: {_first_line(str(exc))}",
                        seconds=time.perf_counter() - started)
-    return judge(target, baseline, mutant.id, sources, profile=profile, timeout=timeout)
+    reaching = None
+    if baseline.reach is not None:
+        reaching = baseline.reach.checks_reaching(
+            target.checks, mutant.path, mutant.line, target.sources[mutant.path])
+    return judge(target, baseline, mutant.id, sources, profile=profile, timeout=timeout,
+                 reaching=reaching)
 
 
 def judge(
@@ -170,9 +183,12 @@ def judge(
     *,
     profile: str = "ci",
     timeout: float | None = None,
+    reaching: tuple[str, ...] | None = None,
 ) -> Verdict:
     """Build and import `sources` as an isolated copy, then scan, seed programs, search;
-    the first check that fails kills it. `label` names the copy (the mutant's id)."""
+    the first check that fails kills it. `label` names the copy (the mutant's id);
+    `reaching`, where given, the only checks that can tell it from the unmutated mesh
+    (`Reach.checks_reaching`): none, and it survives as unreached."""
     started = time.perf_counter()  # reporting only
     package = ""
     package_dir: Path | None = None
@@ -185,9 +201,12 @@ def judge(
                 return Verdict("incompetent", evidence=f"{type(exc).__name__}: "
                                f"{_first_line(str(exc))}",
                                seconds=time.perf_counter() - started)
+            checks = target.checks if reaching is None else reaching
             verdict = _static(target, baseline, package_dir)
+            if verdict is None and not checks:
+                verdict = Verdict("survived", evidence=UNREACHED, unreached=True)
             if verdict is None:
-                verdict = _dynamic(target, factory, baseline.check_order, profile)
+                verdict = _dynamic(target, factory, baseline.check_order, profile, checks)
             verdict = verdict or Verdict("survived")
     except MutantTimeout:
         verdict = Verdict("timeout", evidence=f"ran past {timeout:g} CPU seconds")
@@ -199,7 +218,7 @@ def judge(
     if package_dir is not None:
         shutil.rmtree(package_dir, ignore_errors=True)
     return Verdict(verdict.status, verdict.check, verdict.phase, verdict.examples,
-                   verdict.evidence, time.perf_counter() - started)
+                   verdict.evidence, time.perf_counter() - started, verdict.unreached)
 
 
 def _static(target: MeshTarget, baseline: Baseline, package_dir: Path) -> Verdict | None:

@@ -44,6 +44,8 @@ def _mutant(run: ScoreRun, result: Result, *, diff: bool) -> dict[str, Any]:
                             "occurrence": m.rank}
     if result.verdict is not None:
         data["seconds"] = round(result.verdict.seconds, 3)
+        if result.verdict.unreached:
+            data["unreached"] = True
     if diff:
         data["diff"] = diff_of(run, result)
     return data
@@ -101,6 +103,9 @@ def to_json(run: ScoreRun) -> dict[str, Any]:
             {**_mutant(run, r, diff=False), "reason": r.verdict.evidence}
             for r in _of(run, "incompetent") if r.verdict is not None
         ],
+        "guided": run.guided,
+        "unreached": sum(1 for r in _of(run, "survived")
+                         if r.verdict is not None and r.verdict.unreached),
         "verified_triage": run.verified_triage,
         "stale_triage": [_stale(s) for s in run.stale_entries()],
         "score": round(value, 4) if value is not None else None,
@@ -121,8 +126,10 @@ def _survivor_text(run: ScoreRun, results: list[Result], title: str) -> list[str
         for function in sorted(grouped[path]):
             lines.append(f"    {function}")
             for r in sorted(grouped[path][function], key=lambda r: r.mutant.line):
+                unreached = (" (no check's run reaches it)"
+                             if r.verdict is not None and r.verdict.unreached else "")
                 lines.append(f"      {r.mutant.id} {path}:{r.mutant.line} "
-                             f"{r.mutant.operator_short}")
+                             f"{r.mutant.operator_short}{unreached}")
                 if r.blind is not None:
                     lines.append(f"        known blind: {r.blind.reason}")
                 lines += [f"        {d}" for d in diff_of(run, r).splitlines()[2:]]
@@ -159,6 +166,9 @@ def to_text(run: ScoreRun) -> str:
         f"cached {data['cached']}, {data['seconds']:.1f} s ({data['cpu_seconds']:.1f} s CPU)"
         + (f", {data['mutants_per_minute']} mutants/min" if data["mutants_per_minute"] else ""),
         "killed by: " + (", ".join(f"{k} {v}" for k, v in data["killed_by"].items()) or "-"),
+        ("judged by the checks whose runs reach each mutant's statement (coverage of the "
+         f"unmutated mesh); survivors no check reaches: {data['unreached']}" if run.guided
+         else "judged by every check (no coverage guidance)"),
     ]
     lines += _survivor_text(run, _survivors(run, blind=False), "survived")
     if data["blind"]:
