@@ -248,9 +248,10 @@ def run_score(
     for result in results.values():
         if result.verdict is not None:
             meter.tick(result.mutant, result.verdict, cached=True)
+    is_guided = bool(pending) and guided(options, len(pending))
     if pending:
         say("measuring the unmutated mesh (every check, once)")
-        baseline = measure(target, options.profile, guided=guided(options, len(pending)))
+        baseline = measure(target, options.profile, guided=is_guided)
         for mutant, verdict in _run(pending, target, baseline, options, meter):
             results[mutant.id] = Result(mutant, verdict, triage.equivalent(mutant),
                                         blind=triage.known_blind(mutant))
@@ -263,7 +264,7 @@ def run_score(
         seed=options.seed if options.sample is not None else None,
         seconds=time.perf_counter() - started, cpu_seconds=_cpu() - cpu,
         verified_triage=options.verify_triage, triage_file=triage.source,
-        guided=bool(pending) and guided(options, len(pending)),
+        guided=is_guided,
     )
 
 
