@@ -8,10 +8,14 @@ mesh.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
+from typing import TypeVar
 
 import libcst as cst
 from libcst.codemod import CodemodContext, VisitorBasedCodemodCommand
+
+_Node = TypeVar("_Node", bound=cst.CSTNode)
 
 
 class MutantNotApplicable(Exception):
@@ -19,16 +23,46 @@ class MutantNotApplicable(Exception):
 
 
 class MutationCodemod(VisitorBasedCodemodCommand):
-    """A codemod that rewrites the site(s) of one mutant and counts them."""
+    """A codemod that rewrites the site(s) of one mutant and counts them.
+
+    Given its mutant's site (`walk_only`), it walks only the path to that function: the
+    module, the enclosing class and the function itself. Matching every node of a whole
+    module was most of a build's cost, and a rewrite outside the site is a bug anyway."""
 
     DESCRIPTION = "a pre-fix mutation of the reference mesh"
 
     def __init__(self, context: CodemodContext) -> None:
         super().__init__(context)
         self.hits = 0
+        self._path: tuple[str, ...] = ()  # the site's names, outermost first; () walks all
+        self._entered: list[cst.ClassDef | cst.FunctionDef] = []  # on the path, so far
 
     def hit(self) -> None:
         self.hits += 1
+
+    def walk_only(self, site: str) -> None:
+        """Walk only `site` ("Class.method" or "function") and the path to it."""
+        self._path = tuple(site.split("."))
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        descend = super().on_visit(node)  # the matchers see every node that is visited
+        if not self._path or len(self._entered) == len(self._path):
+            return descend  # no site, or inside it: everything below
+        if isinstance(node, cst.Module | cst.BaseSuite):
+            return descend  # reached only on the path: the module, or an entered def's body
+        if isinstance(node, cst.ClassDef | cst.FunctionDef) and (
+            node.name.value == self._path[len(self._entered)]
+        ):
+            self._entered.append(node)
+            return descend
+        return False
+
+    def on_leave(
+        self, original_node: _Node, updated_node: _Node
+    ) -> _Node | cst.RemovalSentinel:
+        if self._entered and original_node is self._entered[-1]:
+            self._entered.pop()
+        return super().on_leave(original_node, updated_node)
 
 
 @dataclass(frozen=True)
@@ -63,12 +97,13 @@ class Mutant:
         `expected_hits` times (or the rewrite changes nothing)."""
         where = filename or self.path
         try:
-            module = cst.parse_module(source)
+            module = _parsed(source)
         except cst.ParserSyntaxError as exc:
             raise MutantNotApplicable(
                 f"mutant {self.name}: cannot parse {where}: {str(exc).splitlines()[0]}"
             ) from None
         codemod = self.codemod(CodemodContext(filename=where))
+        codemod.walk_only(self.site)
         mutated = codemod.transform_module(module)
         if codemod.hits != self.expected_hits:
             raise MutantNotApplicable(
@@ -76,6 +111,14 @@ class Mutant:
                 f"{codemod.hits} time(s) in {where}, expected {self.expected_hits}; "
                 "the reference code changed, update the codemod"
             )
-        if mutated.code == source:
+        code = mutated.code
+        if code == source:
             raise MutantNotApplicable(f"mutant {self.name}: the codemod left {where} unchanged")
-        return mutated.code
+        return code
+
+
+@functools.lru_cache(maxsize=64)
+def _parsed(source: str) -> cst.Module:
+    """A file's tree, parsed once per process: mutants of one file share it (libcst trees
+    are immutable, a codemod builds a new one)."""
+    return cst.parse_module(source)

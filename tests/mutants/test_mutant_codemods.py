@@ -8,6 +8,7 @@ from pathlib import Path
 
 import libcst as cst
 import pytest
+from libcst.codemod import CodemodContext
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from invariants.mutants.base import Mutant, MutantNotApplicable
@@ -123,10 +124,34 @@ def test_codemod_does_not_apply_twice(mutant: Mutant) -> None:
         mutant.apply(once)
 
 
+@pytest.mark.parametrize("mutant", MUTANTS, ids=lambda m: m.id)
+def test_the_walk_along_the_site_rewrites_what_the_whole_walk_does(mutant: Mutant) -> None:
+    """A codemod walks only the path to its site; on the reference that gives the same
+    code as matching every node of the module."""
+    source = _source(mutant)
+    whole = mutant.codemod(CodemodContext(filename=mutant.path))
+    assert mutant.apply(source) == whole.transform_module(cst.parse_module(source)).code
+    assert whole.hits == mutant.expected_hits
+
+
+def test_a_target_outside_the_named_site_is_not_found() -> None:
+    """Negative control of the walk along the site: M6's target in a class of another name
+    is found by the whole walk and not by the mutant."""
+    m6 = find_mutant("M6")
+    elsewhere = (
+        "class A:\n    def on_active_stop(self, done):\n        self.hold_until_drained(done)\n"
+    )
+    whole = m6.codemod(CodemodContext(filename=m6.path))
+    whole.transform_module(cst.parse_module(elsewhere))
+    assert whole.hits == 1
+    with pytest.raises(MutantNotApplicable, match="found 0"):
+        m6.apply(elsewhere)
+
+
 def test_target_found_too_often_is_an_error() -> None:
     m6 = find_mutant("M6")
     doubled = (
-        "class A:\n"
+        "class RoutingQuiescenceParticipant:\n"
         "    def on_active_stop(self, done):\n"
         "        self.hold_until_drained(done)\n"
         "        self.hold_until_drained(done)\n"
