@@ -1,7 +1,7 @@
 """Time `python -m harness check` on the reference mesh: the current tree against a baseline.
 
     python benchmarks/check_time.py [--baseline REV] [--repeat N] [--current-only]
-                                    [--json FILE]
+                                    [--jobs K] [--json FILE]
 
 Both sides are measured in one run. The current side is `python -m harness check` at this
 repository's root (PYTHONPATH the root); the baseline side is the same command in a
@@ -15,8 +15,9 @@ code of every run and the number of kill-matrix mutants the run reported ("N of 
 killed ...": M); then the ratio current/baseline of the medians and of the minima, the load
 average before and after, and whether the current side's median wall time meets the goal
 "check on the reference mesh <= 25 s on this machine" (information only: nothing here fails
-on a time). `--current-only` measures the current side alone; `--json FILE` also writes
-every run and summary as JSON.
+on a time). `--current-only` measures the current side alone; `--jobs K` runs the current
+side as `check --jobs K` (the baseline as it is, with one job: older trees lack the
+option); `--json FILE` also writes every run and summary as JSON.
 
 The default baseline, b497462 ("CI: lint-imports beside ruff and mypy"), is the parent of
 345cf36, the first commit of the verdict-evidence work (harness facts, per-obligation
@@ -97,11 +98,15 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--repeat", type=int, default=3, help="runs per side (default 3)")
     parser.add_argument("--current-only", action="store_true",
                         help="measure the current tree alone")
+    parser.add_argument("--jobs", type=int, default=1, metavar="K",
+                        help="the current side's check --jobs (default 1)")
     parser.add_argument("--json", type=Path, default=None, metavar="FILE",
                         help="also write every run and the summaries as JSON")
     args = parser.parse_args(argv)
     if args.repeat < 1:
         parser.error("--repeat must be >= 1")
+    if args.jobs < 1:
+        parser.error("--jobs must be >= 1")
     return args
 
 
@@ -204,13 +209,13 @@ def _children_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def measure(side: str, root: Path) -> tuple[Run, str]:
-    """One `python -m harness check` in `root`, importing from `root` only."""
+def measure(side: str, root: Path, options: Sequence[str] = ()) -> tuple[Run, str]:
+    """One `python -m harness check [options]` in `root`, importing from `root` only."""
     env = dict(os.environ, PYTHONPATH=str(root))
     env.pop("PYTEST_ADDOPTS", None)
     cpu_before = _children_cpu()
     started = time.perf_counter()
-    result = subprocess.run([sys.executable, *COMMAND], cwd=root, env=env,
+    result = subprocess.run([sys.executable, *COMMAND, *options], cwd=root, env=env,
                             capture_output=True, text=True, check=False)
     wall = time.perf_counter() - started
     cpu = _children_cpu() - cpu_before
@@ -245,13 +250,14 @@ def _progress(index: int, repeat: int, run: Run) -> None:
           file=sys.stderr, flush=True)
 
 
-def run_sides(repeat: int, baseline_root: Path | None) -> list[Run]:
+def run_sides(repeat: int, baseline_root: Path | None, jobs: int = 1) -> list[Run]:
     """Every run, interleaved: current, baseline, current, baseline, ..."""
     sides = [(CURRENT, ROOT)] + ([] if baseline_root is None else [(BASELINE, baseline_root)])
     runs: list[Run] = []
     for index in range(1, repeat + 1):
         for side, root in sides:
-            run, stderr = measure(side, root)
+            options = ("--jobs", str(jobs)) if side == CURRENT and jobs > 1 else ()
+            run, stderr = measure(side, root, options)
             _progress(index, repeat, run)
             if side == CURRENT and run.exit_code != PASS_CODE:
                 tail = "\n".join(stderr.splitlines()[-20:])
@@ -268,7 +274,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     load_before = os.getloadavg()
     try:
         if args.current_only:
-            runs = run_sides(args.repeat, None)
+            runs = run_sides(args.repeat, None, args.jobs)
             baseline_rev = ""
         else:
             try:
@@ -278,7 +284,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 return 2
             try:
                 with worktree(baseline_rev) as baseline_root:
-                    runs = run_sides(args.repeat, baseline_root)
+                    runs = run_sides(args.repeat, baseline_root, args.jobs)
             except subprocess.CalledProcessError as exc:
                 print(f"check_time: {' '.join(exc.cmd)} failed: {exc.stderr}", file=sys.stderr)
                 return 2

@@ -13,6 +13,7 @@ import difflib
 import hashlib
 import importlib
 import importlib.util
+import os
 import shutil
 import sys
 import tempfile
@@ -124,6 +125,16 @@ def _import_isolated(package: str, package_dir: Path, adapter: str = "adapter") 
         raise
 
 
+def ensure_scratch() -> Path:
+    """The directory builds are written under, made (and set to be removed at exit) on first
+    use. Made before forking workers that build, so their builds are removed too: a forked
+    worker ends without running exit handlers."""
+    global _SCRATCH
+    if _SCRATCH is None:
+        _SCRATCH = _scratch()
+    return _SCRATCH
+
+
 def isolate(
     sources: dict[str, str],
     package: str,
@@ -135,10 +146,8 @@ def isolate(
     every absolute import of `original` renamed, and import its `adapter` module by its
     own spec: the package directory and that module. The engine-generated mutants of
     `prove --mutate` are built by this too."""
-    global _SCRATCH
-    if _SCRATCH is None:
-        _SCRATCH = _scratch()
-    package_dir = _SCRATCH / package
+    # One directory per process: two workers building the same mutant never share a tree.
+    package_dir = ensure_scratch() / f"pid{os.getpid()}" / package
     if package_dir.exists():
         shutil.rmtree(package_dir)
     _write_tree(package_dir, sources, package, original)

@@ -21,7 +21,7 @@ from invariants.adapter import AdapterFactory
 from invariants.checks import CHECK_IDS, UnknownCheck
 from invariants.dynamic.runner import Outcome, run_invariant
 from invariants.mutants.base import Mutant, MutantNotApplicable
-from invariants.mutants.build import build_mutant, reference_root
+from invariants.mutants.build import build_mutant, ensure_scratch, reference_root
 from invariants.mutants.pool import fan_out
 from invariants.mutants.registry import select_mutants
 from invariants.scan.config import find_pyproject, load_config
@@ -220,12 +220,22 @@ def prove(
     reference = _Subject("reference", _reference_factory(), chosen_checks, (),
                          static_cells(reference_scan, None, _static(chosen_checks)),
                          list(reference_scan.errors))
+    # With workers, a mutant judged by invariants alone is built by the worker that runs it
+    # (the workers start on the reference's cells at once), and the mutants' scans run here
+    # while the workers run; with one job everything runs here, in matrix order.
+    lazy = jobs > 1
     subjects = [reference] + [
-        _prepare(m, _wanted(m, chosen_checks, expected_only), config, reference_scan, say)
-        for m in chosen
+        _prepare(m, _wanted(m, chosen_checks, expected_only), say, lazy) for m in chosen
     ]
-    dynamic = _run_dynamic(subjects, _Dynamic(settings or profile, seed_scenarios), jobs, say)
-    rows = {s.name: _row(s, dynamic) for s in subjects if s.factory is not None}
+    ensure_scratch()  # before the fork: the workers' builds go where this process cleans up
+
+    def scan_mutants() -> None:
+        for subject in subjects[1:]:
+            _scan_static(subject, config, reference_scan, say if lazy else None)
+
+    context = _Dynamic(settings or profile, seed_scenarios, {m.id: m for m in chosen})
+    dynamic = _run_dynamic(subjects, context, jobs, say, scan_mutants)
+    rows = {s.name: _row(s, dynamic) for s in subjects if s.applicable}
     return Matrix(
         profile=profile,
         checks=chosen_checks,
@@ -245,21 +255,25 @@ class _Dynamic:
 
     profile: str | Settings
     seed_scenarios: bool
+    mutants: dict[str, Mutant]  # by id: a subject without a factory is built where it runs
     factories: dict[str, AdapterFactory] = field(default_factory=dict)
     in_process: bool = True  # False: cells travel back from forked workers, pickled
 
 
 @dataclass
 class _Subject:
-    """The reference or one mutant, built and scanned: its static cells, the checks it runs
-    (`factory` None: the mutant no longer applies, and runs nothing)."""
+    """The reference or one mutant: its static cells, the checks it runs and, once built,
+    its factory and source tree (`applicable` False: the mutant no longer applies, and runs
+    nothing)."""
 
     name: str
-    factory: AdapterFactory | None
+    factory: AdapterFactory | None  # None: not built yet (its worker builds it)
     checks: tuple[str, ...]
     expected: tuple[str, ...]
     static: dict[str, Cell]
     errors: list[str]
+    source_root: Path | None = None  # the mutated tree, for the scan
+    applicable: bool = True
 
     @property
     def dynamic(self) -> tuple[str, ...]:
@@ -270,23 +284,35 @@ def _static(checks: Sequence[str]) -> list[str]:
     return [c for c in checks if c in STATIC_CHECKS]
 
 
-def _prepare(
-    mutant: Mutant, wanted: tuple[str, ...], config: ScanConfig, reference_scan: StaticScan,
-    say: Progress,
-) -> _Subject:
-    """Build and scan one mutant (a mutant judged by invariants alone is not scanned)."""
-    say(mutant.name)
+def _prepare(mutant: Mutant, wanted: tuple[str, ...], say: Progress, lazy: bool) -> _Subject:
+    """One mutant's subject, built here unless `lazy` and no static rule needs its tree."""
+    subject = _Subject(mutant.id, None, wanted, mutant.kills, {}, [])
+    if lazy and not _static(wanted):
+        return subject
+    if not lazy:
+        say(mutant.name)
     try:
         build = build_mutant(mutant)
     except MutantNotApplicable as exc:  # reported; its kills are missing, the rest runs
         say(f"  {exc}")
-        return _Subject(mutant.id, None, (), (), {}, [str(exc)])
-    scanned = (
-        scan_tree(build.source_root, config) if _static(wanted) else StaticScan((), (), 0.0)
-    )
-    return _Subject(mutant.id, build.factory, wanted, mutant.kills,
-                    static_cells(scanned, reference_scan, _static(wanted)),
-                    list(scanned.errors))
+        return _Subject(mutant.id, None, (), (), {}, [str(exc)], applicable=False)
+    subject.factory, subject.source_root = build.factory, build.source_root
+    return subject
+
+
+def _scan_static(
+    subject: _Subject, config: ScanConfig, reference_scan: StaticScan, say: Progress | None,
+) -> None:
+    """Fill in a built mutant's static cells (a mutant judged by invariants alone is not
+    scanned)."""
+    wanted = _static(subject.checks)
+    if not wanted or subject.source_root is None:
+        return
+    if say is not None:
+        say(f"scanning {subject.name}")
+    scanned = scan_tree(subject.source_root, config)
+    subject.static = static_cells(scanned, reference_scan, wanted)
+    subject.errors += scanned.errors
 
 
 Task = tuple[str, str]  # (subject name, dynamic check)
@@ -304,8 +330,13 @@ def _work_order(subjects: Sequence[_Subject]) -> list[Task]:
 
 def _cell(dynamic: _Dynamic, task: Task) -> Cell:
     name, check = task
-    cell = dynamic_cell(check, dynamic.factories[name], dynamic.profile,
-                        seed_scenarios=dynamic.seed_scenarios)
+    factory = dynamic.factories.get(name)
+    if factory is None:  # built in this worker (once: builds are cached per process)
+        try:
+            factory = build_mutant(dynamic.mutants[name]).factory
+        except MutantNotApplicable as exc:  # no verdict: an error the matrix reports
+            return Cell(False, 0, 0, 0.0, f"error: {exc}", errored=True)
+    cell = dynamic_cell(check, factory, dynamic.profile, seed_scenarios=dynamic.seed_scenarios)
     if dynamic.in_process or cell.outcome is None or cell.outcome.error is None:
         return cell
     # The mesh's exception may not pickle; its text and traceback are in the failure text.
@@ -313,7 +344,8 @@ def _cell(dynamic: _Dynamic, task: Task) -> Cell:
 
 
 def _run_dynamic(
-    subjects: Sequence[_Subject], dynamic: _Dynamic, jobs: int, say: Progress
+    subjects: Sequence[_Subject], dynamic: _Dynamic, jobs: int, say: Progress,
+    meanwhile: Callable[[], None],
 ) -> dict[Task, Cell]:
     cells: dict[Task, Cell] = {}
 
@@ -324,8 +356,8 @@ def _run_dynamic(
         cells[task] = cell
 
     factories = {s.name: s.factory for s in subjects if s.factory is not None}
-    context = _Dynamic(dynamic.profile, dynamic.seed_scenarios, factories, jobs <= 1)
-    fan_out(context, _work_order(subjects), _cell, jobs, finished)
+    context = replace(dynamic, factories=factories, in_process=jobs <= 1)
+    fan_out(context, _work_order(subjects), _cell, jobs, finished, meanwhile)
     return cells
 
 

@@ -42,11 +42,15 @@ def fan_out(
     work: Callable[[Context, Item], Value],
     jobs: int,
     done: Callable[[Item, Value], None],
+    meanwhile: Callable[[], None] | None = None,
 ) -> None:
     """`done(item, work(context, item))` here as each item finishes: in order with one job,
     in the order they finish with more. `work` must be a module-level function (it travels
-    to the workers by name)."""
+    to the workers by name). `meanwhile()` runs here while the workers run (with one job,
+    before the first item); what it changes after the fork the workers do not see."""
     if jobs <= 1:
+        if meanwhile is not None:
+            meanwhile()
         for item in items:
             done(item, work(context, item))
         return
@@ -59,6 +63,8 @@ def fan_out(
             futures: dict[Future[Value], Item] = {
                 pool.submit(_call, work, item): item for item in items
             }
+        if meanwhile is not None:
+            meanwhile()
         for future in as_completed(futures):
             done(futures[future], future.result())
     except BaseException:  # an interrupt, above all: no worker outlives the run

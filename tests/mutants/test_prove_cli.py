@@ -79,6 +79,34 @@ def test_two_jobs_give_the_matrix_of_one() -> None:
     assert "M1 INV1: killed" in parallel[0].stderr  # each progress line names its subject
 
 
+def test_mutants_built_in_the_workers_give_the_matrix_of_one_job() -> None:
+    """Judged by invariants alone, a mutant is built by the worker that runs it (here each
+    mutant has two cells, so two workers may build it at once)."""
+    from invariants.mutants.matrix import prove
+
+    matrices = {jobs: prove("ci", ["M3", "M9"], checks=["INV1", "INV2"], jobs=jobs).to_json()
+                for jobs in (1, 2)}
+    assert _without_seconds(matrices[2]) == _without_seconds(matrices[1])
+    assert matrices[2]["mutants"]["M3"]["INV2"]["killed"] is True
+    assert matrices[2]["mutants"]["M9"]["INV1"]["killed"] is True
+
+
+def test_a_mutant_that_no_longer_applies_in_a_worker_is_an_error() -> None:
+    """A mutant whose site is gone: with one job its build fails here, with two in the
+    worker; either way the matrix fails, naming the mutant, and its kill is missing."""
+    from dataclasses import replace
+
+    from invariants.mutants.matrix import prove
+    from invariants.mutants.registry import find_mutant
+
+    gone = replace(find_mutant("M3"), site="Nowhere._retry_or_terminate")
+    for jobs in (1, 2):
+        matrix = prove("ci", [gone], checks=["INV2"], jobs=jobs)
+        assert not matrix.ok and matrix.missing_kills() == [("M3", "INV2")]
+        assert len(matrix.errors) == 1 and "mutant M3 unbounded-resubscribe" in matrix.errors[0]
+        assert "found 0 time(s)" in matrix.errors[0]
+
+
 def test_a_mutants_listed_kills_run_before_the_rest_of_its_row() -> None:
     from invariants.mutants.matrix import _Subject, _work_order
 

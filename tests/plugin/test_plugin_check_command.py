@@ -78,6 +78,7 @@ def test_a_violating_mesh_fails_the_job(
         (["--profile", "nightly"], "--profile: unknown profile 'nightly'"),
         (["--no-prove", "--invariants", "INV8"], "--invariants: unknown invariant 'INV8'"),
         (["--invariants", "INV1"], "--invariants needs --no-prove"),
+        (["--jobs", "0"], "--jobs: must be at least 1, got 0"),
     ],
 )
 def test_a_usage_error_is_one_line_and_exit_2(
@@ -86,3 +87,41 @@ def test_a_usage_error_is_one_line_and_exit_2(
     assert main(["check", *args]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and fragment in err[0], err
+
+
+def _without_seconds(document: object) -> object:
+    if isinstance(document, dict):
+        return {k: _without_seconds(v) for k, v in document.items() if k != "seconds"}
+    if isinstance(document, list):
+        return [_without_seconds(v) for v in document]
+    return document
+
+
+def test_two_jobs_give_the_report_of_one(capsys: pytest.CaptureFixture[str]) -> None:
+    reports = {}
+    for jobs in ("1", "2"):
+        code = main(["check", "--no-prove", "--invariants", "INV2,INV1", "--quiet",
+                     "--format", "json", "--jobs", jobs])
+        assert code == 0
+        reports[jobs] = json.loads(capsys.readouterr().out)
+    assert _without_seconds(reports["2"]) == _without_seconds(reports["1"])
+    assert [row["check"] for row in reports["2"]["invariants"]] == ["INV2", "INV1"]
+
+
+def test_a_violation_found_in_a_worker_fails_the_job(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Negative control of the parallel run: the rows that come back from the workers carry
+    the violation and its counterexample."""
+    sample_repo.write(tmp_path, fixed=False)
+    monkeypatch.syspath_prepend(str(tmp_path / "src"))
+    import tinymesh.adapter
+
+    import reference_impl.adapter
+
+    monkeypatch.setattr(reference_impl.adapter, "make_adapter", tinymesh.adapter.make_adapter)
+    code = main(["check", "--no-prove", "--invariants", "INV1,INV2", "--quiet", "--jobs", "2"])
+    out = capsys.readouterr().out
+    assert code == 1
+    assert "DeliveryFailure answers rejected post" in out
+    assert out.rstrip().endswith("Result: FAIL")

@@ -28,6 +28,7 @@ from harness.settings import (
     known_profile,
 )
 from harness.shared_database import add_shared_database_option, option_database, reachable
+from harness.workers import jobs_problem
 from invariants.dynamic.profiles import PROFILES
 from invariants.mutants.base import MutantNotApplicable
 from invariants.user_errors import UserError
@@ -58,6 +59,10 @@ def add_parser(subparsers: Any) -> None:
     add_param_option(parser)
     parser.add_argument("--format", choices=("text", "json"), default="text",
                         help="the report as text (default) or JSON")
+    parser.add_argument("--jobs", type=int, metavar="K", default=1,
+                        help="worker processes for the dynamic runs: the kill matrix's "
+                        "cells, or each adapter's invariants (default 1; the report is the "
+                        "same for every K but for its seconds)")
     parser.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
     add_shared_database_option(parser)
     parser.set_defaults(func=run)
@@ -68,6 +73,9 @@ def run(args: argparse.Namespace) -> int:
                           params_origin="--param",
                           shared_database=option_database(args.shared_database,
                                                           "--shared-database"))
+    problem = jobs_problem(args.jobs)
+    if problem:
+        raise UserError(problem)
     settings = for_command(overrides=overrides)
     importing_from(settings)
     if args.profile is not None:
@@ -89,7 +97,8 @@ def run(args: argparse.Namespace) -> int:
 
     try:
         result = run_check(kill_matrix=not args.no_prove, invariants=invariants,
-                           progress=progress, shared_database=shared, subject=subject)
+                           progress=progress, shared_database=shared, subject=subject,
+                           jobs=args.jobs)
     except MutantNotApplicable as exc:  # the reference changed under a mutant: a failed check
         print(f"{PROG}: {exc}", file=sys.stderr)
         return 1

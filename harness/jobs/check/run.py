@@ -8,13 +8,16 @@
 
 With the kill matrix, the reference's invariant rows are the matrix's reference row, each
 built from the outcome its cell carries, so no invariant runs twice. Every dynamic run
-uses one settings object, resolved here from the profile and the shared database.
+uses one settings object, resolved here from the profile and the shared database. With
+`jobs` above 1 the dynamic runs (the matrix's cells, or each adapter's invariants) go to
+that many forked workers (`invariants.mutants.pool`); the result does not depend on it.
 `harness.jobs.check.report` renders the result.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 
 from hypothesis import settings as Settings
 
@@ -23,12 +26,14 @@ from harness.jobs.check.subject import KILL_MATRIX_SKIPPED, Subject, bundled_ref
 from harness.run_state import hypothesis_profile
 from harness.scan_verdict import load_baseline, run_scan
 from harness.shared_database import SharedDatabase
-from invariants.adapter import AdapterExited
+from invariants.adapter import AdapterExited, AdapterFactory
 from invariants.checks import CHECKS
+from invariants.checks.params import CheckParams
 from invariants.conformance.programs import conformance
 from invariants.dynamic.report import own_traceback
 from invariants.dynamic.runner import Outcome, run_invariant
 from invariants.mutants.matrix import Matrix, prove
+from invariants.mutants.pool import fan_out
 from invariants.scan.model import ScanConfig
 
 Progress = Callable[[str], None]
@@ -42,21 +47,24 @@ def run_check(
     progress: Progress | None = None,
     shared_database: SharedDatabase | None = None,
     subject: Subject | None = None,
+    jobs: int = 1,
 ) -> CheckResult:
     """The whole job on `subject` (default: the bundled reference under `profile`);
     `invariants` narrows the invariants run without the kill matrix. `shared_database` is
-    replayed by every invariant run (None: no shared database)."""
+    replayed by every invariant run (None: no shared database). `jobs`: worker processes
+    for the dynamic runs (1: all of them here)."""
     judged = subject or bundled_reference(profile)
     settings = hypothesis_profile(judged.profile, shared_database)
     say = progress or (lambda _line: None)
-    result = _run_check(judged, settings, kill_matrix, invariants or judged.invariants, say)
+    result = _run_check(judged, settings, kill_matrix, invariants or judged.invariants, say,
+                        jobs)
     result.shared_database = shared_database.spec if shared_database else None
     return result
 
 
 def _run_check(
     subject: Subject, settings: Settings, kill_matrix: bool, invariants: Sequence[str],
-    say: Progress,
+    say: Progress, jobs: int,
 ) -> CheckResult:
     say(f"scanning {subject.root}")
     verdict = run_scan(list(subject.scan_paths), subject.scan_config, subject.root,
@@ -70,26 +78,48 @@ def _run_check(
         if kill_matrix:
             result.kill_matrix_skipped = KILL_MATRIX_SKIPPED.format(mesh=subject.mesh)
         say(f"dynamic invariants on {subject.mesh}")
-        result.invariants = _invariants_alone(subject, settings, invariants, say)
+        result.invariants = _invariants_alone(subject, settings, invariants, say, jobs)
         return result
     say("kill matrix (the reference first, then each mutant against the checks it must fail)")
     result.matrix = prove(subject.profile, expected_only=True, progress=say,
-                          seed_scenarios=subject.seed_scenarios, settings=settings)
+                          seed_scenarios=subject.seed_scenarios, settings=settings, jobs=jobs)
     result.invariants = _invariants_of(result.matrix)
     result.errors = list(result.matrix.errors)
     return result
 
 
+@dataclass(frozen=True)
+class _Alone:
+    """What every invariant run of `_invariants_alone` shares: given to the workers once,
+    when they are forked (the imported adapters with it), never pickled."""
+
+    factories: Mapping[str, AdapterFactory]
+    settings: Settings
+    params: CheckParams | None
+    seed_scenarios: bool
+
+
+def _invariant_row(context: _Alone, item: tuple[str, str]) -> InvariantRow:
+    """One adapter's run of one invariant, as its row (built where it ran: the mesh's
+    exception stays here, its traceback travels as text)."""
+    spec, check_id = item
+    outcome = run_invariant(check_id, context.factories[spec], context.settings,
+                            params=context.params, seed_scenarios=context.seed_scenarios)
+    return _row(outcome, spec if len(context.factories) > 1 else "")
+
+
 def _invariants_alone(subject: Subject, settings: Settings, check_ids: Sequence[str],
-                      say: Progress) -> list[InvariantRow]:
-    rows = []
-    for spec, factory in subject.factories.items():
-        for check_id in check_ids:
-            outcome = run_invariant(check_id, factory, settings, params=subject.params,
-                                    seed_scenarios=subject.seed_scenarios)
-            say(f"  {check_id} on {spec}: {outcome.verdict} ({outcome.seconds:.1f} s)")
-            rows.append(_row(outcome, spec if len(subject.factories) > 1 else ""))
-    return rows
+                      say: Progress, jobs: int) -> list[InvariantRow]:
+    context = _Alone(dict(subject.factories), settings, subject.params, subject.seed_scenarios)
+    items = [(spec, check_id) for spec in subject.factories for check_id in check_ids]
+    rows: dict[tuple[str, str], InvariantRow] = {}
+
+    def finished(item: tuple[str, str], row: InvariantRow) -> None:
+        say(f"  {item[1]} on {item[0]}: {row.verdict} ({row.seconds:.1f} s)")
+        rows[item] = row
+
+    fan_out(context, items, _invariant_row, jobs, finished)
+    return [rows[item] for item in items]  # in the configured order, whatever finished first
 
 
 def _invariants_of(matrix: Matrix) -> list[InvariantRow]:

@@ -19,6 +19,7 @@ from harness.jobs.prove import mutate
 from harness.run_state import hypothesis_profile
 from harness.settings import Overrides, for_command, known_profile
 from harness.shared_database import add_shared_database_option, option_database, reachable
+from harness.workers import jobs_problem
 from invariants.mutants.base import MutantNotApplicable
 from invariants.mutants.matrix import ALL_CHECKS, Matrix, prove
 from invariants.mutants.registry import id_range
@@ -59,7 +60,7 @@ def run(args: argparse.Namespace) -> int:
     known_profile(args.profile, "--profile")
     if args.mutate is not None:
         return mutate.run(args, settings)
-    problem = mutate.jobs_problem(args.jobs)
+    problem = jobs_problem(args.jobs)
     if problem is not None:
         raise UserError(problem)
     checks = [check.upper() for check in args.check]

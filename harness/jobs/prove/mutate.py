@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.settings import HarnessSettings
+from harness.workers import jobs_problem
 from invariants import interrupts
 from invariants.mutants.matrix import reference_scan_config
 from invariants.mutants.score import report
@@ -93,11 +94,6 @@ def add_jobs_option(parser: Any) -> None:
                         help="worker processes: the matrix's dynamic cells (a mutant's "
                         "listed kills first), or the mutants of --mutate (default 1; the "
                         "results are the same for every K)")
-
-
-def jobs_problem(jobs: int) -> str | None:
-    """The usage error of a bad `--jobs`, the matrix's and the mutation score's alike."""
-    return f"--jobs: must be at least 1, got {jobs}" if jobs < 1 else None
 
 
 def _usage(args: argparse.Namespace) -> str | None:
