@@ -203,26 +203,22 @@ def prove(
     the named `profile` of `invariants.dynamic.profiles`; `profile` names them in reports.
     Each dynamic cell carries its whole `Outcome`.
 
-    The scans and builds run here; the dynamic cells run `jobs` at a time in forked workers
-    (`invariants.mutants.pool`), the reference's and each mutant's listed kills before the
-    rest of their rows. The matrix is the same whatever `jobs` and the order they finish in."""
+    The dynamic cells run `jobs` at a time in forked workers (`invariants.mutants.pool`),
+    the reference's and each mutant's listed kills before the rest of their rows. With
+    workers, a mutant judged by invariants alone is built by the worker that runs it (the
+    workers start on the reference's cells at once) and the mutants' scans run here while
+    the workers run; with one job everything runs here, in matrix order. The matrix is the
+    same whatever `jobs` and the order they finish in."""
     started = time.perf_counter()
     config = scan_config or reference_scan_config()
-    unknown = [c for c in checks or () if c not in ALL_CHECKS]
-    chosen_checks = tuple(c for c in ALL_CHECKS if not checks or c in checks)
-    if unknown:
-        raise UnknownCheck(f"unknown check(s) {unknown} (known: {', '.join(ALL_CHECKS)})")
+    chosen_checks = _chosen_checks(checks)
     chosen = _chosen(mutants)
     say = progress or (lambda _line: None)
-
     say("reference")
     reference_scan = scan_tree(reference_root(), config)
     reference = _Subject("reference", _reference_factory(), chosen_checks, (),
                          static_cells(reference_scan, None, _static(chosen_checks)),
                          list(reference_scan.errors))
-    # With workers, a mutant judged by invariants alone is built by the worker that runs it
-    # (the workers start on the reference's cells at once), and the mutants' scans run here
-    # while the workers run; with one job everything runs here, in matrix order.
     lazy = jobs > 1
     subjects = [reference] + [
         _prepare(m, _wanted(m, chosen_checks, expected_only), say, lazy) for m in chosen
@@ -246,6 +242,14 @@ def prove(
         errors=[e for s in subjects for e in s.errors + _dynamic_errors(s, dynamic)],
         seconds=time.perf_counter() - started,
     )
+
+
+def _chosen_checks(checks: Sequence[str] | None) -> tuple[str, ...]:
+    """The checks asked for (default all), in matrix order; `UnknownCheck` for others."""
+    unknown = [c for c in checks or () if c not in ALL_CHECKS]
+    if unknown:
+        raise UnknownCheck(f"unknown check(s) {unknown} (known: {', '.join(ALL_CHECKS)})")
+    return tuple(c for c in ALL_CHECKS if not checks or c in checks)
 
 
 @dataclass(frozen=True)

@@ -108,6 +108,7 @@ def test_two_jobs_give_the_report_of_one(capsys: pytest.CaptureFixture[str]) -> 
     assert [row["check"] for row in reports["2"]["invariants"]] == ["INV2", "INV1"]
 
 
+@pytest.mark.usefixtures("forget_tinymesh")
 def test_a_violation_found_in_a_worker_fails_the_job(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
