@@ -9,10 +9,13 @@ mesh.
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, replace
 from typing import TypeVar
 
 import libcst as cst
+from libcst import MetadataWrapper
 from libcst.codemod import CodemodContext, VisitorBasedCodemodCommand
 
 _Node = TypeVar("_Node", bound=cst.CSTNode)
@@ -63,6 +66,20 @@ class MutationCodemod(VisitorBasedCodemodCommand):
         if self._entered and original_node is self._entered[-1]:
             self._entered.pop()
         return super().on_leave(original_node, updated_node)
+
+    @contextmanager
+    def _handle_metadata_reference(self, module: cst.Module) -> Iterator[cst.Module]:
+        # libcst's own (a private method: the pin in pyproject.toml covers it), less the
+        # wrapper's deep copy of the tree: a parsed or transformed tree has no shared
+        # nodes, and the copy was a sixth of a build. No repo metadata is used here.
+        wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
+        old = self.context
+        with self.resolve(wrapper):
+            self.context = replace(old, wrapper=wrapper)
+            try:
+                yield wrapper.module
+            finally:
+                self.context = replace(self.context, wrapper=old.wrapper)
 
 
 @dataclass(frozen=True)
