@@ -241,6 +241,11 @@ SEED_PROGRAMS: Mapping[str, Mapping[str, Program]] = {
             ("storm", {"to": "h1"}),
             ("fanout", {"to": "h1", "extra": 0}),
         ),
+        # Past the breaker's bound of 10,000 tracked keys (SPEC, "Storm breaker"): the
+        # threshold + 9,001 identities, 11,001 at the reference's threshold and 10,001 at
+        # one of 1,000 (the examples'). Once the table is full every fresh key evicts the
+        # one idle the longest, and is still admitted.
+        "fanout-past-key-bound": (_init(), ("fanout", {"to": "h0", "extra": 9_000})),
     },
     "INV7": {
         "answer-once": _answer_once(),

@@ -57,6 +57,7 @@ MUTANT_MODULES: tuple[str, ...] = (
     "invariants.mutants.m40_fresh_key_counted_once",
     "invariants.mutants.m41_pump_stops_on_fault",
     "invariants.mutants.m42_fault_drops_next",
+    "invariants.mutants.m43_full_breaker_refuses_fresh_keys",
 )
 
 MUTANTS: tuple[Mutant, ...] = records.load(MUTANT_MODULES, "MUTANT", Mutant)
