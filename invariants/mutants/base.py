@@ -104,6 +104,9 @@ class Mutant:
     # The seed scenarios (`invariants.dynamic.seed_programs`) of its dynamic kill that
     # must catch it, run as fixed step programs.
     seeds: tuple[str, ...] = ()
+    # Why the state machine's drawn rules alone do not reach it ("" when they do): a shape
+    # too costly to draw, which only its seed programs run. The tests hold it to that.
+    drawn_blind: str = ""
 
     @property
     def name(self) -> str:
