@@ -71,7 +71,7 @@ class MutationCodemod(VisitorBasedCodemodCommand):
     def _handle_metadata_reference(self, module: cst.Module) -> Iterator[cst.Module]:
         # libcst's own (a private method: the pin in pyproject.toml covers it), less the
         # wrapper's deep copy of the tree: a parsed or transformed tree has no shared
-        # nodes, and the copy was a sixth of a build. No repo metadata is used here.
+        # nodes, and the copy was about a tenth of a build. No repo metadata is used here.
         wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
         old = self.context
         with self.resolve(wrapper):
