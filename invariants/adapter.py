@@ -23,15 +23,17 @@ from typing import Protocol, runtime_checkable
 from invariants.trace import MessageClass, TraceEvent
 
 # How a `why` starts for a choice at a virtual instant where a timeout fell due (a response
-# timeout and a reply's hop, the reply and the wake-up of the task the timeout cancels):
-# the races the harness most wants to explore live there. The harness's chooser spends a script
-# of its own on these decisions, so they are explored however many choices come before.
+# timeout and a reply's hop, the reply and the wake-up of the task the timeout cancels), or
+# where timers armed at different instants fell due together (a cooldown ending as a post
+# lands): the races the harness most wants to explore live there. The harness's chooser
+# spends a script of its own on these decisions, so they are explored however many choices
+# come before.
 TIMER_TIE = "timer tie"
 
 
 class Chooser(Protocol):
     """Picks one of `options` alternatives (0-based). `why` names the decision; it starts
-    with `TIMER_TIE` at an instant where a timeout fell due."""
+    with `TIMER_TIE` at an instant where a timeout fell due, or timers armed apart did."""
 
     def choose(self, options: int, why: str) -> int: ...
 
@@ -109,9 +111,9 @@ class Capability(StrEnum):
     # A grain call that timed out is sent again, and the callee de-duplicates the re-sends:
     # each delivery's effect is applied at most once (EFFECT_APPLIED says where and when).
     AT_LEAST_ONCE = "at_least_once"
-    # The mesh starts the `why` of a choice at an instant where a timeout fell due with
-    # `TIMER_TIE` (the virtual loop does, so every kit adapter declares it): the state
-    # machines then draw a script for those choices of its own.
+    # The mesh starts the `why` of a choice at an instant where a timeout fell due (or
+    # timers armed apart did) with `TIMER_TIE` (the virtual loop does, so every kit adapter
+    # declares it): the state machines then draw a script for those choices of its own.
     TIMER_TIES = "timer_ties"
     # A `MessageSpec(handler_raises=True)` is handled by a handler that raises.
     RAISING_HANDLERS = "raising_handlers"
@@ -218,7 +220,8 @@ CAPABILITIES: tuple[CapabilityInfo, ...] = (
     ),
     CapabilityInfo(
         Capability.TIMER_TIES,
-        "the mesh starts the `why` of a choice where a timeout fell due with TIMER_TIE; "
+        "the mesh starts the `why` of a choice where a timeout (or timers armed apart) fell "
+        "due with TIMER_TIE; "
         "the state machines draw a script of their own for those choices, and calls that "
         "land as their caller's wait ends",
         # The `ties` argument of `advance`, and the slowdowns that end on the mesh's waits;

@@ -10,16 +10,25 @@ US = 1_000_000
 
 
 class Clock:
-    """Virtual time, and its timers: a heap of (due microseconds, creation number, handle),
-    the number keeping timers due together in creation order."""
+    """Virtual time, and its timers: a heap of (due microseconds, creation number, handle,
+    armed microseconds), the number keeping timers due together in creation order."""
 
     def __init__(self) -> None:
         self.now_us = 0
-        self.timers: list[tuple[int, int, asyncio.TimerHandle]] = []
+        self.timers: list[tuple[int, int, asyncio.TimerHandle, int]] = []
         self._armed = 0
         self._cancelled = 0
-        # Whether a timeout fell due at this instant: its choices are timer ties.
-        self.timeout_due = False
+        # Whether this instant's choices are timer ties: a timeout fell due, or timers
+        # armed at different instants fell due together (two chains of work meeting, as a
+        # sleep ends when a leg lands). Timers armed in one instant with one delay (a burst
+        # of posts) are one chain: their order is no race worth a tie script's entries.
+        self.tie = False
+        self._first_armed: int | None = None  # when this instant's first due timer was armed
+
+    def moved(self) -> None:
+        """Time moved: a new instant, no tie yet."""
+        self.tie = False
+        self._first_armed = None
 
     def after(self, delay: float) -> int | None:
         """When a timer `delay` seconds from now is due (None: never, an infinite delay)."""
@@ -39,7 +48,7 @@ class Clock:
 
     def arm(self, when_us: int, timer: asyncio.TimerHandle) -> None:
         self._armed += 1
-        heapq.heappush(self.timers, (when_us, self._armed, timer))
+        heapq.heappush(self.timers, (when_us, self._armed, timer, self.now_us))
         timer._scheduled = True  # type: ignore[attr-defined]
 
     def cancelled(self, handle: asyncio.TimerHandle) -> None:
@@ -63,15 +72,20 @@ class Clock:
         """Take every live timer due by now off the heap, in due order."""
         timers, now, due = self.timers, self.now_us, []
         while timers and timers[0][0] <= now:
-            timer = heapq.heappop(timers)[2]
+            _when, _n, timer, armed = heapq.heappop(timers)
             timer._scheduled = False  # type: ignore[attr-defined]
             if timer._cancelled:
                 self._cancelled -= 1
             else:
                 due.append(timer)
-                if not self.timeout_due and _is_timeout(timer):
-                    self.timeout_due = True
+                if not self.tie:
+                    self._note_due(timer, armed)
         return due
+
+    def _note_due(self, timer: asyncio.TimerHandle, armed: int) -> None:
+        if self._first_armed is None:
+            self._first_armed = armed
+        self.tie = armed != self._first_armed or _is_timeout(timer)
 
     def next_due(self) -> int | None:
         """When the earliest live timer is due (cancelled ones at the head are dropped

@@ -97,7 +97,7 @@ class ReadyOrder:
         else:
             named = ", ".join(describe(option(i)) for i in range(min(count, WHY_NAMED)))
             more = f" and {count - WHY_NAMED} more" if count > WHY_NAMED else ""
-            kind = TIMER_TIE if self._clock.timeout_due else "aio ready order"
+            kind = TIMER_TIE if self._clock.tie else "aio ready order"
             why = f"{kind} at t={format_time(now)}, step {step}: {named}{more}"
             pick = self._chooser.choose(count, why)
             if not (isinstance(pick, int) and 0 <= pick < count):

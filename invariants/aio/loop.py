@@ -6,9 +6,11 @@ picks among lane heads, and so among timers due at the same instant (each due ti
 lane of its own). Concatenated in creation order the lanes are asyncio's own call order,
 so option 0 at every decision, `FirstChooser`'s, is plain FIFO. With a single option the
 chooser is not asked; every decision with more is recorded in `schedule`. A decision at
-an instant where a timeout fell due is a timer tie (its `why` says so: `TIMER_TIE`): what
-runs before the timeout, and between it and the wake-up of the task it cancels, decides
-whether a reply landing on its deadline counts.
+an instant where a timeout fell due, or where timers armed at different instants fell due
+together, is a timer tie (its `why` says so: `TIMER_TIE`): what runs before the timeout,
+and between it and the wake-up of the task it cancels, decides whether a reply landing on
+its deadline counts; two chains of work meeting (a cooldown ending as a post lands) race
+the same way.
 """
 
 from __future__ import annotations
@@ -98,7 +100,7 @@ class VirtualLoop(FencedEventLoop):
         return self._order.schedule
 
     def _clock_moved(self) -> None:
-        self._clock.timeout_due = False
+        self._clock.moved()
         self._budget.restart(self._step, self._order.replay_at)
 
     # Timers.

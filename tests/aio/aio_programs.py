@@ -54,6 +54,18 @@ async def same_instant(log: list[str]) -> None:
     await asyncio.gather(*(asyncio.create_task(worker(n), name=n) for n in "abc"))
 
 
+async def chains_meet(log: list[str]) -> None:
+    """Two chains of work meeting: a 20 ms sleep armed at 0 and a 10 ms one armed at 10 ms,
+    both due at 20 ms (a cooldown ending as a leg lands), each wake-up logged."""
+    async def sleeper(name: str, *sleeps: float) -> None:
+        for seconds in sleeps:
+            await asyncio.sleep(seconds)
+        log.append(name)
+
+    await asyncio.gather(asyncio.create_task(sleeper("cooldown", 0.020)),
+                         asyncio.create_task(sleeper("leg", 0.010, 0.010)))
+
+
 async def reply_or_timeout(log: list[str]) -> None:
     """A reply due at 100 ms against an `asyncio.timeout(0.1)`: a timer tie the chooser
     settles (the race production meets when a reply lands on its deadline)."""

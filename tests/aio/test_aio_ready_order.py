@@ -7,6 +7,7 @@ import asyncio
 from aio_programs import (
     LastChooser,
     ScriptChooser,
+    chains_meet,
     ping_pong,
     reply_or_timeout,
     run_program,
@@ -121,6 +122,26 @@ def test_a_timeout_falling_due_with_a_reply_is_a_timer_tie() -> None:
     chooser = ScriptChooser()
     run(same_instant([]), chooser=chooser)
     assert not any(why.startswith(TIMER_TIE) for _, why in chooser.asked)
+
+
+def test_timers_armed_at_different_instants_falling_due_together_are_a_timer_tie() -> None:
+    chooser = ScriptChooser()
+    log: list[str] = []
+    run(chains_meet(log), chooser=chooser)
+    ties = [why for _, why in chooser.asked if why.startswith(TIMER_TIE)]
+    assert ties and ties[0].startswith(f"{TIMER_TIE} at t=20 ms, step ")
+    assert log == ["cooldown", "leg"]  # FIFO: the older timer first
+    # The tie script reorders them: the leg lands before the cooldown ends.
+    scripted = ScriptedChooser()
+    scripted.load([], ties=[1])
+    log = []
+    run(chains_meet(log), chooser=scripted)
+    assert log == ["leg", "cooldown"]
+    # Negative control: timers armed together with one delay (same_instant's) are one
+    # chain, an ordinary interleaving.
+    chooser = ScriptChooser()
+    run(same_instant([]), chooser=chooser)
+    assert chooser.asked and not any(why.startswith(TIMER_TIE) for _, why in chooser.asked)
 
 
 def test_the_harness_spends_its_tie_script_only_at_timer_ties() -> None:
