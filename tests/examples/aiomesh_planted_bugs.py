@@ -84,6 +84,9 @@ PLANTED: tuple[Planted, ...] = (
     Planted("dedupe-after-reply", "INV4", False,
             "INV4: delivery *'s effect applied again at *: an at-least-once mesh applies "
             "each delivery at most once*"),
+    Planted("forget-answered", "INV4", True,
+            "INV4: delivery *'s effect applied again at *: an at-least-once mesh applies "
+            "each delivery at most once*", ci=True),
 )
 
 BY_NAME = {bug.name: bug for bug in PLANTED}

@@ -78,6 +78,10 @@ CASES = {
         s.call_times_out, {"attempts": 2, "received": 2, "applied": 1, "answers": 0},
         {"attempts": 2, "received": 2, "applied": 2, "answers": 0},
         mesh_args={"at_least_once": True}),
+    "forget-answered": Case(
+        s.call_to_slow_target, {"attempts": 5, "applied": 1, "tie": True},
+        {"attempts": 5, "applied": 5, "tie": True}, prefer("sleep:c", "step:c"),
+        mesh_args={"at_least_once": True}),
 }
 RACES = sorted(name for name, case in CASES.items() if case.pick is not None)
 

@@ -63,6 +63,10 @@ _ALL = (
     Bug("dedupe-after-reply", "AT_MOST_ONCE", False,
         "at-least-once mode records an applied delivery only when its caller still "
         "waits: a re-send after a timeout is applied again"),
+    Bug("forget-answered", "AT_MOST_ONCE", True,
+        "at-least-once mode forgets a delivery once its reply is handed to a waiting "
+        "caller: a caller whose timeout fires in that same instant sends it again, and the "
+        "callee applies it twice"),
 )
 
 BUGS: Mapping[str, Bug] = MappingProxyType({bug.name: bug for bug in _ALL})

@@ -7,9 +7,10 @@ names, if one still waits: a caller that timed out has given up on that reply, n
 work, which the callee still holds and still runs.
 
 A refused call (Rejected, ShuttingDown) is sent again after min(BASE·2ⁿ, CAP) ms, at most
-`RETRIES` times; a timed-out one never is, in the default at-most-once mode. In
-at-least-once mode a timed-out call is sent again too, and the callee applies each
-delivery id at most once.
+`RETRIES` times; a timed-out one never is, in the default at-most-once mode, where a reply
+that came in the instant the wait ended is taken. In at-least-once mode a timed-out call
+is sent again too, a reply in that instant or not, and the callee applies each delivery id
+at most once.
 """
 
 from __future__ import annotations
@@ -78,6 +79,8 @@ class Activation:
         if waiter is not None and waiting:
             if reply is None:
                 waiter.set_result("completed")
+                if "forget-answered" in mesh.bugs:
+                    self.applied.discard(env.id)  # its caller has the reply: no re-send
             else:
                 waiter.set_exception(reply)
 
@@ -148,7 +151,7 @@ class Calls:
             if ("resend-unheld-timeout" in mesh.bugs and cid not in activation.held
                     and not activation.closed):
                 raise Rejected(f"{target}: the call is no longer held: lost") from None
-            if waiter.done() and not waiter.cancelled():
+            if not mesh.at_least_once and waiter.done() and not waiter.cancelled():
                 return waiter.result()  # the reply came in the instant the wait ended
             timeout = ResponseTimeout(f"{target}: no reply in {RESPONSE_TIMEOUT_MS} ms")
             if aggregate is None:

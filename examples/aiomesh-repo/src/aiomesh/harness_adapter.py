@@ -27,7 +27,7 @@ ROUTES: Mapping[Route, str] = MappingProxyType(
 KINDS: Mapping[MessageClass, Kind] = MappingProxyType({c: Kind(c.value) for c in MessageClass})
 KIT_EMITS = frozenset({"turn_blocked", "turn_released", "fault_injected"})
 # Bugs that live in the at-least-once mode (`Mesh(at_least_once=True)`).
-AT_LEAST_ONCE_BUGS = frozenset({"dedupe-after-reply"})
+AT_LEAST_ONCE_BUGS = frozenset({"dedupe-after-reply", "forget-answered"})
 
 
 class _Trace(Observer):
