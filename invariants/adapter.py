@@ -26,9 +26,16 @@ from invariants.trace import MessageClass, TraceEvent
 # timeout and a reply's hop, the reply and the wake-up of the task the timeout cancels), or
 # where timers armed at different instants fell due together (a cooldown ending as a post
 # lands): the races the harness most wants to explore live there. The harness's chooser
-# spends a script of its own on these decisions, so they are explored however many choices
-# come before.
+# spends a script of its own on these decisions, afresh at each instant (`tie_instant`),
+# so they are explored however many choices come before.
 TIMER_TIE = "timer tie"
+
+
+def tie_instant(why: str) -> str:
+    """The instant a timer tie's `why` names: its text before the first comma (the virtual
+    loop's read `timer tie at t=100 ms, step 3: ...`). Ties whose `why` names no instant
+    count as one instant."""
+    return why.partition(",")[0]
 
 
 class Chooser(Protocol):

@@ -102,13 +102,13 @@ _SENDER = st.sampled_from(SENDERS)
 _COUNT = st.integers(1, 3)
 
 
-# A tie script: half the draws any script, half one deviation from FIFO at one of the
-# first four ties of the advance, held for one to three ties in a row (FIFO before and
-# after it). A race that needs one tie reordered and every later one left alone (a depth-1
-# schedule, in PCT's terms) is rare among dense scripts, whose later entries undo it; held
-# for two ties, the deviation lets a chain of two steps overtake one callback (a callee's
-# timer and its step, both ahead of its caller's timeout). The first ties are where the
-# instants a step built (`tied_call`) fall. Measured on the asyncio example: docs/asyncio.md.
+# A tie script, spent afresh at each tie instant (`ScriptedChooser`): half the draws any
+# script, half one deviation from FIFO at one of the instant's first four choices, held for
+# one to three choices in a row (FIFO before and after it). A race that needs one choice
+# reordered and every later one left alone (a depth-1 schedule, in PCT's terms) is rare
+# among dense scripts, whose later entries undo it; held for two choices, the deviation
+# lets a chain of two steps overtake one callback (a callee's timer and its step, both
+# ahead of its caller's timeout). Measured on the asyncio example: docs/asyncio.md.
 _TIE_SCRIPTS = st.one_of(
     st.lists(st.integers(0, 7), max_size=12),
     st.builds(lambda at, run, alternative: [0] * at + [alternative] * run,

@@ -85,6 +85,12 @@ async def reply_or_timeout(log: list[str]) -> None:
         log.append("lost reply" if reply.done() and not reply.cancelled() else "timeout")
 
 
+async def replies_on_two_deadlines(log: list[str]) -> None:
+    """`reply_or_timeout` twice, one after the other: a tie at 100 ms, another at 200 ms."""
+    await reply_or_timeout(log)
+    await reply_or_timeout(log)
+
+
 async def ping_pong(log: list[str]) -> None:
     """Tasks passing tokens over queues and yielding with sleep(0): no timers at all."""
     queues = [asyncio.Queue[int]() for _ in range(3)]

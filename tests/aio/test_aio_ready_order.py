@@ -9,6 +9,7 @@ from aio_programs import (
     ScriptChooser,
     chains_meet,
     ping_pong,
+    replies_on_two_deadlines,
     reply_or_timeout,
     run_program,
     same_instant,
@@ -122,6 +123,21 @@ def test_a_timeout_falling_due_with_a_reply_is_a_timer_tie() -> None:
     chooser = ScriptChooser()
     run(same_instant([]), chooser=chooser)
     assert not any(why.startswith(TIMER_TIE) for _, why in chooser.asked)
+
+
+def test_the_tie_script_starts_afresh_at_each_tie_instant() -> None:
+    # Both deadlines' replies are taken: the script that orders the first tie instant
+    # orders the second one too, not what the first left of it.
+    scripted = ScriptedChooser()
+    scripted.load([], ties=[0, 1])
+    log: list[str] = []
+    run(replies_on_two_deadlines(log), chooser=scripted)
+    assert log == ["reply", "reply"]
+    # Negative control: the same answers in the general script reach neither tie.
+    scripted.load([0, 1])
+    log = []
+    run(replies_on_two_deadlines(log), chooser=scripted)
+    assert log == ["lost reply", "lost reply"]
 
 
 def test_timers_armed_at_different_instants_falling_due_together_are_a_timer_tie() -> None:
