@@ -12,6 +12,7 @@ from pathlib import Path
 import scenarios as s
 from aiomesh import Kind, Mesh, Message, Recorder
 from aiomesh.shutdown import BUDGET_MS, DETACHING, SERVING
+from ordering import prefer
 
 SRC = Path(__file__).resolve().parents[1] / "src"
 
@@ -191,6 +192,40 @@ def test_no_clock_but_the_loop_and_no_random_numbers() -> None:
             else:
                 continue
             assert not banned & set(names), f"{path.name}:{node.lineno} imports {names}"
+
+
+async def _retry_as_the_last_leg_lands(mesh: Mesh, notes: Recorder) -> s.Measures:
+    """A subscription to a missing hub retries at 202 ms (its first attempt failed at 2 ms);
+    a stop at 201 ms holds for one leg, which lands at 202 ms: the retry is refused, and its
+    NACK starts a leg in that same instant."""
+    mesh.hub("a")
+    mesh.hub("b")
+    mesh.subscribe("a", "x")
+    await s.ms(201)
+    d = mesh.post("a", "b", Message("Order"))
+    mesh.stop()
+    await mesh.stopped_event()
+    landed = s.index(notes, "leg_ended", delivery_id=d)
+    asked = s.index(notes, "stop_requested")
+    nack = next(i for i, n in enumerate(notes.notes)
+                if i > asked and n.kind == "leg_started" and n["leg_kind"] == "nack")
+    detaching = s.index(notes, "stop_stage_entered", stage=DETACHING)
+    return {"nack_after_landing": landed < nack, "nack_before_detaching": nack < detaching,
+            "in_flight_at_detaching": notes.notes[detaching]["depth"]}
+
+
+def test_a_nack_started_as_the_last_leg_lands_is_held_for() -> None:
+    # FIFO runs the retry (its timer is the older) before the landing: the NACK's leg is
+    # already in flight when the last racing leg lands.
+    assert s.play(_retry_as_the_last_leg_lands) == {
+        "nack_after_landing": False, "nack_before_detaching": True,
+        "in_flight_at_detaching": 0}
+    # The other order: the leg lands (the hold is released), then the retry starts its
+    # NACK before the stop goes on. The hold waits for that leg too.
+    landing_first = prefer("sleep:leg", "step:leg", "sleep:s", "step:s1")
+    assert s.play(_retry_as_the_last_leg_lands, pick=landing_first) == {
+        "nack_after_landing": True, "nack_before_detaching": True,
+        "in_flight_at_detaching": 0}
 
 
 def test_the_ordering_loop_breaks_a_timer_tie_as_asked() -> None:

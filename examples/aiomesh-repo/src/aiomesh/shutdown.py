@@ -1,11 +1,12 @@
 """The stop: stages in descending order; SERVING holds until the legs in flight land.
 
-From the stop's first step nothing new is dispatched, so the in-flight count only falls.
-A graceful stop with legs in flight holds SERVING until the last one lands, at most
-`BUDGET_MS`; then it names the legs still in flight, oldest first, and goes on. DETACHING
-cuts what did not land, closes every hub's gate and deactivates the callees; CLOSING ends
-the open subscriptions. A stop that is not graceful holds nothing, and one asked for while
-a graceful stop runs (the host gave up waiting) ends the hold at once.
+From the stop's first step nothing new is dispatched, but a refused dispatch is answered,
+and its NACK is a leg: one may start in the very instant the last leg lands. A graceful
+stop with legs in flight holds SERVING until none is in flight, at most `BUDGET_MS`; then
+it names the legs still in flight, oldest first, and goes on. DETACHING cuts what did not
+land, closes every hub's gate and deactivates the callees; CLOSING ends the open
+subscriptions. A stop that is not graceful holds nothing, and one asked for while a
+graceful stop runs (the host gave up waiting) ends the hold at once.
 """
 
 from __future__ import annotations
@@ -78,6 +79,9 @@ class Shutdown:
         try:
             async with asyncio.timeout(self.mesh.seconds(BUDGET_MS)):
                 why = await self._release
+                while why == "drained" and legs.in_flight:  # a NACK started as it drained
+                    self._release = mesh.loop.create_future()
+                    why = await self._release
         except TimeoutError:
             why = "budget"
             for leg in legs.in_flight.values():
