@@ -233,6 +233,7 @@ class VirtualLoop(FencedEventLoop):
             result = super().run_until_complete(awaited)
         finally:
             self._drive.awaited.pop()
+            self._tasks.forget_started()
         self.raise_fenced()
         return result
 
@@ -254,7 +255,10 @@ class VirtualLoop(FencedEventLoop):
         return self._drive_to(self._clock.now_us + limit_ms * 1000, until_idle=True)
 
     def _drive_to(self, deadline_us: int, *, until_idle: bool) -> bool:
-        idle = self._drive.run(self, deadline_us, until_idle=until_idle)
+        try:
+            idle = self._drive.run(self, deadline_us, until_idle=until_idle)
+        finally:
+            self._tasks.forget_started()
         self.raise_fenced()
         return idle
 

@@ -16,9 +16,11 @@ class TaskBook:
 
     def __init__(self, loop: object) -> None:
         self._count = 0
-        # Every task's coroutine, for closing those that never started once the loop is
-        # gone: a mesh dropped before its tasks ran (an adapter asked only for its
-        # capabilities) then warns of none "never awaited".
+        # The tasks' coroutines that may not have started, for closing those that never did
+        # once the loop is gone: a mesh dropped before its tasks ran (an adapter asked only
+        # for its capabilities) then warns of none "never awaited". The finalizer holds
+        # this list, so a started coroutine (whose frame holds the mesh, and so the loop)
+        # must leave it, or the loop and all it ran outlive every run: `forget_started`.
         self._coroutines: list[TaskCoroutine] = []
         weakref.finalize(loop, _close_all, self._coroutines)
 
@@ -28,14 +30,21 @@ class TaskBook:
         self._coroutines.append(coro)
         return f"Task-{self._count}" if name is None else name
 
+    def forget_started(self) -> None:
+        """Keep only the coroutines that have not started (the loop calls this as each
+        drive ends)."""
+        self._coroutines[:] = [c for c in self._coroutines if _unstarted(c)]
+
+
+def _unstarted(coroutine: TaskCoroutine) -> bool:
+    if isinstance(coroutine, Coroutine):
+        return inspect.getcoroutinestate(coroutine) == inspect.CORO_CREATED
+    return inspect.getgeneratorstate(coroutine) == inspect.GEN_CREATED
+
 
 def _close_all(coroutines: list[TaskCoroutine]) -> None:
     """Close the coroutines that never started (closing one runs none of its code); one
     suspended mid-way is left to the garbage collector, as on a stock loop."""
     for coroutine in coroutines:
-        if isinstance(coroutine, Coroutine):
-            created = inspect.getcoroutinestate(coroutine) == inspect.CORO_CREATED
-        else:
-            created = inspect.getgeneratorstate(coroutine) == inspect.GEN_CREATED
-        if created:
+        if _unstarted(coroutine):
             coroutine.close()

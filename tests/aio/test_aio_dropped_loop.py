@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import gc
 import warnings
+import weakref
 
 from invariants.aio import VirtualLoop
 
@@ -43,3 +44,22 @@ def test_a_task_that_ran_is_left_as_it_is() -> None:
     task = loop.create_task(_pump())
     loop.run_until_complete(task)
     assert task.done() and task.exception() is None
+
+
+async def _holds_its_loop() -> None:
+    loop = asyncio.get_running_loop()  # a mesh's tasks hold their mesh, and so its loop
+    await asyncio.sleep(10)
+    assert loop.is_running()
+
+
+def test_a_driven_loop_dropped_mid_run_is_garbage() -> None:
+    # Every run makes a mesh and drops it mid-way; the loop, with all the mesh ran, must go
+    # with it. (Before, the loop's finalizer held every task's coroutine, and a suspended
+    # one holds the loop: each run's loop and trace stayed for good.)
+    loop = VirtualLoop()
+    loop.create_task(_holds_its_loop())
+    loop.advance(1)
+    gone = weakref.ref(loop)
+    del loop
+    gc.collect()
+    assert gone() is None
