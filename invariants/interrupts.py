@@ -109,7 +109,8 @@ def _deliver_later(signum: int) -> None:
 
     def deliver() -> None:
         time.sleep(REDELIVERY_SECONDS)
-        os.kill(os.getpid(), signum)
+        if _STATE.installed:  # not once the run has ended (by this interrupt, raised elsewhere)
+            os.kill(os.getpid(), signum)
 
     _thread.start_new_thread(deliver, ())
 

@@ -41,11 +41,10 @@ _Ts = TypeVarTuple("_Ts")
 class VirtualLoop(FencedEventLoop):
     """An asyncio event loop in virtual time whose ready order comes from `chooser`.
 
-    `legality` is `Legality.LANES` (only schedules production can run) or
-    `Legality.REORDER_ALL` (any ready callback next). `replay`, a recorded `Schedule`,
-    takes every choice from the recording and raises `ScheduleDivergence` at the first step
-    the run differs from it. `step_budget` steps may run at one virtual instant before
-    `Runaway` (None: no bound).
+    `legality` is `Legality.LANES` (only schedules production can run) or `Legality.REORDER_ALL`
+    (any ready callback next). `replay`, a recorded `Schedule`, takes every choice from the
+    recording and raises `ScheduleDivergence` at the first step the run differs from it.
+    `step_budget` steps may run at one virtual instant before `Runaway` (None: no bound).
     """
 
     def __init__(
