@@ -32,8 +32,7 @@ class ScriptedChooser:
         for every decision but the timer ties, `ties` for those of each tie instant."""
         self._script = deque(script)
         self._tie_script = tuple(ties)
-        self._ties = deque(self._tie_script)
-        self._tie_instant = None
+        self._tie_instant = None  # the next tie, at whatever instant, starts the script
 
     def choose(self, options: int, why: str) -> int:
         self.decisions += 1
