@@ -31,7 +31,7 @@ from invariants.adapter import (
 from invariants.checks import CheckParams
 from invariants.conformance.conventions import Broken, Post, broken_conventions
 from invariants.step_budget import within_budget
-from invariants.trace import EventKind, MessageClass, TraceEvent
+from invariants.trace import EventKind, MessageClass, TraceEvent, canonical_line
 
 HUBS = ("alpha", "beta")
 MISSING = "nowhere"
@@ -384,7 +384,47 @@ def _subscribe_proves(
     if not any(e.kind is EventKind.SUBSCRIBE_ATTEMPT for e in trace):
         return [Broken("capabilities", None, "SUBSCRIBE_ATTEMPT",
                        "the adapter declares subscribe, but two subscriptions sent nothing")]
-    return []
+    return _default_kept(
+        run, "subscribe", "subscribe('client', 'nowhere')",
+        f"subscribe('client', 'nowhere', retries={_PROTOCOL_RETRIES})",
+        lambda mesh: mesh.subscribe("client", MISSING),
+        lambda mesh: mesh.subscribe("client", MISSING, retries=_PROTOCOL_RETRIES))
+
+
+# The protocol's defaults (`MeshAdapter`): a host that leaves the argument out gets these.
+_PROTOCOL_RETRIES = 5
+_PROTOCOL_GRACEFUL = True
+
+
+def _rerun(run: Exercise, steps: Callable[[MeshAdapter], object],
+           chooser: AskedChooser | None = None) -> list[TraceEvent]:
+    """A fresh mesh of the same factory (hubs made), `steps`, run to quiescence: its trace."""
+    assert run.factory is not None
+    chosen = chooser or AskedChooser()
+    again = Exercise(run.factory(chosen), chosen)
+    for hub in HUBS:
+        again.adapter.create_hub(hub)
+    steps(again.adapter)
+    again.adapter.run_until_idle(QUIET_WITHIN_MS)
+    return list(again.adapter.trace())
+
+
+def _default_kept(run: Exercise, call: str, bare: str, spelled: str,
+                  without: Callable[[MeshAdapter], object],
+                  explicit: Callable[[MeshAdapter], object]) -> list[Broken]:
+    """A call made without an optional argument must do what the protocol's default does:
+    the harness always passes it, so a default of another value is seen by no other check,
+    and bites the host that leaves it out."""
+    left_out, given = _rerun(run, without), _rerun(run, explicit)
+    if [canonical_line(e) for e in left_out] == [canonical_line(e) for e in given]:
+        return []
+    parted = next((i for i, (a, b) in enumerate(zip(left_out, given, strict=False))
+                   if canonical_line(a) != canonical_line(b)), min(len(left_out), len(given)))
+    return [Broken("defaults", None, f"{call}()",
+                   f"on a fresh mesh, {bare} gave another trace than {spelled}, the "
+                   f"protocol's default (from seq {parted}: {len(left_out)} events against "
+                   f"{len(given)}): a host that leaves the argument out gets another "
+                   "behaviour than the documented one")]
 
 
 def _stop_steps(run: Exercise) -> None:
@@ -396,9 +436,22 @@ def _stop_proves(trace: Sequence[TraceEvent], run: Exercise, params: CheckParams
     kinds = {e.kind for e in trace}
     missing = [k for k in (EventKind.STOP_REQUESTED, EventKind.STOP_STAGE_ENTERED,
                            EventKind.STOP_COMPLETED) if k not in kinds]
-    return [Broken("stop", None, kind.name,
-                   f"a graceful stop, run to quiescence, emitted no {kind.name}")
-            for kind in missing]
+    if missing:
+        return [Broken("stop", None, kind.name,
+                       f"a graceful stop, run to quiescence, emitted no {kind.name}")
+                for kind in missing]
+    return _default_kept(run, "stop", "a routed request to alpha, then stop()",
+                         f"stop(graceful={_PROTOCOL_GRACEFUL})",
+                         lambda mesh: _stop_after_a_request(mesh, None),
+                         lambda mesh: _stop_after_a_request(mesh, _PROTOCOL_GRACEFUL))
+
+
+def _stop_after_a_request(mesh: MeshAdapter, graceful: bool | None) -> None:
+    mesh.post("client", "alpha", MessageSpec("Request"), route=Route.MONOLITH)
+    if graceful is None:
+        mesh.stop()
+    else:
+        mesh.stop(graceful=graceful)
 
 
 def _schedule_steps(run: Exercise) -> None:
@@ -421,14 +474,8 @@ def _schedule_proves(
                        "three deliveries posted in one instant to two hubs, and the mesh "
                        "never asked its Chooser which runs first: its schedule cannot be "
                        "explored, so its same-instant races are never tried")]
-    assert run.factory is not None
-    last = AskedChooser(last=True)
-    again = Exercise(run.factory(last), last)
-    for hub in HUBS:
-        again.adapter.create_hub(hub)
-    _schedule_steps(again)
-    again.adapter.run_until_idle(QUIET_WITHIN_MS)
-    if _order_of(again.adapter.trace()) == _order_of(trace):
+    last = _rerun(run, lambda mesh: _schedule_steps(Exercise(mesh)), AskedChooser(last=True))
+    if _order_of(last) == _order_of(trace):
         return [Broken("chooser", None, "Chooser.choose",
                        f"the mesh asked its Chooser {run.chooser.questions} time(s), but "
                        "answering the last option every time gave the same trace as the "

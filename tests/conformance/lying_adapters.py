@@ -162,3 +162,23 @@ def grain_failures_unanswered(events: list[TraceEvent]) -> list[TraceEvent]:
     called = _called(events)
     return [e for e in events
             if not (e.kind is EventKind.FAILURE_EMITTED and e.answers in called)]
+
+
+class _HardStopByDefault(ReferenceAdapter):
+    def stop(self, *, graceful: bool = False) -> None:
+        super().stop(graceful=graceful)
+
+
+def hard_stop_by_default(chooser: Chooser) -> ReferenceAdapter:
+    """`stop()` without `graceful` is a hard stop: the protocol's default is graceful."""
+    return _HardStopByDefault(chooser)
+
+
+class _TwoRetriesByDefault(ReferenceAdapter):
+    def subscribe(self, subscriber: str, target: str, *, retries: int = 2) -> str:
+        return super().subscribe(subscriber, target, retries=retries)
+
+
+def two_retries_by_default(chooser: Chooser) -> ReferenceAdapter:
+    """`subscribe()` without `retries` retries twice: the protocol's default is 5."""
+    return _TwoRetriesByDefault(chooser)

@@ -14,6 +14,7 @@ from lying_adapters import (
     edit_first,
     grain_failures_unanswered,
     grain_leg_ends_at_dispatch,
+    hard_stop_by_default,
     ignores_the_answer,
     ignores_the_give_up,
     lying,
@@ -21,6 +22,7 @@ from lying_adapters import (
     no_grain_router,
     spends_at_attempt,
     time_goes_back,
+    two_retries_by_default,
     without_all,
     without_first,
 )
@@ -82,6 +84,10 @@ def test_the_reference_adapter_conforms() -> None:
         ("stop", ignores_the_give_up, "held 4001 ms after the give-up"),
         ("legs", lying(grain_leg_ends_at_dispatch), "a grain leg ends with its last call's"),
         ("legs", lying(grain_failures_unanswered), "owed exactly one FAILURE_EMITTED"),
+        ("defaults", hard_stop_by_default, "then stop() gave another trace than "
+         "stop(graceful=True)"),
+        ("defaults", two_retries_by_default, "subscribe('client', 'nowhere') gave another "
+         "trace than subscribe('client', 'nowhere', retries=5)"),
     ],
     ids=lambda value: value if isinstance(value, str) else "",
 )

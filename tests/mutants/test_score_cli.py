@@ -75,7 +75,7 @@ def test_another_repos_mesh_is_mutated_through_its_adapter(tmp_path: Path) -> No
     assert data["mesh"] == "tinymesh" and data["total"] == 8
     every = [m for key in ("kills", "survived", "incompetent", "timeouts") for m in data[key]]
     assert {m["path"] for m in every} == {"mesh.py"}  # only mutate_paths is mutated
-    assert {k["check"] for k in data["kills"]} <= {"INV1", "MESH001", "MESH005"}
+    assert {k["check"] for k in data["kills"]} <= {"INV1", "MESH001", "MESH005", "adapter-check"}
     assert data["killed"] >= 1
     # Cosmic Ray's test command on a worker: the tree as it is on disk, one verdict line.
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(tmp_path / "src"), str(WORKTREE)]))

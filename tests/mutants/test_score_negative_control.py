@@ -23,7 +23,8 @@ OPERATORS = ("core/ReplaceComparisonOperator_Lt_Gt", "core/ReplaceComparisonOper
 
 def _run() -> ScoreRun:
     target = dataclasses.replace(
-        reference_target(reference_scan_config()), files=("errors.py",), checks=("INV4",)
+        reference_target(reference_scan_config()), files=("errors.py",), checks=("INV4",),
+        conformance=False,  # INV4 alone: adapter-check's grain program kills these too
     )
     return run_score(target, Triage(None), Options(operators=OPERATORS, timeout=120))
 

@@ -1,12 +1,13 @@
 """The unmutated mesh, measured once: its scan findings, the cost of each check and, where
 the profile allows it, the lines each check reaches.
 
-A mutation score only means something for a mesh that passes every check, so the
-unmutated copy runs them all first; a failure is a `TargetError` naming the check. The
-checks' CPU seconds here order each mutant's searches, cheapest first. With `guided` (and
-a profile for which `reach.sound_for` holds) the import and each check's seed programs and
-search run under coverage, so each mutant is judged only by the checks that reach its line
-(`invariants.mutants.score.reach`).
+A mutation score only means something for a mesh that keeps adapter-check's conventions
+and passes every check, so the unmutated copy runs them all first; a failure is a
+`TargetError` naming the convention or the check. The checks' CPU seconds here order each
+mutant's searches, cheapest first. With `guided` (and a profile for which
+`reach.sound_for` holds) the import, the conformance programs and each check's seed
+programs and search run under coverage, so each mutant is judged only by what reaches its
+line (`invariants.mutants.score.reach`).
 """
 
 from __future__ import annotations
@@ -21,7 +22,9 @@ from invariants.dynamic.runner import Outcome, run_invariant, run_program
 from invariants.dynamic.seed_programs import SEED_PROGRAMS
 from invariants.mutants.matrix import scan_tree
 from invariants.mutants.score.evaluate import (
+    CONFORMANCE,
     Baseline,
+    broken_convention,
     build,
     evidence,
     finding_key,
@@ -52,6 +55,10 @@ def measure(target: MeshTarget, profile: str, *, guided: bool = True) -> Baselin
                     f"{target.package}: the unmutated mesh does not import: "
                     f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
                 ) from None
+            phase(CONFORMANCE)
+            if target.conformance and (broken := broken_convention(target, factory)):
+                raise TargetError(f"{target.package}: the unmutated mesh fails adapter-check "
+                                  f"({broken}); fix it before measuring its mutants")
             cost = {check: _run_check(target, factory, check, profile, phase)
                     for check in target.checks}
         scanned = scan_tree(package_dir, target.scan_config)

@@ -2,10 +2,12 @@
 
 Order: build and import an isolated copy (a mutant that does not import is incompetent,
 whatever else it does), the static scan of the mutated tree (a finding the unmutated tree
-lacks kills), every check's seed programs (one example each: they kill most mutants), then
-each check's state machine under the profile, in the order of their cost on the unmutated
-mesh. A mesh that raises under a check is killed too: the harness run fails on it. A
-mutant that runs past `timeout` CPU seconds is timed out, not killed.
+lacks kills), adapter-check's conformance programs (a broken convention kills: a mesh that
+no longer asks its Chooser, say, has a schedule the search cannot explore, whatever the
+invariants say of the one run it makes), every check's seed programs (one example each:
+they kill most mutants), then each check's state machine under the profile, in the order
+of their cost on the unmutated mesh. A mesh that raises under a check is killed too: the
+harness run fails on it. A mutant that runs past `timeout` CPU seconds is timed out, not killed.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from pathlib import Path
 from typing import Any, Literal, cast
 
 from invariants.adapter import AdapterFactory
+from invariants.conformance.programs import conformance
 from invariants.dynamic.mesh_keys import MESH_ID_ATTRIBUTE
 from invariants.dynamic.runner import Outcome, run_invariant, run_program
 from invariants.dynamic.seed_programs import SEED_PROGRAMS
@@ -33,7 +36,10 @@ from invariants.scan.model import Finding
 from invariants.step_budget import cpu_alarm
 
 Status = Literal["killed", "survived", "timeout", "incompetent"]
-Phase = Literal["", "scan", "seed", "search"]
+Phase = Literal["", "scan", "conformance", "seed", "search"]
+# The conformance programs, judged as one check beside the invariants (and measured for
+# reach under this name): `python -m harness adapter-check` runs the same.
+CONFORMANCE = "adapter-check"
 FindingKey = tuple[str, str, str, str]
 
 
@@ -120,10 +126,36 @@ UNREACHED = ("no check's run on the unmutated mesh executes this statement: a ga
              "driving, not a kill")
 
 
+def judged_by(target: MeshTarget) -> tuple[str, ...]:
+    """Everything that judges a mutant after the scan: the conformance programs (unless
+    the target turns them off), then the target's checks."""
+    return (CONFORMANCE, *target.checks) if target.conformance else target.checks
+
+
+def broken_convention(target: MeshTarget, factory: AdapterFactory) -> str | None:
+    """The first convention the mesh breaks in adapter-check's programs, as adapter-check
+    prints it; None when it keeps them all."""
+    _declared, results = conformance(factory, target.params)
+    for result in results:
+        if result.broken:
+            return result.broken[0].line(result.program)
+    return None
+
+
+def _conforms(target: MeshTarget, factory: AdapterFactory) -> Verdict | None:
+    try:
+        broken = broken_convention(target, factory)
+    except Exception as exc:  # the adapter raised in a program
+        return _raised(CONFORMANCE, "conformance", exc)
+    return None if broken is None else Verdict("killed", CONFORMANCE, "conformance", 1, broken)
+
+
 def _dynamic(
     target: MeshTarget, factory: AdapterFactory, order: tuple[str, ...], profile: str,
     reaching: tuple[str, ...],
 ) -> Verdict | None:
+    if CONFORMANCE in reaching and (verdict := _conforms(target, factory)) is not None:
+        return verdict
     # Seed programs first, one example each, in the checks' own order: they all cost about
     # the same, and a fixed order credits a seed kill to the same check on every machine.
     for check in reaching:
@@ -170,7 +202,7 @@ def evaluate(
     reaching = None
     if baseline.reach is not None:
         reaching = baseline.reach.checks_reaching(
-            target.checks, mutant.path, mutant.line, target.sources[mutant.path])
+            judged_by(target), mutant.path, mutant.line, target.sources[mutant.path])
     return judge(target, baseline, mutant.id, sources, profile=profile, timeout=timeout,
                  reaching=reaching)
 
@@ -201,7 +233,7 @@ def judge(
                 return Verdict("incompetent", evidence=f"{type(exc).__name__}: "
                                f"{_first_line(str(exc))}",
                                seconds=time.perf_counter() - started)
-            checks = target.checks if reaching is None else reaching
+            checks = judged_by(target) if reaching is None else reaching
             verdict = _static(target, baseline, package_dir)
             if verdict is None and not checks:
                 verdict = Verdict("survived", evidence=UNREACHED, unreached=True)

@@ -21,7 +21,7 @@ from invariants.mutants.pool import fan_out
 from invariants.mutants.score.baseline import measure
 from invariants.mutants.score.cache import VerdictCache, key
 from invariants.mutants.score.engine import EngineMutant, enumerate_tree, postponed
-from invariants.mutants.score.evaluate import Baseline, Verdict, evaluate
+from invariants.mutants.score.evaluate import Baseline, Verdict, evaluate, judged_by
 from invariants.mutants.score.reach import sound_for
 from invariants.mutants.score.target import MeshTarget
 from invariants.mutants.score.triage import BLIND, Entry, Exclusion, Triage
@@ -156,7 +156,7 @@ def _stable(value: object) -> str:
 
 def context(target: MeshTarget, profile: str) -> str:
     """What else a verdict depends on: the profile, the checks, their figures, the rules."""
-    return (f"{profile}|{','.join(target.checks)}|{_stable(target.params)}|"
+    return (f"{profile}|{','.join(judged_by(target))}|{_stable(target.params)}|"
             f"{_stable(target.scan_config)}")
 
 
