@@ -164,7 +164,7 @@ CAPABILITIES: tuple[CapabilityInfo, ...] = (
         checks=("INV4",),
         families=("reject", "timeout"),
         routes=(Route.GRAIN,),
-        programs=("grain", "fault-order"),
+        programs=("grain", "fault-order", "zero-count"),
     ),
     CapabilityInfo(
         Capability.SUBSCRIBE,
@@ -206,7 +206,7 @@ CAPABILITIES: tuple[CapabilityInfo, ...] = (
         ),
         families=("aggregate",),
         programs=("aggregate",),
-        # fault-order arms an aggregate too.
+        # fault-order and zero-count arm an aggregate too.
         read_by=(f"{_PROGRAMS}._fault_order_kinds",),
     ),
     CapabilityInfo(

@@ -188,6 +188,26 @@ def _applied_proves(trace: Sequence[TraceEvent], calls: Sequence[str]) -> list[B
                    "be shown applied at most once")]
 
 
+def _zero_count_steps(run: Exercise) -> None:
+    # A fault armed for no call: `count` is how many calls it affects, and 0 is none.
+    for kind in [*_fault_order_kinds(run), FaultKind.REJECT_NEXT]:
+        run.adapter.inject(Fault(kind, "beta", count=0))
+    run.post("client", "beta", MessageSpec("Request"), Route.GRAIN)
+
+
+def _zero_count_proves(
+    trace: Sequence[TraceEvent], run: Exercise, params: CheckParams
+) -> list[Broken]:
+    (post,) = run.posts
+    failed = next((e for e in trace if e.kind is EventKind.ATTEMPT_FAILED
+                   and e.delivery_id == post.delivery_id), None)
+    if failed is None:
+        return []
+    return [Broken("grain-calls", failed.seq, "ATTEMPT_FAILED",
+                   f"faults armed at beta with count=0 (for no call) failed {post.delivery_id}'s "
+                   "call: a fault's count is how many calls it affects")]
+
+
 def _aggregate_steps(run: Exercise) -> None:
     for timeout_first in (True, False):
         run.adapter.inject(Fault(FaultKind.AGGREGATE_NEXT, "beta", timeout_first=timeout_first))
@@ -489,6 +509,7 @@ PROGRAMS: tuple[Program, ...] = (
     Program("schedule", None, _schedule_steps, _schedule_proves),
     Program("grain", Capability.GRAIN_ROUTER, _grain_steps, _grain_proves),
     Program("fault-order", Capability.GRAIN_ROUTER, _fault_order_steps, _fault_order_proves),
+    Program("zero-count", Capability.GRAIN_ROUTER, _zero_count_steps, _zero_count_proves),
     Program("subscribe", Capability.SUBSCRIBE, _subscribe_steps, _subscribe_proves),
     Program("stop", Capability.STOP_LIFECYCLE, _stop_steps, _stop_proves),
     Program("give-up", Capability.STOP_LIFECYCLE, _give_up_steps, _give_up_proves),

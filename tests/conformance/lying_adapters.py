@@ -7,7 +7,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Sequence
 
-from invariants.adapter import Capability, Chooser, FaultKind, FirstChooser
+from invariants.adapter import Capability, Chooser, Fault, FaultKind, FirstChooser
 from invariants.trace import EventKind, TraceEvent
 from reference_impl.adapter import ReferenceAdapter
 from reference_impl.faults import FaultBook
@@ -182,3 +182,13 @@ class _TwoRetriesByDefault(ReferenceAdapter):
 def two_retries_by_default(chooser: Chooser) -> ReferenceAdapter:
     """`subscribe()` without `retries` retries twice: the protocol's default is 5."""
     return _TwoRetriesByDefault(chooser)
+
+
+class _ZeroCountArmsOne(ReferenceAdapter):
+    def inject(self, fault: Fault) -> None:
+        super().inject(dataclasses.replace(fault, count=max(fault.count, 1)))
+
+
+def zero_count_arms_one(chooser: Chooser) -> ReferenceAdapter:
+    """A fault armed with `count=0` affects one call: the protocol's count is how many."""
+    return _ZeroCountArmsOne(chooser)

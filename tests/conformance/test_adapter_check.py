@@ -25,6 +25,7 @@ from lying_adapters import (
     two_retries_by_default,
     without_all,
     without_first,
+    zero_count_arms_one,
 )
 
 from harness.cli import main
@@ -48,7 +49,8 @@ def _broken(factory: AdapterFactory) -> dict[str, list[str]]:
 def test_the_reference_adapter_conforms() -> None:
     _, results = conformance(make_adapter)
     assert [r.program for r in results] == [
-        "intake", "schedule", "grain", "fault-order", "subscribe", "stop", "give-up",
+        "intake", "schedule", "grain", "fault-order", "zero-count", "subscribe", "stop",
+        "give-up",
         "aggregate", "roundtrip", "raising"]
     assert all(r.events > 0 for r in results)
     assert _broken(make_adapter) == {}
@@ -84,6 +86,8 @@ def test_the_reference_adapter_conforms() -> None:
         ("stop", ignores_the_give_up, "held 4001 ms after the give-up"),
         ("legs", lying(grain_leg_ends_at_dispatch), "a grain leg ends with its last call's"),
         ("legs", lying(grain_failures_unanswered), "owed exactly one FAILURE_EMITTED"),
+        ("grain-calls", zero_count_arms_one, "faults armed at beta with count=0 (for no "
+         "call) failed"),
         ("defaults", hard_stop_by_default, "then stop() gave another trace than "
          "stop(graceful=True)"),
         ("defaults", two_retries_by_default, "subscribe('client', 'nowhere') gave another "
