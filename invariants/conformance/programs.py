@@ -486,21 +486,41 @@ def _order_of(trace: Sequence[TraceEvent]) -> list[tuple[str, str | None, str | 
     return [(e.kind.name, e.hub, e.sender) for e in trace]
 
 
+def _on_a_mesh(steps: Callable[[Exercise], None]) -> Callable[[MeshAdapter], None]:
+    """A program's steps, run on a bare mesh (what the harness did is not kept)."""
+    return lambda mesh: steps(Exercise(mesh))
+
+
+def _two_posts(run: Exercise) -> None:
+    # Two deliveries posted in one instant to two hubs: a choice between exactly two.
+    run.post("client", "alpha", MessageSpec("Request"), Route.MONOLITH)
+    run.post("peer", "beta", MessageSpec("Request"), Route.MONOLITH)
+
+
 def _schedule_proves(
     trace: Sequence[TraceEvent], run: Exercise, params: CheckParams
 ) -> list[Broken]:
-    if run.chooser.questions == 0:
-        return [Broken("chooser", None, "Chooser.choose",
-                       "three deliveries posted in one instant to two hubs, and the mesh "
-                       "never asked its Chooser which runs first: its schedule cannot be "
-                       "explored, so its same-instant races are never tried")]
-    last = _rerun(run, lambda mesh: _schedule_steps(Exercise(mesh)), AskedChooser(last=True))
-    if _order_of(last) == _order_of(trace):
-        return [Broken("chooser", None, "Chooser.choose",
-                       f"the mesh asked its Chooser {run.chooser.questions} time(s), but "
-                       "answering the last option every time gave the same trace as the "
-                       "first: the mesh does not follow the answer, so its schedule cannot "
-                       "be explored")]
+    pair_chooser = AskedChooser()
+    pair = _rerun(run, _on_a_mesh(_two_posts), pair_chooser)
+    shapes = (
+        ("three deliveries posted in one instant to two hubs", _schedule_steps,
+         run.chooser.questions, trace),
+        ("two deliveries posted in one instant to two hubs", _two_posts,
+         pair_chooser.questions, pair),
+    )
+    for said, steps, questions, first in shapes:
+        if questions == 0:
+            return [Broken("chooser", None, "Chooser.choose",
+                           f"{said}, and the mesh never asked its Chooser which runs first: "
+                           "its schedule cannot be explored, so its same-instant races are "
+                           "never tried")]
+        last = _rerun(run, _on_a_mesh(steps), AskedChooser(last=True))
+        if _order_of(last) == _order_of(first):
+            return [Broken("chooser", None, "Chooser.choose",
+                           f"{said}: the mesh asked its Chooser {questions} time(s), but "
+                           "answering the last option every time gave the same trace as the "
+                           "first: the mesh does not follow the answer, so its schedule "
+                           "cannot be explored")]
     return []
 
 

@@ -192,3 +192,17 @@ class _ZeroCountArmsOne(ReferenceAdapter):
 def zero_count_arms_one(chooser: Chooser) -> ReferenceAdapter:
     """A fault armed with `count=0` affects one call: the protocol's count is how many."""
     return _ZeroCountArmsOne(chooser)
+
+
+class _FifoForPairs:
+    """Asks the harness's Chooser only among three or more; of two, runs the older."""
+
+    def __init__(self, chooser: Chooser) -> None:
+        self.chooser = chooser
+
+    def choose(self, options: int, why: str) -> int:
+        return 0 if options == 2 else self.chooser.choose(options, why)
+
+
+def fifo_for_pairs(chooser: Chooser) -> ReferenceAdapter:
+    return ReferenceAdapter(_FifoForPairs(chooser))

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from lying_adapters import (
     edit_first,
+    fifo_for_pairs,
     grain_failures_unanswered,
     grain_leg_ends_at_dispatch,
     hard_stop_by_default,
@@ -79,6 +80,8 @@ def test_the_reference_adapter_conforms() -> None:
         ("stop", lying(without_all(EventKind.STOP_COMPLETED)), "emitted no STOP_COMPLETED"),
         ("chooser", never_asks, "never asked its Chooser"),
         ("chooser", ignores_the_answer, "does not follow the answer"),
+        ("chooser", fifo_for_pairs, "two deliveries posted in one instant to two hubs, and "
+         "the mesh never asked its Chooser"),
         ("grain-calls", spends_at_attempt(FaultKind.TIMEOUT_NEXT),
          "the timeout_next is spent by the first call that reaches the callee"),
         ("grain-calls", spends_at_attempt(FaultKind.AGGREGATE_NEXT),
