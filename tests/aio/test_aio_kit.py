@@ -231,7 +231,7 @@ def test_the_mini_mesh_conforms() -> None:
     declared, results = conformance(make, CheckParams(delivery_retries=2))
     assert declared == {Capability.GRAIN_ROUTER, Capability.TIMER_TIES}
     assert {r.program: r.broken for r in results} == {
-        "intake": (), "schedule": (), "grain": (), "fault-order": (),
+        "intake": (), "schedule": (), "grain": (), "fault-order": (), "zero-count": (),
     }
     assert all(r.events for r in results)
 
