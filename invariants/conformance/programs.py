@@ -407,8 +407,8 @@ def _subscribe_proves(
     return _default_kept(
         run, "subscribe", "subscribe('client', 'nowhere')",
         f"subscribe('client', 'nowhere', retries={_PROTOCOL_RETRIES})",
-        lambda mesh: mesh.subscribe("client", MISSING),
-        lambda mesh: mesh.subscribe("client", MISSING, retries=_PROTOCOL_RETRIES))
+        lambda again: again.adapter.subscribe("client", MISSING),
+        lambda again: again.adapter.subscribe("client", MISSING, retries=_PROTOCOL_RETRIES))
 
 
 # The protocol's defaults (`MeshAdapter`): a host that leaves the argument out gets these.
@@ -416,22 +416,19 @@ _PROTOCOL_RETRIES = 5
 _PROTOCOL_GRACEFUL = True
 
 
-def _rerun(run: Exercise, steps: Callable[[MeshAdapter], object],
+def _rerun(run: Exercise, steps: Callable[[Exercise], object],
            chooser: AskedChooser | None = None) -> list[TraceEvent]:
-    """A fresh mesh of the same factory (hubs made), `steps`, run to quiescence: its trace."""
+    """A fresh mesh of the same factory, `steps`, run to quiescence: its trace."""
     assert run.factory is not None
-    chosen = chooser or AskedChooser()
-    again = Exercise(run.factory(chosen), chosen)
-    for hub in HUBS:
-        again.adapter.create_hub(hub)
-    steps(again.adapter)
+    again = fresh_exercise(run.factory, chooser or AskedChooser())
+    steps(again)
     again.adapter.run_until_idle(QUIET_WITHIN_MS)
     return list(again.adapter.trace())
 
 
 def _default_kept(run: Exercise, call: str, bare: str, spelled: str,
-                  without: Callable[[MeshAdapter], object],
-                  explicit: Callable[[MeshAdapter], object]) -> list[Broken]:
+                  without: Callable[[Exercise], object],
+                  explicit: Callable[[Exercise], object]) -> list[Broken]:
     """A call made without an optional argument must do what the protocol's default does:
     the harness always passes it, so a default of another value is seen by no other check,
     and bites the host that leaves it out."""
@@ -462,8 +459,8 @@ def _stop_proves(trace: Sequence[TraceEvent], run: Exercise, params: CheckParams
                 for kind in missing]
     return _default_kept(run, "stop", "a routed request to alpha, then stop()",
                          f"stop(graceful={_PROTOCOL_GRACEFUL})",
-                         lambda mesh: _stop_after_a_request(mesh, None),
-                         lambda mesh: _stop_after_a_request(mesh, _PROTOCOL_GRACEFUL))
+                         lambda again: _stop_after_a_request(again.adapter, None),
+                         lambda again: _stop_after_a_request(again.adapter, _PROTOCOL_GRACEFUL))
 
 
 def _stop_after_a_request(mesh: MeshAdapter, graceful: bool | None) -> None:
@@ -486,11 +483,6 @@ def _order_of(trace: Sequence[TraceEvent]) -> list[tuple[str, str | None, str | 
     return [(e.kind.name, e.hub, e.sender) for e in trace]
 
 
-def _on_a_mesh(steps: Callable[[Exercise], None]) -> Callable[[MeshAdapter], None]:
-    """A program's steps, run on a bare mesh (what the harness did is not kept)."""
-    return lambda mesh: steps(Exercise(mesh))
-
-
 def _two_posts(run: Exercise) -> None:
     # Two deliveries posted in one instant to two hubs: a choice between exactly two.
     run.post("client", "alpha", MessageSpec("Request"), Route.MONOLITH)
@@ -501,7 +493,7 @@ def _schedule_proves(
     trace: Sequence[TraceEvent], run: Exercise, params: CheckParams
 ) -> list[Broken]:
     pair_chooser = AskedChooser()
-    pair = _rerun(run, _on_a_mesh(_two_posts), pair_chooser)
+    pair = _rerun(run, _two_posts, pair_chooser)
     shapes = (
         ("three deliveries posted in one instant to two hubs", _schedule_steps,
          run.chooser.questions, trace),
@@ -514,7 +506,7 @@ def _schedule_proves(
                            f"{said}, and the mesh never asked its Chooser which runs first: "
                            "its schedule cannot be explored, so its same-instant races are "
                            "never tried")]
-        last = _rerun(run, _on_a_mesh(steps), AskedChooser(last=True))
+        last = _rerun(run, steps, AskedChooser(last=True))
         if _order_of(last) == _order_of(first):
             return [Broken("chooser", None, "Chooser.choose",
                            f"{said}: the mesh asked its Chooser {questions} time(s), but "
@@ -547,13 +539,18 @@ class ProgramResult:
     trace: tuple[TraceEvent, ...] = field(default=(), compare=False, repr=False)
 
 
-def drive(program: Program, factory: AdapterFactory) -> tuple[Exercise, bool, list[TraceEvent]]:
-    """A fresh mesh through `program`'s steps, run to quiescence: what the harness did,
-    whether it went quiet, and its trace."""
-    chooser = AskedChooser()
+def fresh_exercise(factory: AdapterFactory, chooser: AskedChooser) -> Exercise:
+    """A fresh mesh from `factory`, answering `chooser`, with the programs' hubs made."""
     run = Exercise(factory(chooser), chooser, factory)
     for hub in HUBS:
         run.adapter.create_hub(hub)
+    return run
+
+
+def drive(program: Program, factory: AdapterFactory) -> tuple[Exercise, bool, list[TraceEvent]]:
+    """A fresh mesh through `program`'s steps, run to quiescence: what the harness did,
+    whether it went quiet, and its trace."""
+    run = fresh_exercise(factory, AskedChooser())
     program.steps(run)
     quiet = run.adapter.run_until_idle(QUIET_WITHIN_MS)
     return run, quiet, list(run.adapter.trace())

@@ -55,10 +55,12 @@ def measure(target: MeshTarget, profile: str, *, guided: bool = True) -> Baselin
                     f"{target.package}: the unmutated mesh does not import: "
                     f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
                 ) from None
-            phase(CONFORMANCE)
-            if target.conformance and (broken := broken_convention(target, factory)):
-                raise TargetError(f"{target.package}: the unmutated mesh fails adapter-check "
-                                  f"({broken}); fix it before measuring its mutants")
+            if target.conformance:
+                phase(CONFORMANCE)
+                if (broken := broken_convention(target, factory)) is not None:
+                    raise TargetError(f"{target.package}: the unmutated mesh fails "
+                                      f"adapter-check ({broken}); fix it before measuring "
+                                      "its mutants")
             cost = {check: _run_check(target, factory, check, profile, phase)
                     for check in target.checks}
         scanned = scan_tree(package_dir, target.scan_config)

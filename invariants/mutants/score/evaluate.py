@@ -217,7 +217,8 @@ def judge(
     timeout: float | None = None,
     reaching: tuple[str, ...] | None = None,
 ) -> Verdict:
-    """Build and import `sources` as an isolated copy, then scan, seed programs, search;
+    """Build and import `sources` as an isolated copy, then scan, conformance programs,
+    seed programs, search;
     the first check that fails kills it. `label` names the copy (the mutant's id);
     `reaching`, where given, the only checks that can tell it from the unmutated mesh
     (`Reach.checks_reaching`): none, and it survives as unreached."""
