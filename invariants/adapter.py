@@ -124,6 +124,9 @@ class Capability(StrEnum):
     TIMER_TIES = "timer_ties"
     # A `MessageSpec(handler_raises=True)` is handled by a handler that raises.
     RAISING_HANDLERS = "raising_handlers"
+    # `create_hub(address, breaker_threshold=N)` sets that hub's per-key storm threshold:
+    # the state machines then storm small thresholds, tens of posts instead of thousands.
+    BREAKER_THRESHOLD = "breaker_threshold"
 
 
 @dataclass(frozen=True)
@@ -248,6 +251,14 @@ CAPABILITIES: tuple[CapabilityInfo, ...] = (
         families=("raising",),
         programs=("raising",),
     ),
+    CapabilityInfo(
+        Capability.BREAKER_THRESHOLD,
+        "`create_hub(address, breaker_threshold=N)`: the hub's per-key storm breaker trips "
+        "on the (N + 1)th post of a key in one window",
+        programs=("breaker",),
+        # The plans that storm draw each hub's threshold (`Plan.breakers`) only for it.
+        read_by=(f"{_PLANS}.within",),
+    ),
 )
 
 # What an adapter that declares nothing is taken to model: the protocol's first surface
@@ -312,6 +323,15 @@ class RoundTrippingAdapter(MeshAdapter, Protocol):
     def set_envelope_roundtrip(self, on: bool) -> None:
         """From now on (`on`), every packaged envelope goes through the mesh's wire format
         and back before it is routed; the seed's "also after a JSON round trip"."""
+
+
+class ConfigurableBreakerAdapter(MeshAdapter, Protocol):
+    """An adapter declaring `Capability.BREAKER_THRESHOLD` takes a hub's threshold too."""
+
+    def create_hub(self, address: str, *, watermark: int | None = None,
+                   breaker_threshold: int | None = None) -> None:
+        """Create a hub; `breaker_threshold` (None: the mesh's own) is how many posts of
+        one breaker key a window admits there, the next one tripping the key."""
 
 
 class ClockError(Exception):

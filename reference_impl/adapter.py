@@ -47,8 +47,9 @@ class ReferenceAdapter:
             roundtrip_envelopes=roundtrip_envelopes,
         )
 
-    def create_hub(self, address: str, *, watermark: int | None = None) -> None:
-        self.mesh.create_hub(address, watermark=watermark)
+    def create_hub(self, address: str, *, watermark: int | None = None,
+                   breaker_threshold: int | None = None) -> None:
+        self.mesh.create_hub(address, watermark=watermark, breaker_threshold=breaker_threshold)
 
     def post(
         self,

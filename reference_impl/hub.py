@@ -44,11 +44,12 @@ _INTAKE_GATED, _INTAKE_REJECTED, _INTAKE_DROPPED, _INTAKE_SHED, _INTAKE_ENQUEUED
 class Hub:
     """One addressable hub of the mesh."""
 
-    def __init__(self, mesh: Mesh, address: str, watermark: AggregateWatermark) -> None:
+    def __init__(self, mesh: Mesh, address: str, watermark: AggregateWatermark,
+                 breaker: StormBreaker) -> None:
         self.mesh = mesh
         self.address = address
         self.queue: deque[Delivery] = deque()
-        self.breaker = StormBreaker()
+        self.breaker = breaker
         self.watermark = watermark
         self.gated = False  # teardown gate: closed once application messages are blocked
         self.blocked = False  # the turn is held (fault injection)

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from invariants.adapter import Chooser
 from invariants.trace import EventKind
 from reference_impl.answers import AnswerLedger
-from reference_impl.breaker import AggregateWatermark
+from reference_impl.breaker import AggregateWatermark, StormBreaker
 from reference_impl.constants import DEFAULT_AGGREGATE_WATERMARK, DELIVERY_RETRIES
 from reference_impl.envelope import Delivery
 from reference_impl.faults import FaultBook
@@ -91,10 +91,15 @@ class Mesh:
 
     # Hubs -------------------------------------------------------------------------------
 
-    def create_hub(self, address: str, *, watermark: int | None = None) -> Hub:
+    def create_hub(self, address: str, *, watermark: int | None = None,
+                   breaker_threshold: int | None = None) -> Hub:
+        """A hub at `address`; `watermark` and `breaker_threshold` override the mesh's
+        aggregate shed watermark and its per-key storm threshold there."""
         if not address:
             raise ValueError("hub address must be a non-empty string")
         level = self.default_watermark if watermark is None else watermark
+        breaker = StormBreaker() if breaker_threshold is None else StormBreaker(
+            threshold=breaker_threshold)
         existing = self.hubs.get(address)
         if existing is not None:
             if address not in self._implicit_hubs:
@@ -103,10 +108,11 @@ class Mesh:
             claimed = AggregateWatermark(level)  # validates the level
             claimed.shed_count = existing.watermark.shed_count
             existing.watermark = claimed
+            existing.breaker = breaker
             self._implicit_hubs.discard(address)
             self.trace.emit(EventKind.HUB_CREATED, hub=address, watermark=level)
             return existing
-        hub = Hub(self, address, AggregateWatermark(level))
+        hub = Hub(self, address, AggregateWatermark(level), breaker)
         self.hubs[address] = hub
         self.trace.emit(EventKind.HUB_CREATED, hub=address, watermark=level)
         return hub

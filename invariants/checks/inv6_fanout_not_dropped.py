@@ -135,20 +135,21 @@ class FanoutNotDropped(Monitor):
 
     def _held_to_count(self, event: TraceEvent, key: Key, arrivals: deque[int]) -> None:
         """A drop or trip: legitimate only past the threshold in the window plus cooldown."""
-        if len(arrivals) > self.params.breaker_threshold:
+        threshold = self.params.threshold_at(key[0])
+        if len(arrivals) > threshold:
             return
         sender, target, message_type, identity = key[1]
         what = "dropped" if event.kind is _DROPPED else "tripped on"
         self.flag(
             f"breaker {what} {event.delivery_id} ({sender}->{target} {message_type} "
             f"identity {identity}) though its key had only {len(arrivals)} message(s) "
-            f"in the window (threshold {self.params.breaker_threshold}){self._why(key)}",
+            f"in the window (threshold {threshold}){self._why(key)}",
             event,
         )
 
     def _why(self, key: Key) -> str:
         """What a wrong breaker counted that the key's own posts do not explain."""
-        threshold = self.params.breaker_threshold
+        threshold = self.params.threshold_at(key[0])
         total = self._totals.get(key, 0)
         if total > threshold:
             return (f"; {total} in all since it was first seen or last tripped, which only a "
@@ -169,7 +170,7 @@ class FanoutNotDropped(Monitor):
         wide.append(now)
         shared = self._arrived(self._shared, (hub, (None, target, message_type, identity)), now)
         shared.append(now)
-        threshold = self.params.breaker_threshold
+        threshold = self.params.threshold_at(hub)
         counted = len(arrivals)
         if len(wide) > threshold >= counted:
             self.exercised(KEPT)
@@ -234,12 +235,13 @@ class FanoutNotDropped(Monitor):
         if elapsed < cooldown:
             return False
         in_window = self._in_window(arrivals, event.time_ms)
-        if in_window > self.params.breaker_threshold:
+        threshold = self.params.threshold_at(key[0])
+        if in_window > threshold:
             return False
         self.flag(
             f"breaker still dropped {event.delivery_id} {elapsed} ms after its key tripped on "
             f"{tripped.delivery_id} (cooldown {cooldown} ms), with {in_window} message(s) of "
-            f"the key in the window (threshold {self.params.breaker_threshold})",
+            f"the key in the window (threshold {threshold})",
             tripped,
             event,
         )

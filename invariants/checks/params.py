@@ -45,8 +45,9 @@ class CheckParams:
     unlanded_reasons: frozenset[str] = frozenset({
         "drained", "refused", "gated", "cancelled", "abandoned", "shutting_down",
     })
-    # INV6: per-key storm breaker.
+    # INV6: per-key storm breaker (the threshold: default, and per-hub overrides).
     breaker_threshold: int = 2_000
+    breaker_thresholds: Mapping[str, int] = field(default_factory=dict)
     breaker_window_ms: int = 1_000
     breaker_cooldown_ms: int = 2_000
     # INV1: follow-up events a rejected post may cause beyond its one rejection record.
@@ -58,6 +59,12 @@ class CheckParams:
                 f"subscribe_backoff_factor must be at least 1 (1: a flat backoff), got "
                 f"{self.subscribe_backoff_factor}"
             )
+
+    def threshold_at(self, hub: str | None) -> int:
+        """The breaker threshold at `hub`: its own where it has one, else the default."""
+        if hub is None:
+            return self.breaker_threshold
+        return self.breaker_thresholds.get(hub, self.breaker_threshold)
 
     def retry_delay_ms(self, retry: int) -> int:
         """Delay before retry number `retry` (1-based): min(base * 2^(retry-1), cap)."""

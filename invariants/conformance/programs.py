@@ -13,10 +13,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import cast
 
 from invariants.adapter import (
     AdapterFactory,
     Capability,
+    ConfigurableBreakerAdapter,
     Fault,
     FaultKind,
     FirstChooser,
@@ -62,10 +64,11 @@ class Exercise:
     posts: list[Post] = field(default_factory=list)
     subscriptions: list[str] = field(default_factory=list)
     gave_up_at: int | None = None  # when the harness gave up on a graceful stop
+    made: set[str] = field(default_factory=lambda: set(HUBS))  # the hubs the harness made
 
     def post(self, sender: str, target: str, spec: MessageSpec, route: Route) -> str:
         did = self.adapter.post(sender, target, spec, route=route)
-        self.posts.append(Post(did, sender, target, spec, route, target in HUBS))
+        self.posts.append(Post(did, sender, target, spec, route, target in self.made))
         return did
 
 
@@ -393,6 +396,42 @@ def _raising_proves(
     return []
 
 
+# A hub made with its own breaker threshold, low enough that one instant's posts pass it.
+_BREAKER_HUB = "gamma"
+_BREAKER_THRESHOLD = 3
+_STORM = MessageSpec("UpdateStream", MessageClass.USER, "stream/1")
+
+
+def _breaker_steps(run: Exercise) -> None:
+    """`_BREAKER_THRESHOLD` + 1 posts of one key in one instant to a hub made with that
+    threshold: the last one must trip the key."""
+    adapter = cast(ConfigurableBreakerAdapter, run.adapter)
+    adapter.create_hub(_BREAKER_HUB, breaker_threshold=_BREAKER_THRESHOLD)
+    run.made.add(_BREAKER_HUB)
+    for _ in range(_BREAKER_THRESHOLD + 1):
+        run.post("client", _BREAKER_HUB, _STORM, Route.DIRECT)
+
+
+def _breaker_proves(
+    trace: Sequence[TraceEvent], run: Exercise, params: CheckParams
+) -> list[Broken]:
+    *admitted, past = (post.delivery_id for post in run.posts)
+    outcomes = {e.delivery_id: e.kind for e in trace if e.hub == _BREAKER_HUB
+                and e.kind in (EventKind.ENQUEUED, EventKind.DROPPED, EventKind.BREAKER_TRIPPED)}
+    made = f"a hub made with breaker_threshold={_BREAKER_THRESHOLD}"
+    refused = [did for did in admitted if outcomes.get(did) is not EventKind.ENQUEUED]
+    if refused:
+        return [Broken("hubs-turns-faults-and-the-breaker", None, "ENQUEUED",
+                       f"{made} did not enqueue {refused[0]}, one of the first "
+                       f"{_BREAKER_THRESHOLD} posts of one key in one instant")]
+    if outcomes.get(past) is EventKind.ENQUEUED:
+        return [Broken("hubs-turns-faults-and-the-breaker", None, "BREAKER_TRIPPED",
+                       f"{made} enqueued {past}, post {_BREAKER_THRESHOLD + 1} of one key in "
+                       "one instant: the mesh ignores the threshold it was given, so the "
+                       "storms sized by it never trip a key")]
+    return []
+
+
 def _subscribe_steps(run: Exercise) -> None:
     for target in ("alpha", MISSING):
         run.subscriptions.append(run.adapter.subscribe("client", target, retries=2))
@@ -528,6 +567,7 @@ PROGRAMS: tuple[Program, ...] = (
     Program("aggregate", Capability.AGGREGATE_FAULTS, _aggregate_steps, _aggregate_proves),
     Program("roundtrip", Capability.ENVELOPE_ROUNDTRIP, _roundtrip_steps, _roundtrip_proves),
     Program("raising", Capability.RAISING_HANDLERS, _raising_steps, _raising_proves),
+    Program("breaker", Capability.BREAKER_THRESHOLD, _breaker_steps, _breaker_proves),
 )
 
 

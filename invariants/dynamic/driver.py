@@ -20,13 +20,14 @@ from collections.abc import Callable, Mapping, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import replace
 from pathlib import Path
-from typing import ClassVar
+from typing import ClassVar, cast
 
 from hypothesis.stateful import RuleBasedStateMachine, invariant
 
 from invariants.adapter import (
     AdapterFactory,
     ClockError,
+    ConfigurableBreakerAdapter,
     Fault,
     MeshAdapter,
     MessageSpec,
@@ -52,6 +53,9 @@ SENDERS = ("client", "peer")
 # accepted there; one to "client" finds no hub (a sender that has gone).
 SENDER_HUBS = ("peer",)
 WATERMARKS = (4, 25, None)  # None: the mesh's default
+# Breaker thresholds drawn per hub where the mesh takes one (`breaker_threshold`): a storm
+# on 8 is some twenty posts; the seed programs storm the mesh's own threshold.
+BREAKER_THRESHOLDS = (8, 50)
 LIVENESS_LIMIT_MS = 10 * 60 * 1000  # teardown runs to quiescence within this bound
 # Steps of each bulk family per run (thousands of posts each): one fan-out and one storm
 # may share a run, so every run of INV6 meets both of its shapes.
@@ -95,6 +99,7 @@ class MeshMachine(FamilyBodies, RuleBasedStateMachine):
         self.chooser = ScriptedChooser()
         self.adapter: MeshAdapter | None = None
         self.judge = Judge(self.check_ids, self.base_params, self.diagram_path)
+        self.params = self.base_params  # the run's figures, once `start` has made its hubs
         self.enabled: frozenset[str] = frozenset()
         self.steps = 0
         self.stopped = False
@@ -117,21 +122,28 @@ class MeshMachine(FamilyBodies, RuleBasedStateMachine):
 
     def start(
         self, watermarks: Sequence[int | None], swarm: Mapping[str, bool], *,
-        roundtrip: bool = False,
+        roundtrip: bool = False, breaker_thresholds: Sequence[int | None] = (),
     ) -> None:
-        """A fresh mesh with the drawn watermarks, families and (where the adapter declares
-        it) envelope round trip, which stays on for the whole run."""
+        """A fresh mesh with the drawn watermarks, breaker thresholds (drawn only for an
+        adapter declaring `breaker_threshold`; none: the mesh's own), families and (where
+        the adapter declares it) envelope round trip, which stays on for the whole run."""
         self.enabled = self.core_families | {name for name, on in swarm.items() if on}
         adapter = self.adapter = type(self).adapter_factory(self.chooser)
-        configured = {}
+        thresholds = dict(zip(HUBS, breaker_thresholds, strict=False))
         for hub, watermark in zip(HUBS, watermarks, strict=True):
-            adapter.create_hub(hub, watermark=watermark)
-            if watermark is not None:
-                configured[hub] = watermark
+            if hub in thresholds:  # drawn only where the adapter declares the capability
+                cast(ConfigurableBreakerAdapter, adapter).create_hub(
+                    hub, watermark=watermark, breaker_threshold=thresholds[hub])
+            else:
+                adapter.create_hub(hub, watermark=watermark)
         for hub in SENDER_HUBS:
             adapter.create_hub(hub)
-        params = replace(
-            self.base_params, watermarks={**self.base_params.watermarks, **configured}
+        base = self.base_params
+        configured = {h: w for h, w in zip(HUBS, watermarks, strict=True) if w is not None}
+        params = self.params = replace(
+            base, watermarks={**base.watermarks, **configured},
+            breaker_thresholds={**base.breaker_thresholds,
+                                **{h: t for h, t in thresholds.items() if t is not None}},
         )
         self.judge.watch(params, capabilities_of(adapter))
         if roundtrip:

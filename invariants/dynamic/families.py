@@ -28,6 +28,7 @@ class FamilyBodies:
     """Every family's body, over the primitives below (defined by `MeshMachine`)."""
 
     base_params: ClassVar[CheckParams]
+    params: CheckParams  # the run's: the hubs' watermarks and breaker thresholds
     judge: Judge
     stopped: bool
     flood_keys: int
@@ -85,15 +86,14 @@ class FamilyBodies:
         self.post("prober", to, MessageSpec("ShutdownRequest", MessageClass.LIFECYCLE),
                   route=route)
 
-    @property
-    def past_threshold(self) -> int:
-        """One post more than the breaker admits per key per window: a wrong key trips."""
-        return self.base_params.breaker_threshold + 1
+    def past_threshold(self, hub: str) -> int:
+        """One post more than `hub`'s breaker admits per key per window: a wrong key trips."""
+        return self.params.threshold_at(hub) + 1
 
     def do_fanout(self, to: str, extra: int, route: Route = Route.DIRECT) -> None:
         """One sender, target and type about many payload identities, in one window."""
         self.bulk_steps["fanout"] += 1
-        for i in range(self.past_threshold + extra):
+        for i in range(self.past_threshold(to) + extra):
             spec = MessageSpec("CreateOrUpdateNode", MessageClass.USER, f"node/{i}")
             self.post("importer", to, spec, route=route)
 
@@ -107,12 +107,12 @@ class FamilyBodies:
         it ends (admitted again). Fixed, not drawn: each shape costs posts, never a choice."""
         self.bulk_steps["storm"] += 1
         spec = MessageSpec("UpdateStream", MessageClass.USER, "stream/1")
-        params = self.base_params
-        for _ in range(params.breaker_threshold):
+        params = self.params
+        for _ in range(params.threshold_at(to)):
             self.post("owner", to, spec, route=route)
         self.post("co-owner", to, spec, route=route)
         self.mesh.advance(params.breaker_window_ms + params.breaker_cooldown_ms + 1)
-        for _ in range(self.past_threshold):
+        for _ in range(self.past_threshold(to)):
             self.post("owner", to, spec, route=route)
         self.mesh.advance(max(params.breaker_cooldown_ms - 1, 0))
         self.post("owner", to, spec, route=route)
@@ -124,7 +124,7 @@ class FamilyBodies:
         must not count it (it may be shed past the watermark, never dropped as a storm)."""
         self.bulk_steps["chatter"] += 1
         spec = MessageSpec("Heartbeat", MessageClass.IGNORABLE, "path/chatter")
-        for _ in range(self.past_threshold):
+        for _ in range(self.past_threshold(to)):
             self.post("chatterer", to, spec, route=route)
 
     def do_tied_call(self, sender: str, to: str, wait: str, hop_ms: int, route: Route) -> None:

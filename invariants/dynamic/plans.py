@@ -34,6 +34,7 @@ from invariants.adapter import (
 )
 from invariants.checks import CHECKS, CheckParams
 from invariants.dynamic.driver import (
+    BREAKER_THRESHOLDS,
     BULK_FAMILIES,
     HUBS,
     MAX_BULK_STEPS,
@@ -62,6 +63,10 @@ class Plan:
     # stop however long it holds. (Each draw more changes every later choice, so the other
     # plans' stops stay as they were.)
     holds: bool = False
+    # Whether runs draw each hub's breaker threshold (where the adapter declares
+    # `breaker_threshold`): the check whose storms and fan-outs are sized by it, which then
+    # cost tens of posts, not thousands. Its seed programs keep the mesh's own threshold.
+    breakers: bool = False
 
 
 def _plan(
@@ -72,9 +77,10 @@ def _plan(
     *,
     roundtrip: bool = False,
     holds: bool = False,
+    breakers: bool = False,
 ) -> Plan:
     return Plan(frozenset(core.split()), frozenset(extra.split()), routes, targets, roundtrip,
-                holds)
+                holds, breakers)
 
 
 PLANS: Mapping[str, Plan] = {
@@ -88,7 +94,7 @@ PLANS: Mapping[str, Plan] = {
                   HUBS),
     "INV5": _plan("user stop slow",
                   "reject timeout block failure ignorable subscribe remove", holds=True),
-    "INV6": _plan("fanout storm user", "ignorable block stop", roundtrip=True),
+    "INV6": _plan("fanout storm user", "ignorable block stop", roundtrip=True, breakers=True),
     "INV7": _plan("ignorable failure user stop raising",
                   "slow reject timeout remove anonymous", roundtrip=True),
 }
@@ -225,7 +231,7 @@ FAMILIES: tuple[str, ...] = tuple(_family_arguments(PLANS["INV1"]))
 # always on and the rest swarm-toggled: slower to find a bug than a tailored plan, never
 # blind to one.
 DEFAULT_PLAN = Plan(frozenset({"user"}), frozenset(FAMILIES) - {"user"}, roundtrip=True,
-                    holds=True)
+                    holds=True, breakers=True)
 
 
 def plan_of(check_id: str) -> Plan:
@@ -267,6 +273,7 @@ def within(plan: Plan, capabilities: frozenset[Capability]) -> Plan:
         plan.targets,
         plan.roundtrip and Capability.ENVELOPE_ROUNDTRIP in capabilities,
         plan.holds,
+        plan.breakers and Capability.BREAKER_THRESHOLD in capabilities,
     )
 
 
@@ -387,12 +394,14 @@ def _merged_plan(check_ids: Sequence[str], capabilities: frozenset[Capability]) 
         tuple(dict.fromkeys(t for p in plans for t in p.targets)),
         any(p.roundtrip for p in plans),
         any(p.holds for p in plans),
+        any(p.breakers for p in plans),
     ), capabilities)
 
 
 def _init_rule(plan: Plan, scenarios: Sequence[str]) -> Any:
     """`init`: the hubs' watermarks, which optional families are on, a seed scenario to
-    start from, and (where the plan reads envelopes) the envelope round trip."""
+    start from, (where the plan reads envelopes) the envelope round trip and (where it
+    storms) the hubs' breaker thresholds."""
 
     def init(
         self: MeshMachine,
@@ -400,11 +409,13 @@ def _init_rule(plan: Plan, scenarios: Sequence[str]) -> Any:
         swarm: dict[str, bool],
         scenario: str | None,
         roundtrip: bool = False,
+        breaker_thresholds: tuple[int, ...] = (),
     ) -> None:
         self.steps += 1
 
         def begin() -> None:
-            self.start(watermarks, swarm, roundtrip=roundtrip)
+            self.start(watermarks, swarm, roundtrip=roundtrip,
+                       breaker_thresholds=breaker_thresholds)
             if scenario is not None:
                 self.play(scenario)
 
@@ -420,4 +431,7 @@ def _init_rule(plan: Plan, scenarios: Sequence[str]) -> Any:
         # Off first: a shrunk failure round-trips its envelopes only when it must. (Only
         # plans that read the envelope draw it: a draw more changes every later choice.)
         init_arguments["roundtrip"] = st.booleans()
+    if plan.breakers:
+        init_arguments["breaker_thresholds"] = st.tuples(
+            *(st.sampled_from(BREAKER_THRESHOLDS) for _ in HUBS))
     return _initialize(**init_arguments)(init)

@@ -206,3 +206,14 @@ class _FifoForPairs:
 
 def fifo_for_pairs(chooser: Chooser) -> ReferenceAdapter:
     return ReferenceAdapter(_FifoForPairs(chooser))
+
+
+class _IgnoresBreakerThreshold(ReferenceAdapter):
+    def create_hub(self, address: str, *, watermark: int | None = None,
+                   breaker_threshold: int | None = None) -> None:
+        super().create_hub(address, watermark=watermark)
+
+
+def ignores_breaker_threshold(chooser: Chooser) -> ReferenceAdapter:
+    """Declares `breaker_threshold` and makes every hub with the mesh's own threshold."""
+    return _IgnoresBreakerThreshold(chooser)

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
-from invariants.adapter import Chooser, MessageSpec, Route
+from invariants.adapter import Capability, Chooser, MessageSpec, Route
 from invariants.trace import TraceEvent
 from reference_impl.adapter import ReferenceAdapter
 
@@ -22,6 +22,9 @@ _IDS = itertools.count(1)
 
 
 class _SetOrder(ReferenceAdapter):
+    # Its hubs are made later, with the mesh's own breaker threshold.
+    capabilities = ReferenceAdapter.capabilities - {Capability.BREAKER_THRESHOLD}
+
     def __init__(self, chooser: Chooser | None = None) -> None:
         super().__init__(chooser)
         self._asked: set[str] = set()

@@ -16,6 +16,7 @@ from lying_adapters import (
     grain_failures_unanswered,
     grain_leg_ends_at_dispatch,
     hard_stop_by_default,
+    ignores_breaker_threshold,
     ignores_the_answer,
     ignores_the_give_up,
     lying,
@@ -52,7 +53,7 @@ def test_the_reference_adapter_conforms() -> None:
     assert [r.program for r in results] == [
         "intake", "schedule", "grain", "fault-order", "zero-count", "subscribe", "stop",
         "give-up",
-        "aggregate", "roundtrip", "raising"]
+        "aggregate", "roundtrip", "raising", "breaker"]
     assert all(r.events > 0 for r in results)
     assert _broken(make_adapter) == {}
 
@@ -93,6 +94,8 @@ def test_the_reference_adapter_conforms() -> None:
          "call) failed"),
         ("defaults", hard_stop_by_default, "then stop() gave another trace than "
          "stop(graceful=True)"),
+        ("hubs-turns-faults-and-the-breaker", ignores_breaker_threshold,
+         "enqueued d4, post 4 of one key in one instant: the mesh ignores the threshold"),
         ("defaults", two_retries_by_default, "subscribe('client', 'nowhere') gave another "
          "trace than subscribe('client', 'nowhere', retries=5)"),
     ],

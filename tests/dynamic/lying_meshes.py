@@ -101,9 +101,11 @@ class KeyWithoutIdentity(ReferenceAdapter):
     """INV6's pre-fix mesh: the breaker keys on (sender, target, type), so a wide fan-out
     looks like one thing looping."""
 
-    def create_hub(self, address: str, *, watermark: int | None = None) -> None:
-        super().create_hub(address, watermark=watermark)
-        self.mesh.hubs[address].breaker = _TupleKeyBreaker()
+    def create_hub(self, address: str, *, watermark: int | None = None,
+                   breaker_threshold: int | None = None) -> None:
+        super().create_hub(address, watermark=watermark, breaker_threshold=breaker_threshold)
+        hub = self.mesh.hubs[address]
+        hub.breaker = _TupleKeyBreaker(threshold=hub.breaker.threshold)
 
     def post(self, sender: str, target: str, message: MessageSpec, *,
              identity: str | None = "user", route: Route = Route.MONOLITH) -> str:
