@@ -29,7 +29,7 @@ def test_prove_json_for_one_mutant_and_two_checks() -> None:
     assert cells["MESH004"]["killed"] is True and cells["MESH005"]["killed"] is False
     assert (cells["MESH004"]["examples"], cells["MESH004"]["steps"]) == (0, 0)
     assert isinstance(cells["MESH004"]["seconds"], float)
-    assert "M7 detached-nack" in done.stderr  # progress goes to stderr, not into the JSON
+    assert "M7" in done.stderr  # progress goes to stderr, not into the JSON
 
 
 @pytest.mark.parametrize(
@@ -38,9 +38,9 @@ def test_prove_json_for_one_mutant_and_two_checks() -> None:
         (["--mutant", "M99"], "unknown mutant 'M99'"),
         (["--profile", "nightly"], "--profile: unknown profile 'nightly'"),
         (["--check", "INV9"], "unknown check(s) ['INV9']"),
-        (["--jobs", "0"], "--jobs: must be at least 1, got 0"),
+        (["--jobs", "-1"], "--jobs: must be 0 (one per core) or more, got -1"),
         (["--mutant", "M1", "--check", "INV1", "--jobs", "-2"],
-         "--jobs: must be at least 1, got -2"),
+         "--jobs: must be 0 (one per core) or more, got -2"),
     ],
 )
 def test_usage_errors_exit_2_with_one_line(

@@ -98,7 +98,7 @@ def test_another_repos_mesh_is_mutated_through_its_adapter(tmp_path: Path) -> No
     ("argv", "message"),
     [
         (["--sample", "0"], "--sample: must be at least 1"),
-        (["--jobs", "0"], "--jobs: must be at least 1"),
+        (["--jobs", "-1"], "--jobs: must be 0 (one per core) or more"),
         (["--mutant", "M2"], "are the kill matrix's"),
         (["--triage", "missing.toml"], "missing.toml: triage file not found"),
     ],

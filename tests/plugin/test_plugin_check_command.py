@@ -78,7 +78,7 @@ def test_a_violating_mesh_fails_the_job(
         (["--profile", "nightly"], "--profile: unknown profile 'nightly'"),
         (["--no-prove", "--invariants", "INV8"], "--invariants: unknown invariant 'INV8'"),
         (["--invariants", "INV1"], "--invariants needs --no-prove"),
-        (["--jobs", "0"], "--jobs: must be at least 1, got 0"),
+        (["--jobs", "-1"], "--jobs: must be 0 (one per core) or more, got -1"),
     ],
 )
 def test_a_usage_error_is_one_line_and_exit_2(

@@ -28,7 +28,7 @@ from harness.settings import (
     known_profile,
 )
 from harness.shared_database import add_shared_database_option, option_database, reachable
-from harness.workers import jobs_problem
+from harness.workers import add_jobs_option, jobs_problem, worker_count
 from invariants.dynamic.profiles import PROFILES
 from invariants.mutants.base import MutantNotApplicable
 from invariants.user_errors import UserError
@@ -59,10 +59,8 @@ def add_parser(subparsers: Any) -> None:
     add_param_option(parser)
     parser.add_argument("--format", choices=("text", "json"), default="text",
                         help="the report as text (default) or JSON")
-    parser.add_argument("--jobs", type=int, metavar="K", default=1,
-                        help="worker processes for the dynamic runs: the kill matrix's "
-                        "cells, or each adapter's invariants (default 1; the report is the "
-                        "same for every K but for its seconds)")
+    add_jobs_option(parser, "the dynamic runs: the kill matrix's cells, or each adapter's "
+                    "invariants (the report's seconds aside)")
     parser.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
     add_shared_database_option(parser)
     parser.set_defaults(func=run)
@@ -98,7 +96,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         result = run_check(kill_matrix=not args.no_prove, invariants=invariants,
                            progress=progress, shared_database=shared, subject=subject,
-                           jobs=args.jobs)
+                           jobs=worker_count(args.jobs))
     except MutantNotApplicable as exc:  # the reference changed under a mutant: a failed check
         print(f"{PROG}: {exc}", file=sys.stderr)
         return 1

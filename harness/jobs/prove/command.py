@@ -19,7 +19,7 @@ from harness.jobs.prove import mutate
 from harness.run_state import hypothesis_profile
 from harness.settings import Overrides, for_command, known_profile
 from harness.shared_database import add_shared_database_option, option_database, reachable
-from harness.workers import jobs_problem
+from harness.workers import add_jobs_option, jobs_problem, worker_count
 from invariants.mutants.base import MutantNotApplicable
 from invariants.mutants.matrix import ALL_CHECKS, Matrix, prove
 from invariants.mutants.registry import id_range
@@ -47,7 +47,8 @@ def add_parser(subparsers: Any) -> None:
     parser.add_argument("--search-only", action="store_true",
                         help="leave the seed scenarios out of the dynamic runs: what the "
                         "state machines' drawn rules find alone")
-    mutate.add_jobs_option(parser)
+    add_jobs_option(parser, "the matrix's dynamic cells (a mutant's listed kills first), or "
+                    "the mutants of --mutate")
     add_shared_database_option(parser)
     mutate.add_options(parser)
     parser.set_defaults(func=run)
@@ -72,7 +73,7 @@ def run(args: argparse.Namespace) -> int:
             checks=checks or None,
             expected_only=args.expected_only,
             seed_scenarios=not args.search_only,
-            jobs=args.jobs,
+            jobs=worker_count(args.jobs),
             progress=lambda line: print(line, file=sys.stderr, flush=True),
             settings=hypothesis_profile(args.profile, shared),
         )

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.settings import HarnessSettings
-from harness.workers import jobs_problem
+from harness.workers import jobs_problem, worker_count
 from invariants import interrupts
 from invariants.mutants.matrix import reference_scan_config
 from invariants.mutants.score import report
@@ -88,20 +88,12 @@ def add_options(parser: Any) -> None:
                         "print one verdict line, exit 1 when a check kills it")
 
 
-def add_jobs_option(parser: Any) -> None:
-    """`--jobs`, the matrix's and the mutation score's alike."""
-    parser.add_argument("--jobs", type=int, metavar="K", default=1,
-                        help="worker processes: the matrix's dynamic cells (a mutant's "
-                        "listed kills first), or the mutants of --mutate (default 1; the "
-                        "results are the same for every K)")
-
-
 def _usage(args: argparse.Namespace) -> str | None:
     if args.mutant or args.check or args.expected_only or args.search_only:
         return "--mutant, --check, --expected-only and --search-only are the kill matrix's"
     if args.sample is not None and args.sample < 1:
         return f"--sample: must be at least 1, got {args.sample}"
-    if args.jobs < 1:
+    if args.jobs < 0:
         return jobs_problem(args.jobs)
     if args.timeout <= 0:
         return f"--timeout: must be positive, got {args.timeout:g}"
@@ -193,7 +185,8 @@ def run(args: argparse.Namespace, settings: HarnessSettings) -> int:
         return special
     scored = run_score(
         target, triage,
-        Options(profile=args.profile, sample=args.sample, seed=args.seed, jobs=args.jobs,
+        Options(profile=args.profile, sample=args.sample, seed=args.seed,
+                jobs=worker_count(args.jobs),
                 timeout=args.timeout, verify_triage=args.verify_triage,
                 only_triaged=args.only_triaged, guided=args.guided),
         cache=None if args.no_cache else VerdictCache(settings.cache_dir / "mutants"),
