@@ -7,7 +7,7 @@ the window plus cooldown before it, and a tripped key is dropped for exactly the
 Obligations (docs/dynamic-invariants.md, INV6): "fan-out posts past the threshold kept",
 "senders on one key counted apart", "fresh keys admitted up to the threshold", "drops
 checked against their key", "keys counted afresh in a new window", "tripped keys admitted
-again after the cooldown".
+again after the cooldown", "storms past the threshold in one instant stopped".
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from types import MappingProxyType
 from invariants.checks.harness_facts import Posted
 from invariants.checks.monitor import Monitor, check_function
 from invariants.checks.params import DEFAULT_PARAMS, CheckParams
-from invariants.trace import EventKind, TraceEvent
+from invariants.trace import EventKind, MessageClass, TraceEvent
 
 BreakerKey = tuple[str | None, str | None, str | None, str | None]
 
@@ -28,6 +28,7 @@ FIRST_WINDOW = "fresh keys admitted up to the threshold"
 DROPS = "drops checked against their key"
 FRESH = "keys counted afresh in a new window"
 COOLDOWN = "tripped keys admitted again after the cooldown"
+STOPPED = "storms past the threshold in one instant stopped"
 
 Key = tuple[str | None, BreakerKey]  # the hub and the breaker key
 
@@ -35,6 +36,7 @@ Key = tuple[str | None, BreakerKey]  # the hub and the breaker key
 _POSTED, _ENQUEUED, _DROPPED, _TRIPPED = (
     EventKind.POSTED, EventKind.ENQUEUED, EventKind.DROPPED, EventKind.BREAKER_TRIPPED
 )
+_USER = MessageClass.USER
 
 
 def breaker_key(event: TraceEvent) -> tuple[str | None, BreakerKey]:
@@ -59,6 +61,8 @@ class FanoutNotDropped(Monitor):
         "plus cooldown: no storm was spread over two windows (is the `storm` family on?)",
         COOLDOWN: "no tripped key posted again after its cooldown (is the `storm` family on, "
         "and are breaker_threshold and breaker_cooldown_ms the mesh's?)",
+        STOPPED: "no key of user traffic carried more than breaker_threshold posts in one "
+        "instant (is the `storm` family on?)",
     })
 
     def __init__(self, params: CheckParams = DEFAULT_PARAMS) -> None:
@@ -70,6 +74,10 @@ class FanoutNotDropped(Monitor):
         self._fresh: set[Key] = set()  # keys already counted in a fresh window
         self._trips: dict[Key, tuple[TraceEvent, bool]] = {}  # last trip, re-admission judged
         self._intake: dict[str | None, tuple[str | None, Key]] = {}  # hub -> its latest POSTED
+        # Per key of user traffic: the instant of its latest post, its posts and admissions
+        # in that instant. Posts in one instant share a window whatever the breaker's
+        # windows are, so more than the threshold admitted there is a storm let through.
+        self._bursts: dict[Key, tuple[int, int, int]] = {}
         # The window plus the cooldown: an upper bound on what any tumbling-window breaker
         # could have counted.
         self._span = params.breaker_window_ms + params.breaker_cooldown_ms
@@ -108,8 +116,12 @@ class FanoutNotDropped(Monitor):
     def observe(self, event: TraceEvent) -> None:
         kind = event.kind
         if kind is _ENQUEUED:
+            intake = self._intake.get(event.hub)
+            if intake is None or intake[0] != event.delivery_id:
+                return
+            self._burst_admitted(event, intake[1])
             if self._trips:
-                self._admitted(event)
+                self._admitted(event, intake[1])
             return
         if kind is _POSTED:
             key = self._key(event)
@@ -182,6 +194,40 @@ class FanoutNotDropped(Monitor):
         if total > threshold >= counted and key not in self._fresh:
             self._fresh.add(key)
             self.exercised(FRESH)
+        if self._of_user_traffic(event):
+            self._burst_posted(key, now, threshold)
+
+    def _of_user_traffic(self, event: TraceEvent) -> bool:
+        """Whether the post is user traffic, as the harness posted it: what every breaker
+        counts (can-be-ignored, lifecycle and failure traffic it may leave out)."""
+        posted = self.harness.posted(event.delivery_id)
+        return (posted.message_class if posted is not None else event.message_class) is _USER
+
+    def _burst_posted(self, key: Key, now: int, threshold: int) -> None:
+        burst = self._bursts.get(key)
+        posts, admitted = (burst[1], burst[2]) if burst is not None and burst[0] == now else (0, 0)
+        posts += 1
+        if posts == threshold + 1:
+            self.exercised(STOPPED)
+        self._bursts[key] = (now, posts, admitted)
+
+    def _burst_admitted(self, event: TraceEvent, key: Key) -> None:
+        """An ENQUEUED of user traffic: at most the threshold of one key in one instant."""
+        burst = self._bursts.get(key)
+        if burst is None or burst[0] != event.time_ms:
+            return
+        now, posts, admitted = burst
+        self._bursts[key] = (now, posts, admitted + 1)
+        threshold = self.params.threshold_at(key[0])
+        if admitted + 1 == threshold + 1:
+            sender, target, message_type, identity = key[1]
+            self.flag(
+                f"breaker admitted {event.delivery_id} ({sender}->{target} {message_type} "
+                f"identity {identity}) at {now} ms: {threshold + 1} posts of its key admitted "
+                f"in that instant (threshold {threshold}); posts in one instant share any "
+                "window, so the breaker let a storm through",
+                event,
+            )
 
     def _in_window(self, arrivals: deque[int], now: int) -> int:
         """Posts of the key within the window before `now` (`arrivals` is in time order)."""
@@ -205,12 +251,8 @@ class FanoutNotDropped(Monitor):
             self.exercised(COOLDOWN)
         return tripped, elapsed
 
-    def _admitted(self, event: TraceEvent) -> None:
+    def _admitted(self, event: TraceEvent, key: Key) -> None:
         """An ENQUEUED of a tripped key: not before its cooldown has passed."""
-        intake = self._intake.get(event.hub)
-        if intake is None or intake[0] != event.delivery_id:
-            return
-        key = intake[1]
         since = self._since_trip(key, event)
         if since is None:
             return

@@ -59,6 +59,7 @@ def test_trip_on_the_threshold_th_message_is_flagged() -> None:
 def test_drop_during_cooldown_is_allowed_but_not_after_it() -> None:
     t = Trace()
     for i in range(21):
+        t.at(i // 20)  # the 21st a millisecond later: no instant past the threshold
         _msg(t, K.ENQUEUED, i, None)  # no identity: the 3-tuple key
     t.at(2_900)
     _msg(t, K.DROPPED, 21, None)
@@ -72,6 +73,7 @@ def test_drop_during_cooldown_is_allowed_but_not_after_it() -> None:
 def test_messages_in_another_window_do_not_justify_a_drop() -> None:
     t = Trace()
     for i in range(21):
+        t.at(i // 20)
         _msg(t, K.ENQUEUED, i, "s")
     t.at(10_000)
     _msg(t, K.DROPPED, 21, "s")
@@ -177,3 +179,49 @@ def test_the_configured_cooldown_is_the_one_held() -> None:
     _msg(t.at(500), K.ENQUEUED, 21, "one-stream")
     assert inv6.check(t.events, short) == []
     assert len(inv6.check(t.events, SMALL)) == 1
+
+
+# Posts of one key in one instant: past the threshold, the breaker must stop them.
+
+
+def test_a_storm_let_through_in_one_instant_is_flagged() -> None:
+    t = Trace()
+    _burst(t, 0, 21)  # 21 admitted at 0 ms, threshold 20
+    monitor = inv6.FanoutNotDropped(SMALL)
+    monitor.feed(t.events)
+    [v] = monitor.violations(final=True)
+    assert "breaker admitted m20" in v.message and "21 posts of its key admitted" in v.message
+    assert monitor.evidence[inv6.STOPPED] == 1
+
+
+def test_a_storm_stopped_in_its_instant_passes_and_is_counted() -> None:
+    t = Trace()
+    _burst(t, 0, 20)
+    _trip(t, 20)
+    monitor = inv6.FanoutNotDropped(SMALL)
+    monitor.feed(t.events)
+    assert monitor.violations(final=True) == []
+    assert monitor.evidence[inv6.STOPPED] == 1
+
+
+def test_exempt_traffic_and_another_instant_start_the_count_afresh() -> None:
+    t = Trace()
+    for i in range(30):  # can-be-ignored traffic: no breaker need count it
+        t.add(K.POSTED, hub="cache", delivery_id=f"h{i}", sender="owner", target="cache",
+              message_type="Heartbeat", message_class=C.IGNORABLE, diagnostic_key="p")
+        t.add(K.ENQUEUED, hub="cache", delivery_id=f"h{i}")
+    _burst(t, 0, 11)
+    _burst(t.at(1), 11, 10)  # 21 within one window, never more than 20 in one instant
+    monitor = inv6.FanoutNotDropped(SMALL)
+    monitor.feed(t.events)
+    assert monitor.violations(final=True) == []
+    assert monitor.evidence.get(inv6.STOPPED, 0) == 0
+
+
+def test_a_hub_is_held_to_its_own_threshold() -> None:
+    t = Trace()
+    _burst(t, 0, 9)  # 9 admitted at a hub made with a threshold of 8
+    params = CheckParams(breaker_threshold=20, breaker_thresholds={"cache": 8})
+    [v] = inv6.check(t.events, params)
+    assert "9 posts of its key admitted in that instant (threshold 8)" in v.message
+    assert inv6.check(t.events, CheckParams(breaker_threshold=20)) == []

@@ -46,7 +46,7 @@ def test_the_repositorys_own_tests_pass(tmp_path: Path) -> None:
 def test_its_adapter_conforms(tmp_path: Path) -> None:
     done = _run(_copy(tmp_path), "harness", "adapter-check")
     assert done.returncode == 0, done.stdout + done.stderr
-    assert "conforms: 10 program(s), 0 broken convention(s)" in done.stdout
+    assert "conforms: 11 program(s), 0 broken convention(s)" in done.stdout
 
 
 def test_the_clean_mesh_passes_every_invariant(tmp_path: Path) -> None:

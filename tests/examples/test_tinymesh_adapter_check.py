@@ -17,10 +17,10 @@ def test_the_example_adapter_conforms(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stdout + result.stderr
     lines = result.stdout.splitlines()
     assert lines[0] == "mesh-harness adapter-check: tinymesh.harness_adapter:make"
-    assert "  capabilities: stop_lifecycle, subscribe" in lines
+    assert "  capabilities: breaker_threshold, stop_lifecycle, subscribe" in lines
     skipped = "grain, fault-order, zero-count, aggregate, roundtrip, raising"
     assert f"  not applicable (not declared): {skipped}" in lines
-    assert lines[-1] == "  conforms: 5 program(s), 0 broken convention(s)"
+    assert lines[-1] == "  conforms: 6 program(s), 0 broken convention(s)"
 
 
 def test_an_adapter_that_hides_a_leg_end_does_not_conform(tmp_path: Path) -> None:
@@ -32,4 +32,4 @@ def test_an_adapter_that_hides_a_leg_end_does_not_conform(tmp_path: Path) -> Non
     result = tinymesh_repo.run(repo, "harness", "adapter-check")
     assert result.returncode == 1
     assert "never ended, although the mesh went quiet (docs/adapter.md#legs)" in result.stdout
-    assert "  does not conform: 5 program(s)," in result.stdout
+    assert "  does not conform: 6 program(s)," in result.stdout

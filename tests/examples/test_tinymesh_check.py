@@ -22,7 +22,7 @@ from planted_bugs import BUGS
 from invariants.checks import CHECKS
 
 INV4 = "harness::INV4[tinymesh.harness_adapter:make]"
-_DECLARED = "    capabilities = frozenset({Capability.SUBSCRIBE, Capability.STOP_LIFECYCLE})\n"
+_DECLARED = "                              Capability.BREAKER_THRESHOLD})\n"
 _EVIDENCE = re.compile(r"^ {9,}(\d+)  \S")
 
 
@@ -55,7 +55,7 @@ def test_check_in_the_example_judges_the_example(tmp_path: Path) -> None:
     assert lines[1] == "adapter tinymesh.harness_adapter:make; profile ci"
     assert "2. Dynamic invariants on tinymesh.harness_adapter:make: pass (6 of 6 passed, " \
         "1 not applicable)" in lines
-    assert "   adapter conformance: pass (5 program(s), 0 broken convention(s); see " \
+    assert "   adapter conformance: pass (6 program(s), 0 broken convention(s); see " \
         "docs/adapter.md)" in lines
     assert any(re.match(r"   INV4 .* not applicable +0 examples", line) for line in lines)
     assert "3. Kill matrix: skipped" in lines

@@ -35,8 +35,9 @@ class _Window:
 
 
 class Breaker:
-    def __init__(self, mesh: Mesh) -> None:
+    def __init__(self, mesh: Mesh, threshold: int = THRESHOLD) -> None:
         self.mesh = mesh
+        self.threshold = threshold
         self._windows: dict[Key, _Window] = {}  # least recently seen first
         self.trips = 0
 
@@ -66,7 +67,7 @@ class Breaker:
         if self._tripped(window, now):
             return "drop"
         window.count += 1
-        if window.count > THRESHOLD:
+        if window.count > self.threshold:
             self.trips += 1
             window.open_until = now + COOLDOWN_MS
             if "breaker-reopen-timer" in self.mesh.bugs:

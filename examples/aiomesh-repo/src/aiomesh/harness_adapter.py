@@ -54,7 +54,7 @@ class _Trace(Observer):
 class AioMeshAdapter(AsyncMeshAdapter):
     capabilities = frozenset({Capability.GRAIN_ROUTER, Capability.SUBSCRIBE,
                               Capability.STOP_LIFECYCLE, Capability.AGGREGATE_FAULTS,
-                              Capability.RAISING_HANDLERS})
+                              Capability.RAISING_HANDLERS, Capability.BREAKER_THRESHOLD})
 
     def __init__(self, chooser: Chooser, *, bugs: Iterable[str] = (),
                  at_least_once: bool = False) -> None:
@@ -71,9 +71,10 @@ class AioMeshAdapter(AsyncMeshAdapter):
             yield
         self.loop.fresh_lane()
 
-    def create_hub(self, address: str, *, watermark: int | None = None) -> None:
+    def create_hub(self, address: str, *, watermark: int | None = None,
+                   breaker_threshold: int | None = None) -> None:
         with self._lane():
-            self.mesh.hub(address, watermark=watermark)
+            self.mesh.hub(address, watermark=watermark, breaker_threshold=breaker_threshold)
 
     def has_hub(self, address: str) -> bool:
         return address in self.mesh.hubs

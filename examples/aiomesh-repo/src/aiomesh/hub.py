@@ -20,11 +20,13 @@ WATERMARK = 1_000  # queue depth from which sheddable traffic is shed
 
 
 class Hub:
-    def __init__(self, mesh: Mesh, address: str, watermark: int = WATERMARK) -> None:
+    def __init__(self, mesh: Mesh, address: str, watermark: int = WATERMARK,
+                 breaker_threshold: int | None = None) -> None:
         self.mesh = mesh
         self.address = address
         self.watermark = watermark
-        self.breaker = Breaker(mesh)
+        self.breaker = Breaker(mesh) if breaker_threshold is None else Breaker(
+            mesh, breaker_threshold)
         self.queue: asyncio.Queue[Envelope] = asyncio.Queue()
         self.closed = False  # the stop closes the gate
         self.effects: dict[str, int] = {}  # delivery id -> times its handler applied it

@@ -100,11 +100,13 @@ class Mesh:
 
     # What a user of the mesh does -------------------------------------------------------
 
-    def hub(self, address: str, *, watermark: int | None = None) -> Hub:
+    def hub(self, address: str, *, watermark: int | None = None,
+            breaker_threshold: int | None = None) -> Hub:
         """The hub at `address`, created on first use."""
         hub = self.hubs.get(address)
         if hub is None:
-            hub = self.hubs[address] = Hub(self, address, watermark or self.watermark)
+            hub = self.hubs[address] = Hub(self, address, watermark or self.watermark,
+                                           breaker_threshold)
             self.activations[address] = Activation(self, address)
             self.observer.hub_created(hub=address, watermark=hub.watermark)
         return hub

@@ -74,14 +74,16 @@ WORDS: Mapping[str, str] = MappingProxyType({
 class TinyMeshAdapter:
     """Drives one TinyMesh; every tie between timers due at once is asked of the chooser."""
 
-    capabilities = frozenset({Capability.SUBSCRIBE, Capability.STOP_LIFECYCLE})
+    capabilities = frozenset({Capability.SUBSCRIBE, Capability.STOP_LIFECYCLE,
+                              Capability.BREAKER_THRESHOLD})
 
     def __init__(self, chooser: Chooser) -> None:
         self.mesh = TinyMesh(lambda options: chooser.choose(options, "next due timer"))
         self._events: list[TraceEvent] = []
 
-    def create_hub(self, address: str, *, watermark: int | None = None) -> None:
-        self.mesh.open_box(address, spill_at=watermark)
+    def create_hub(self, address: str, *, watermark: int | None = None,
+                   breaker_threshold: int | None = None) -> None:
+        self.mesh.open_box(address, spill_at=watermark, storm_threshold=breaker_threshold)
 
     def post(self, sender: str, target: str, message: MessageSpec, *,
              identity: str | None = "user", route: Route = Route.MONOLITH) -> str:

@@ -17,11 +17,12 @@ SPILLABLE = frozenset({Kind.CHATTER})
 
 
 class Mailbox:
-    def __init__(self, mesh: TinyMesh, address: str, spill_at: int = SPILL_AT) -> None:
+    def __init__(self, mesh: TinyMesh, address: str, spill_at: int = SPILL_AT,
+                 storm_threshold: int | None = None) -> None:
         self.mesh = mesh
         self.address = address
         self.spill_at = spill_at
-        self.breaker = StormBreaker()
+        self.breaker = StormBreaker() if storm_threshold is None else StormBreaker(storm_threshold)
         self.queue: deque[Letter] = deque()
         self.closed = False  # the stop's detach stage closes the gate
         self.paused_until = -1

@@ -34,10 +34,12 @@ class TinyMesh:
 
     # What a user of the mesh does -------------------------------------------------------
 
-    def open_box(self, address: str, spill_at: int | None = None) -> Mailbox:
+    def open_box(self, address: str, spill_at: int | None = None,
+                 storm_threshold: int | None = None) -> Mailbox:
         box = self.boxes.get(address)
         if box is None:
-            box = self.boxes[address] = Mailbox(self, address, spill_at or SPILL_AT)
+            box = self.boxes[address] = Mailbox(self, address, spill_at or SPILL_AT,
+                                                storm_threshold)
             self.log.write(self.clock.now, "box_opened", box=address, spill_at=box.spill_at)
         return box
 
