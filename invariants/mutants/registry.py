@@ -58,6 +58,7 @@ MUTANT_MODULES: tuple[str, ...] = (
     "invariants.mutants.m41_pump_stops_on_fault",
     "invariants.mutants.m42_fault_drops_next",
     "invariants.mutants.m43_full_breaker_refuses_fresh_keys",
+    "invariants.mutants.m44_window_opened_after_counting",
 )
 
 MUTANTS: tuple[Mutant, ...] = records.load(MUTANT_MODULES, "MUTANT", Mutant)

@@ -51,7 +51,8 @@ def _triage(tmp_path: Path, text: str) -> Path:
 
 
 def _prove(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, Any, str]:
-    code = main(["prove", "--mutate", *argv, "--no-cache", "--format", "json"])
+    # One job: the mutants are judged in this process, where the tests' patches record.
+    code = main(["prove", "--mutate", *argv, "--no-cache", "--format", "json", "--jobs", "1"])
     out, err = capsys.readouterr()
     return code, json.loads(out), err
 
