@@ -28,7 +28,8 @@ from harness.shared_database import SHARED_DATABASE_ENV
 from invariants.dynamic.profiles import CI, profile
 from invariants.mutants.registry import MUTANTS
 
-ARGS = ["check", "--no-prove", "--invariants", "INV1", "--quiet"]
+# One job: the runs replay in this process, where the tests' patches record what they read.
+ARGS = ["check", "--no-prove", "--invariants", "INV1", "--quiet", "--jobs", "1"]
 
 
 def _shared_directory(database: object) -> Path | None:
@@ -138,7 +139,8 @@ def test_a_kill_matrix_item_replays_the_run_s_database(
     assert profile(CI).database is None
 
 
-PROVE = ["prove", "--mutant", "M3", "--check", "INV2", "--expected-only", "--format", "json"]
+PROVE = ["prove", "--mutant", "M3", "--check", "INV2", "--expected-only", "--format", "json",
+         "--jobs", "1"]
 
 
 @pytest.mark.parametrize("named", [True, False])
