@@ -95,9 +95,8 @@ class FanoutNotDropped(Monitor):
             arrivals.popleft()
         return arrivals
 
-    def _key(self, event: TraceEvent) -> Key:
-        """The key of the post as the harness made it, where the harness made it."""
-        posted = self.harness.posted(event.delivery_id)
+    def _key(self, event: TraceEvent, posted: Posted | None) -> Key:
+        """The key of the post as the harness made it (`posted`), where the harness made it."""
         if posted is None or posted.target != event.hub:
             return breaker_key(event)
         if event.kind is _POSTED and event.diagnostic_key != posted.diagnostic_key:
@@ -124,14 +123,19 @@ class FanoutNotDropped(Monitor):
                 self._admitted(event, intake[1])
             return
         if kind is _POSTED:
-            key = self._key(event)
+            posted = self.harness.posted(event.delivery_id)
+            key = self._key(event, posted)
             self._posted(event, key, self._arrived(self._arrivals, key, event.time_ms))
+            # User traffic as the harness posted it: what every breaker counts (it may leave
+            # can-be-ignored, lifecycle and failure traffic out).
+            if (posted.message_class if posted is not None else event.message_class) is _USER:
+                self._burst_posted(key, event.time_ms)
             return
         if kind is not _DROPPED and kind is not _TRIPPED:
             return
         if kind is _DROPPED:
             event = self.facts.complete(event)
-        key = self._key(event)
+        key = self._key(event, self.harness.posted(event.delivery_id))
         arrivals = self._arrived(self._arrivals, key, event.time_ms)
         self.exercised(DROPS)
         if kind is _TRIPPED:
@@ -194,20 +198,13 @@ class FanoutNotDropped(Monitor):
         if total > threshold >= counted and key not in self._fresh:
             self._fresh.add(key)
             self.exercised(FRESH)
-        if self._of_user_traffic(event):
-            self._burst_posted(key, now, threshold)
 
-    def _of_user_traffic(self, event: TraceEvent) -> bool:
-        """Whether the post is user traffic, as the harness posted it: what every breaker
-        counts (can-be-ignored, lifecycle and failure traffic it may leave out)."""
-        posted = self.harness.posted(event.delivery_id)
-        return (posted.message_class if posted is not None else event.message_class) is _USER
-
-    def _burst_posted(self, key: Key, now: int, threshold: int) -> None:
+    def _burst_posted(self, key: Key, now: int) -> None:
+        """A post of user traffic, counted in its key's instant."""
         burst = self._bursts.get(key)
         posts, admitted = (burst[1], burst[2]) if burst is not None and burst[0] == now else (0, 0)
         posts += 1
-        if posts == threshold + 1:
+        if posts == self.params.threshold_at(key[0]) + 1:
             self.exercised(STOPPED)
         self._bursts[key] = (now, posts, admitted)
 
@@ -217,9 +214,10 @@ class FanoutNotDropped(Monitor):
         if burst is None or burst[0] != event.time_ms:
             return
         now, posts, admitted = burst
-        self._bursts[key] = (now, posts, admitted + 1)
+        admitted += 1
+        self._bursts[key] = (now, posts, admitted)
         threshold = self.params.threshold_at(key[0])
-        if admitted + 1 == threshold + 1:
+        if admitted == threshold + 1:
             sender, target, message_type, identity = key[1]
             self.flag(
                 f"breaker admitted {event.delivery_id} ({sender}->{target} {message_type} "

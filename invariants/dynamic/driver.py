@@ -122,7 +122,7 @@ class MeshMachine(FamilyBodies, RuleBasedStateMachine):
 
     def start(
         self, watermarks: Sequence[int | None], swarm: Mapping[str, bool], *,
-        roundtrip: bool = False, breaker_thresholds: Sequence[int | None] = (),
+        roundtrip: bool = False, breaker_thresholds: Sequence[int] = (),
     ) -> None:
         """A fresh mesh with the drawn watermarks, breaker thresholds (drawn only for an
         adapter declaring `breaker_threshold`; none: the mesh's own), families and (where
@@ -142,8 +142,7 @@ class MeshMachine(FamilyBodies, RuleBasedStateMachine):
         configured = {h: w for h, w in zip(HUBS, watermarks, strict=True) if w is not None}
         params = self.params = replace(
             base, watermarks={**base.watermarks, **configured},
-            breaker_thresholds={**base.breaker_thresholds,
-                                **{h: t for h, t in thresholds.items() if t is not None}},
+            breaker_thresholds={**base.breaker_thresholds, **thresholds},
         )
         self.judge.watch(params, capabilities_of(adapter))
         if roundtrip:

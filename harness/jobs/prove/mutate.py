@@ -93,8 +93,8 @@ def _usage(args: argparse.Namespace) -> str | None:
         return "--mutant, --check, --expected-only and --search-only are the kill matrix's"
     if args.sample is not None and args.sample < 1:
         return f"--sample: must be at least 1, got {args.sample}"
-    if args.jobs < 0:
-        return jobs_problem(args.jobs)
+    if (problem := jobs_problem(args.jobs)) is not None:
+        return problem
     if args.timeout <= 0:
         return f"--timeout: must be positive, got {args.timeout:g}"
     if args.fail_under is not None and not 0 <= args.fail_under <= 1:

@@ -9,7 +9,6 @@ no other error, but files not analysed (`invariants.scan.problems.exit_status`).
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -18,6 +17,7 @@ from typing import Any
 from harness.jobs import Command
 from harness.scan_verdict import ScanVerdict, baseline_not_found, run_scan
 from harness.settings import HarnessSettings, Overrides, for_command, rule_ids
+from harness.workers import worker_count
 from invariants.scan import baseline as baselines
 from invariants.scan.cache import user_cache_dir
 from invariants.scan.config import find_pyproject
@@ -138,7 +138,7 @@ def run(args: argparse.Namespace) -> int:
     cwd = Path.cwd()
     paths = [str((cwd / p).absolute()) for p in args.paths] if args.paths else list(config.paths)
     cache_dir = None if args.no_cache else _cache_dir(settings)
-    jobs = args.jobs or os.cpu_count() or 1
+    jobs = worker_count(args.jobs)
     baseline_path = None if args.inventory else _baseline_path(args, settings)
     known = baselines.load(baseline_path) if baseline_path and baseline_path.exists() else None
     verdict = run_scan(paths, config, root, cache_dir=cache_dir, baseline=known, jobs=jobs)
