@@ -123,10 +123,11 @@ def reference_scan_config() -> ScanConfig:
     return load_config(find_pyproject(reference_root()))
 
 
-def scan_tree(root: Path, config: ScanConfig) -> StaticScan:
-    """Scan one package directory (never imports or runs it)."""
+def scan_tree(root: Path, config: ScanConfig, cache_dir: Path | None = None) -> StaticScan:
+    """Scan one package directory (never imports or runs it); `cache_dir`, where given,
+    answers the files it already holds (the scan's own per-file result cache)."""
     started = time.perf_counter()
-    result = scan(["."], config, root=root, jobs=1, cache_dir=None)
+    result = scan(["."], config, root=root, jobs=1, cache_dir=cache_dir)
     errors = tuple(f"{root}: {p.path}:{p.line} {p.kind}: {p.message}" for p in result.errors)
     return StaticScan(tuple(result.findings), errors, time.perf_counter() - started)
 

@@ -20,7 +20,6 @@ from contextlib import contextmanager
 from invariants.adapter import AdapterFactory
 from invariants.dynamic.runner import Outcome, run_invariant, run_program
 from invariants.dynamic.seed_programs import SEED_PROGRAMS
-from invariants.mutants.matrix import scan_tree
 from invariants.mutants.score.evaluate import (
     CONFORMANCE,
     Baseline,
@@ -32,6 +31,7 @@ from invariants.mutants.score.evaluate import (
     package_name,
 )
 from invariants.mutants.score.reach import IMPORT, Reach, Recorder, sound_for
+from invariants.mutants.score.static import scan_sources
 from invariants.mutants.score.target import MeshTarget, TargetError
 
 
@@ -63,7 +63,7 @@ def measure(target: MeshTarget, profile: str, *, guided: bool = True) -> Baselin
                                       "its mutants")
             cost = {check: _run_check(target, factory, check, profile, phase)
                     for check in target.checks}
-        scanned = scan_tree(package_dir, target.scan_config)
+        scanned = scan_sources(target.sources, target.scan_config)  # fills the shared cache
         findings = frozenset(finding_key(f) for f in scanned.findings)
         reach: Reach | None = recorder.reach(package_dir) if recorder is not None else None
     finally:

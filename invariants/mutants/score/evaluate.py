@@ -28,9 +28,9 @@ from invariants.dynamic.mesh_keys import MESH_ID_ATTRIBUTE
 from invariants.dynamic.runner import Outcome, run_invariant, run_program
 from invariants.dynamic.seed_programs import SEED_PROGRAMS
 from invariants.mutants.build import PACKAGE_PREFIX, isolate
-from invariants.mutants.matrix import scan_tree
 from invariants.mutants.score.engine import EngineMutant, apply
 from invariants.mutants.score.reach import Reach
+from invariants.mutants.score.static import scan_sources
 from invariants.mutants.score.target import MeshTarget
 from invariants.scan.model import Finding
 from invariants.step_budget import cpu_alarm
@@ -235,7 +235,7 @@ def judge(
                                f"{_first_line(str(exc))}",
                                seconds=time.perf_counter() - started)
             checks = judged_by(target) if reaching is None else reaching
-            verdict = _static(target, baseline, package_dir)
+            verdict = _static(target, baseline, sources)
             if verdict is None and not checks:
                 verdict = Verdict("survived", evidence=UNREACHED, unreached=True)
             if verdict is None:
@@ -254,8 +254,8 @@ def judge(
                    verdict.evidence, time.perf_counter() - started, verdict.unreached)
 
 
-def _static(target: MeshTarget, baseline: Baseline, package_dir: Path) -> Verdict | None:
-    scanned = scan_tree(package_dir, target.scan_config)
+def _static(target: MeshTarget, baseline: Baseline, sources: dict[str, str]) -> Verdict | None:
+    scanned = scan_sources(sources, target.scan_config)
     new = [f for f in scanned.findings if finding_key(f) not in baseline.findings]
     if not new:
         return None
