@@ -4,6 +4,7 @@ does a short session on the reference mesh reach every invariant?
     python benchmarks/fuzz_sessions.py [--sessions 10] [--minutes 0.3] [--workers 2]
                                        [--mutants M1 M2 ...] [--kills-only]
                                        [--skip-reference] [--skip-mutants] [--startup N]
+                                       [--json FILE]
 
 1. Reference: one session of `--minutes` with `--workers` workers over every invariant on
    the reference mesh: examples per test (the goal: every test > 0), HypoFuzz's kept
@@ -22,8 +23,9 @@ does a short session on the reference mesh reach every invariant?
    the load average before and after.
 
 Each session uses its own fresh directory database, so no session replays another's
-failures. A script, not a test: HypoFuzz is randomized and the numbers depend on the
-machine and its load.
+failures. `--json FILE` also writes the printed figures, one object per part that ran
+("reference", "mutants", "startup"). A script, not a test: HypoFuzz is randomized and the
+numbers depend on the machine and its load.
 """
 
 from __future__ import annotations
@@ -53,7 +55,7 @@ def _session(work: Path, name: str, args: list[str]) -> dict[str, Any]:
     return data
 
 
-def reference(work: Path, minutes: float, workers: int) -> None:
+def reference(work: Path, minutes: float, workers: int) -> dict[str, Any]:
     data = _session(work, "reference", ["--minutes", str(minutes), "--workers", str(workers)])
     tests = data["tests"]
     print(f"reference mesh: {minutes:g} min, {data['workers']} workers, ran "
@@ -66,15 +68,22 @@ def reference(work: Path, minutes: float, workers: int) -> None:
     every = all(t["examples"] > 0 for t in tests.values())
     print(f"  every test ran: {'yes' if every else 'NO'}; never reached: "
           + (", ".join(data["never_reached"]) or "none"))
+    return {"minutes": minutes, "workers": data["workers"], "exit": data["process_exit"],
+            "elapsed_seconds": data["elapsed_seconds"],
+            "startup_seconds": data["startup_seconds"], "failures": len(data["failures"]),
+            "examples": {check: test["examples"] for check, test in tests.items()},
+            "every_test_ran": every, "never_reached": data["never_reached"]}
 
 
 def mutants(
     work: Path, names: list[str] | None, sessions: int, minutes: float, workers: int,
     kills_only: bool,
-) -> None:
+) -> dict[str, Any]:
     scope = "the checks that must kill it" if kills_only else "every invariant"
     print(f"mutants: {sessions} session(s) each of {minutes:g} min, {workers} workers, over "
           f"{scope}, stopped at the first saved failure:")
+    figures: dict[str, Any] = {"sessions": sessions, "minutes": minutes, "workers": workers,
+                               "kills_only": kills_only, "mutants": {}}
     for mutant in select_mutants(names):
         checks = [k for k in mutant.kills if k.startswith("INV")]
         found: list[float] = []
@@ -91,10 +100,15 @@ def mutants(
         spread = f" (min {min(found):.1f}, max {max(found):.1f})" if found else ""
         print(f"  {mutant.id} {mutant.slug} [kills {', '.join(checks)}]: found in "
               f"{len(found)}/{sessions}, first saved failure {median}{spread}", flush=True)
+        figures["mutants"][mutant.id] = {
+            "found": len(found), "median_seconds": statistics.median(found) if found else None,
+            "min_seconds": min(found, default=None), "max_seconds": max(found, default=None)}
+    return figures
 
 
-def startup(work: Path, sessions: int, minutes: float, workers: int) -> None:
-    load = " ".join(f"{v:.2f}" for v in os.getloadavg())
+def startup(work: Path, sessions: int, minutes: float, workers: int) -> dict[str, Any]:
+    load_before = os.getloadavg()
+    load = " ".join(f"{v:.2f}" for v in load_before)
     phases: dict[str, list[float]] = {}
     started: list[float] = []
     for index in range(sessions):
@@ -111,8 +125,14 @@ def startup(work: Path, sessions: int, minutes: float, workers: int) -> None:
               f"(min {min(seconds):.2f}, max {max(seconds):.2f})")
     box = f"{statistics.median(started):.2f} s" if started else "never (the start-up limit)"
     print(f"  box clock started after {box}, in {len(started)}/{sessions} session(s)")
-    print(f"  load average before: {load}; after: "
-          + " ".join(f"{v:.2f}" for v in os.getloadavg()))
+    load_after = os.getloadavg()
+    print(f"  load average before: {load}; after: " + " ".join(f"{v:.2f}" for v in load_after))
+    return {"sessions": sessions, "minutes": minutes, "workers": workers,
+            "phases": {phase: {"median": statistics.median(seconds), "min": min(seconds),
+                               "max": max(seconds)} for phase, seconds in phases.items()},
+            "box_started_median": statistics.median(started) if started else None,
+            "box_started_sessions": len(started),
+            "load_before": list(load_before), "load_after": list(load_after)}
 
 
 def main() -> int:
@@ -126,16 +146,21 @@ def main() -> int:
     parser.add_argument("--skip-mutants", action="store_true")
     parser.add_argument("--startup", type=int, default=0, metavar="N",
                         help="also N sessions measuring start-up, phase by phase")
+    parser.add_argument("--json", type=Path, default=None, metavar="FILE",
+                        help="also write the printed figures as JSON")
     args = parser.parse_args()
+    figures: dict[str, Any] = {}
     with tempfile.TemporaryDirectory(prefix="fuzz-bench-") as scratch:
         work = Path(scratch)
         if not args.skip_reference:
-            reference(work, args.minutes, args.workers)
+            figures["reference"] = reference(work, args.minutes, args.workers)
         if args.mutants and not args.skip_mutants:
-            mutants(work, args.mutants, args.sessions, args.minutes, args.workers,
-                    args.kills_only)
+            figures["mutants"] = mutants(work, args.mutants, args.sessions, args.minutes,
+                                         args.workers, args.kills_only)
         if args.startup:
-            startup(work, args.startup, args.minutes, args.workers)
+            figures["startup"] = startup(work, args.startup, args.minutes, args.workers)
+    if args.json is not None:
+        args.json.write_text(json.dumps(figures, indent=2) + "\n", encoding="utf-8")
     return 0
 
 

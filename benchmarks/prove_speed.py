@@ -1,7 +1,7 @@
 """Time the kill matrix, `python -m harness prove`, with one job against K jobs, side by side.
 
     python benchmarks/prove_speed.py [--mutants M1 M3 M9] [--full] [--jobs 2] [--repeat 1]
-                                     [--profile ci] [--json FILE]
+                                     [--parallel-only] [--profile ci] [--json FILE]
 
 Both sides run in one invocation of this script, interleaved (`--jobs 1`, then `--jobs K`,
 `--repeat` times), so a change in the machine's load hits both alike. A side is
@@ -12,7 +12,9 @@ subprocess) and as the CPU time of the child and its workers
 (`resource.getrusage(RUSAGE_CHILDREN)`, user plus system, before and after). Printed per
 side: minimum and median of both and every exit code; then the ratios K jobs / 1 job of the
 medians, the load average before and after, and whether every run gave the same matrix
-(the JSON without the per-cell seconds). Information only: nothing here fails on a time.
+(the JSON without the per-cell seconds). `--parallel-only` runs the `--jobs K` side alone
+(half the cost, no ratios), for a figure of K workers by itself (benchmarks/speed_report.py).
+Information only: nothing here fails on a time.
 
 Exit status: 0 when every run exited 0 and every matrix is the same, 1 otherwise, 2 on a
 usage error. A script, not a test: the figures depend on the machine and its load.
@@ -68,6 +70,8 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--jobs", type=int, default=2, metavar="K",
                         help="the parallel side's --jobs (default 2)")
     parser.add_argument("--repeat", type=int, default=1, help="runs per side (default 1)")
+    parser.add_argument("--parallel-only", action="store_true",
+                        help="only the --jobs K side: no 1-job side, no ratios")
     parser.add_argument("--profile", default="ci", help="Hypothesis profile (default ci)")
     parser.add_argument("--json", type=Path, default=None, metavar="FILE",
                         help="also write every run and the summaries as JSON")
@@ -117,17 +121,20 @@ def summarize(jobs: int, runs: Sequence[Run]) -> Summary:
                    statistics.median(cpus), tuple(r.exit_code for r in runs))
 
 
-def report(serial: Summary, parallel: Summary, same: bool, load: tuple[str, str]) -> str:
+def report(serial: Summary | None, parallel: Summary, same: bool,
+           load: tuple[str, str]) -> str:
+    """The table; without a 1-job side (`--parallel-only`), no ratios."""
     lines = [f"{'side':<8}{'runs':>5}{'wall min':>10}{'wall med':>10}{'cpu min':>10}"
              f"{'cpu med':>10}  exit codes"]
-    for side in (serial, parallel):
+    for side in (s for s in (serial, parallel) if s is not None):
         lines.append(f"{'jobs ' + str(side.jobs):<8}{side.runs:>5}{side.wall_min:>9.1f}s"
                      f"{side.wall_median:>9.1f}s{side.cpu_min:>9.1f}s{side.cpu_median:>9.1f}s"
                      f"  {' '.join(map(str, side.exit_codes))}")
-    wall = parallel.wall_median / serial.wall_median if serial.wall_median else float("nan")
-    cpu = parallel.cpu_median / serial.cpu_median if serial.cpu_median else float("nan")
-    lines.append(f"jobs {parallel.jobs} / jobs {serial.jobs} (medians): wall {wall:.2f}, "
-                 f"cpu {cpu:.2f}")
+    if serial is not None:
+        wall = parallel.wall_median / serial.wall_median if serial.wall_median else float("nan")
+        cpu = parallel.cpu_median / serial.cpu_median if serial.cpu_median else float("nan")
+        lines.append(f"jobs {parallel.jobs} / jobs {serial.jobs} (medians): wall {wall:.2f}, "
+                     f"cpu {cpu:.2f}")
     lines.append(f"load average before: {load[0]}; after: {load[1]}")
     lines.append(f"same matrix in every run: {'yes' if same else 'NO'}")
     return "\n".join(lines)
@@ -140,23 +147,26 @@ def _load_average() -> str:
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
     scope = "the full matrix" if args.full else f"mutants {' '.join(args.mutants)}"
-    print(f"prove on {scope}, profile {args.profile}: --jobs 1 against --jobs {args.jobs}, "
-          f"{args.repeat} run(s) each, interleaved", flush=True)
+    sides = (args.jobs,) if args.parallel_only else (1, args.jobs)
+    print(f"prove on {scope}, profile {args.profile}: "
+          + " against ".join(f"--jobs {jobs}" for jobs in sides)
+          + f", {args.repeat} run(s) each, interleaved", flush=True)
     before = _load_average()
     runs: list[Run] = []
     for _ in range(args.repeat):
-        for jobs in (1, args.jobs):
+        for jobs in sides:
             runs.append(measure(args, jobs))
             print(f"  jobs {jobs}: {runs[-1].wall_seconds:.1f} s wall, "
                   f"{runs[-1].cpu_seconds:.1f} s cpu, exit {runs[-1].exit_code}", flush=True)
-    serial = summarize(1, [r for r in runs if r.jobs == 1])
+    serial = None if args.parallel_only else summarize(1, [r for r in runs if r.jobs == 1])
     parallel = summarize(args.jobs, [r for r in runs if r.jobs == args.jobs])
     same = len({r.matrix for r in runs}) == 1 and bool(runs[0].matrix)
     print(report(serial, parallel, same, (before, _load_average())))
     if args.json is not None:
         args.json.write_text(json.dumps({
             "runs": [{k: v for k, v in asdict(r).items() if k != "matrix"} for r in runs],
-            "summaries": [asdict(serial), asdict(parallel)], "same_matrix": same,
+            "summaries": [asdict(s) for s in (serial, parallel) if s is not None],
+            "same_matrix": same,
         }, indent=2) + "\n", encoding="utf-8")
     return 0 if same and all(r.exit_code == 0 for r in runs) else 1
 

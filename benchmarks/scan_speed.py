@@ -1,6 +1,7 @@
 """Measure the static scan against bare parsing, on the same files, and print the ratios.
 
     python benchmarks/scan_speed.py [DIR ...] [--limit N] [--repeat R] [--no-stdlib]
+                                    [--json FILE]
     python benchmarks/scan_speed.py --verdict N [--seed S]
 
 Files: the running interpreter's standard library without its test folders, a small corpus
@@ -10,7 +11,8 @@ Measured in one run: bare `libcst.parse_module`, bare `ast.parse`, a cold scan w
 `python -m harness scan` on one file (wall and CPU seconds, best of 5), and a side-by-side
 table of the corpora. Goals: cold <= 1.0x bare libcst (on every corpus, small ones too);
 2 jobs >= 1.7x faster than 1; warm <= 0.05x cold; start-up <= 0.4 s. The cold line says how
-many files libcst parsed: the others no rule needed the tree of.
+many files libcst parsed: the others no rule needed the tree of. `--json FILE` also writes
+the side-by-side table (each corpus: files, seconds, ratio, goal met) and the start-up.
 A script, not a test: timings depend on the machine and its load.
 
 `--verdict N` is the long form of tests/scan/test_scan_verdict.py instead: N seeded byte
@@ -28,6 +30,7 @@ from __future__ import annotations
 import argparse
 import ast
 import dataclasses
+import json
 import os
 import random
 import subprocess
@@ -294,6 +297,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0, help="seed of the --verdict mutations")
     parser.add_argument("--memory", type=int, default=0, metavar="BYTES",
                         help="instead: peak RSS of analysing one file of about BYTES")
+    parser.add_argument("--json", type=Path, default=None, metavar="FILE",
+                        help="also write the side-by-side table and the start-up as JSON")
     args = parser.parse_args(argv)
     if args.memory:
         peak_rss(args.memory)
@@ -319,6 +324,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         ratio = row.cold / row.bare_cst
         print(f"{row.name[-60:]:60} {row.files:6} {row.bare_cst:9.2f} {row.cold:8.2f} "
               f"{ratio:5.2f}x {verdict(ratio <= COLD_GOAL)}")
+    if args.json is not None:
+        corpora = [{**dataclasses.asdict(row), "ratio": row.cold / row.bare_cst,
+                    "goal_met": row.cold / row.bare_cst <= COLD_GOAL} for row in rows]
+        args.json.write_text(json.dumps({
+            "cold_goal": COLD_GOAL, "limit": args.limit, "repeat": repeat, "corpora": corpora,
+            "startup": {"wall_seconds": wall, "cpu_seconds": cpu, "goal_seconds": 0.4},
+        }, indent=2) + "\n", encoding="utf-8")
     return 0
 
 
