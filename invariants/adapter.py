@@ -247,7 +247,8 @@ CAPABILITIES: tuple[CapabilityInfo, ...] = (
         Capability.RAISING_HANDLERS,
         "a `MessageSpec(handler_raises=True)` is handled by a handler that raises: the mesh "
         "reports HANDLER_FAULTED and the hub goes on with its next message",
-        obligations=(("INV7", "deliveries behind a raising handler handled"),),
+        obligations=(("INV7", "deliveries behind a raising handler handled"),
+                     ("INV7", "handlers raised only where the harness asked")),
         families=("raising",),
         programs=("raising",),
     ),

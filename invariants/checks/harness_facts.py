@@ -35,6 +35,7 @@ class Posted:
     route: Route
     time_ms: int
     seq: int
+    handler_raises: bool = False  # the harness asked for a payload whose handler raises
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,7 +12,7 @@ Obligations (docs/dynamic-invariants.md, INV7): "suppressed deliveries left unan
 once", "round-tripped suppressed deliveries left unanswered", "posted deliveries accounted
 for", "deliveries handled where posted", "answers landed at their sender", "answers
 accepted by their sender", "live targets never answered NotFound", "deliveries behind a
-raising handler handled".
+raising handler handled", "handlers raised only where the harness asked".
 """
 
 from __future__ import annotations
@@ -48,6 +48,10 @@ ACCEPTED = "answers accepted by their sender"
 LIVE_NOT_FOUND = "live targets never answered NotFound"
 # A handler that raises is logged and its hub goes on: what was queued behind it is handled.
 BEHIND_RAISING = "deliveries behind a raising handler handled"
+# The pump logs a handler that raises and goes on, so a bug in the mesh's own handlers (a
+# subscription's answer, a failure landing) would pass unseen: only the payloads the harness
+# posted to raise may.
+ONLY_ASKED = "handlers raised only where the harness asked"
 # The error names that say "no such target" (the reference's and the seeds' word).
 NOT_FOUND_ERRORS = frozenset({"NotFound"})
 
@@ -81,10 +85,14 @@ class AnswerOnce(Monitor):
         "were spent), or the answers name no error",
         BEHIND_RAISING: "no hub handled a delivery after one whose handler raised (is the "
         "`raising` family on, and does the adapter emit HANDLER_FAULTED?)",
+        ONLY_ASKED: "no handler raised where the harness posted a payload whose handler "
+        "raises (is the `raising` family on, and does the adapter emit HANDLER_FAULTED "
+        "with the delivery id?)",
     })
     obligation_needs = MappingProxyType({ROUNDTRIP: Capability.ENVELOPE_ROUNDTRIP,
                                          LIVE_NOT_FOUND: Capability.STOP_LIFECYCLE,
-                                         BEHIND_RAISING: Capability.RAISING_HANDLERS})
+                                         BEHIND_RAISING: Capability.RAISING_HANDLERS,
+                                         ONLY_ASKED: Capability.RAISING_HANDLERS})
 
     def __init__(self, params: CheckParams = DEFAULT_PARAMS) -> None:
         super().__init__(params)
@@ -144,6 +152,7 @@ class AnswerOnce(Monitor):
                 self.exercised(BEHIND_RAISING)
         elif kind is EventKind.HANDLER_FAULTED and event.hub is not None:
             self._raised[event.hub] = event
+            self._asked_to_raise(event, did)
         elif kind is EventKind.REJECTED and did is not None:
             self._rejected.add(did)  # terminal and unanswered: INV1's business
         elif kind is EventKind.FAILURE_EMITTED and event.answers is not None:
@@ -183,6 +192,18 @@ class AnswerOnce(Monitor):
         else:
             self.flag(f"delivery {did}, posted to {posted.target}, was handled at {event.hub}",
                       event)
+
+    def _asked_to_raise(self, event: TraceEvent, did: str | None) -> None:
+        posted = self.harness.posts.get(did or "")
+        if posted is not None and posted.handler_raises:
+            self.exercised(ONLY_ASKED)
+            return
+        shown = self._posted.get(did or "")
+        what = f"{did} ({shown.message_type})" if shown is not None else str(did)
+        self.flag(f"the handler of {what} at {event.hub} raised "
+                  f"{event.error or 'an exception'}, though the harness posted no payload "
+                  "that raises there: a fault of the mesh's own, logged and passed over",
+                  *((shown, event) if shown is not None else (event,)))
 
     def _owe(self, event: TraceEvent, answered: str) -> None:
         """An answer to a harness post: addressed to its sender, and followed to it."""

@@ -167,7 +167,7 @@ class MeshMachine(FamilyBodies, RuleBasedStateMachine):
         # among them (`seq` is a lower bound, exact enough for facts looked up by id).
         self.judge.tell(Posted(delivery_id, sender, target, spec.type_name, spec.message_class,
                                spec.diagnostic_key, identity, route, mesh.now_ms(),
-                               self.judge.fed))
+                               self.judge.fed, spec.handler_raises))
         return delivery_id
 
     def inject(self, fault: Fault) -> None:

@@ -67,6 +67,9 @@ class Plan:
     # `breaker_threshold`): the check whose storms and fan-outs are sized by it, which then
     # cost tens of posts, not thousands. Its seed programs keep the mesh's own threshold.
     breakers: bool = False
+    # Families only the check's seed programs take: steps of the machine, never drawn by its
+    # search (a family drawn more changes every later choice of the search).
+    programs_only: frozenset[str] = frozenset()
 
 
 def _plan(
@@ -78,9 +81,10 @@ def _plan(
     roundtrip: bool = False,
     holds: bool = False,
     breakers: bool = False,
+    programs_only: str = "",
 ) -> Plan:
     return Plan(frozenset(core.split()), frozenset(extra.split()), routes, targets, roundtrip,
-                holds, breakers)
+                holds, breakers, frozenset(programs_only.split()))
 
 
 PLANS: Mapping[str, Plan] = {
@@ -95,8 +99,11 @@ PLANS: Mapping[str, Plan] = {
     "INV5": _plan("user stop slow",
                   "reject timeout block failure ignorable subscribe remove", holds=True),
     "INV6": _plan("fanout storm user", "ignorable block stop", roundtrip=True, breakers=True),
+    # INV7's seed programs subscribe and hold a hub too (a subscription's late answer is one
+    # more message whose handler must not raise); its search draws neither.
     "INV7": _plan("ignorable failure user stop raising",
-                  "slow reject timeout remove anonymous", roundtrip=True),
+                  "slow reject timeout remove anonymous", roundtrip=True,
+                  programs_only="subscribe block"),
 }
 
 
@@ -274,6 +281,7 @@ def within(plan: Plan, capabilities: frozenset[Capability]) -> Plan:
         plan.roundtrip and Capability.ENVELOPE_ROUNDTRIP in capabilities,
         plan.holds,
         plan.breakers and Capability.BREAKER_THRESHOLD in capabilities,
+        frozenset(f for f in plan.programs_only if offered(FAMILY_NEEDS.get(f))),
     )
 
 
@@ -380,6 +388,8 @@ def machine_class(
         namespace[family] = precondition(_is_enabled(family))(
             _rule(**arguments[family])(_wrap(family, body))
         )
+    for family in sorted(plan.programs_only - plan.core - plan.extra):  # steps, not rules
+        namespace[family] = _wrap(family, getattr(MeshMachine, f"do_{family}"))
     class_name = name or "".join(check_ids) + "Machine"
     return type(class_name, (MeshMachine,), namespace)
 
@@ -395,6 +405,7 @@ def _merged_plan(check_ids: Sequence[str], capabilities: frozenset[Capability]) 
         any(p.roundtrip for p in plans),
         any(p.holds for p in plans),
         any(p.breakers for p in plans),
+        frozenset().union(*(p.programs_only for p in plans)),
     ), capabilities)
 
 

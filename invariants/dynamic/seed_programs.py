@@ -52,6 +52,20 @@ def _user(to: str, route: Route = M, count: int = 1, sender: str = "client") -> 
     return ("user", {"sender": sender, "to": to, "route": route, "count": count})
 
 
+# Subscriptions to a live hub and to a missing one, their subscriber's turn held just past
+# the subscriptions' timeout (30 s): each first request's answer (the response, the
+# NotFound) is handled in the 250 ms backoff before the second request, when none is
+# pending. The subscriber ignores a late answer: its handler must not raise (INV7), and it
+# must not start a second chain of retries (INV2).
+_ANSWER_IN_BACKOFF: Program = (
+    _init(),
+    ("subscribe", {"subscriber": "client", "to": "h0"}),
+    ("subscribe", {"subscriber": "client", "to": "ghost"}),
+    ("block", {"to": "client", "duration_ms": 30_100}),
+    ("advance", {"ms": 31_000, "schedule": []}),
+)
+
+
 def _two_holds(first_ms: int, second_ms: int) -> Program:
     """h0's turn held, a user message queued behind it, and 250 ms later a second hold;
     then a second passes, inside whichever hold lasts longer."""
@@ -108,6 +122,7 @@ SEED_PROGRAMS: Mapping[str, Mapping[str, Program]] = {
             ("stop", {"graceful": True}),
             ("advance", {"ms": 31_000, "schedule": []}),
         ),
+        "answer-in-backoff": _ANSWER_IN_BACKOFF,
     },
     "INV3": {
         # Watermark 25, the turn held, 200 can-be-ignored messages, a user probe (test 4).
@@ -294,5 +309,6 @@ SEED_PROGRAMS: Mapping[str, Mapping[str, Program]] = {
             _init(),
             ("raising", {"sender": "client", "to": "h0"}),
         ),
+        "answer-in-backoff": _ANSWER_IN_BACKOFF,
     },
 }

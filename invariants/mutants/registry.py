@@ -59,6 +59,7 @@ MUTANT_MODULES: tuple[str, ...] = (
     "invariants.mutants.m42_fault_drops_next",
     "invariants.mutants.m43_full_breaker_refuses_fresh_keys",
     "invariants.mutants.m44_window_opened_after_counting",
+    "invariants.mutants.m45_answer_ids_ordered",
 )
 
 MUTANTS: tuple[Mutant, ...] = records.load(MUTANT_MODULES, "MUTANT", Mutant)

@@ -30,7 +30,7 @@ from invariants.checks.inv4_no_resend_after_timeout import (
     SENT_ONCE,
 )
 from invariants.checks.inv5_stop_holds import HELD
-from invariants.checks.inv7_answer_once import BEHIND_RAISING, ROUNDTRIP
+from invariants.checks.inv7_answer_once import BEHIND_RAISING, ONLY_ASKED, ROUNDTRIP
 from invariants.dynamic.runner import run_invariant, run_program
 from invariants.dynamic.seed_programs import SEED_PROGRAMS
 from reference_impl.adapter import ReferenceAdapter, make_adapter
@@ -148,6 +148,7 @@ def test_obligations_of_an_undeclared_optional_capability_are_not_applicable() -
     assert inv7.inapplicable == {
         ROUNDTRIP: "the adapter declares no envelope roundtrip",
         BEHIND_RAISING: "the adapter declares no raising handlers",
+        ONLY_ASKED: "the adapter declares no raising handlers",
     }
     assert inv7.evidence[ROUNDTRIP] == 0
     assert "not applicable: the adapter declares no envelope roundtrip" in evidence_lines(inv7)
