@@ -156,7 +156,7 @@ def test_fuzz_worker_startup_is_the_sum_of_the_worker_phases() -> None:
 def test_scan_must_meet_its_goal_on_every_corpus() -> None:
     corpora = [{"name": "/lib/python3.11", "files": 900, "ratio": 0.82},
                {"name": "/lib/python3.11 (140 files)", "files": 140, "ratio": 1.04}]
-    data = {"limit": None, "corpora": corpora}
+    data = {"limit": None, "cold_goal": 1.0, "corpora": corpora}
     row = sr.figure_row("scan", _outcome("scan", data), True)
     assert row.measured == "large 0.82x (900 files); small 1.04x (140 files)"
     assert (row.met, row.note) == (False, "")

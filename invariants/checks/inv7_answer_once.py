@@ -194,7 +194,7 @@ class AnswerOnce(Monitor):
                       event)
 
     def _asked_to_raise(self, event: TraceEvent, did: str | None) -> None:
-        posted = self.harness.posts.get(did or "")
+        posted = self.harness.posted(did)
         if posted is not None and posted.handler_raises:
             self.exercised(ONLY_ASKED)
             return
