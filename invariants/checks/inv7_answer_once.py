@@ -12,7 +12,8 @@ Obligations (docs/dynamic-invariants.md, INV7): "suppressed deliveries left unan
 once", "round-tripped suppressed deliveries left unanswered", "posted deliveries accounted
 for", "deliveries handled where posted", "answers landed at their sender", "answers
 accepted by their sender", "live targets never answered NotFound", "deliveries behind a
-raising handler handled", "handlers raised only where the harness asked".
+raising handler handled", "handlers raised only where the harness asked", "ShuttingDown
+only once a stop was asked".
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from __future__ import annotations
 from types import MappingProxyType
 
 from invariants.adapter import Capability, FaultKind
-from invariants.checks.harness_facts import HarnessFact, Injected, Posted, Subscribed
+from invariants.checks.harness_facts import HarnessFact, Injected, Posted, StopAsked, Subscribed
 from invariants.checks.monitor import Monitor, check_function
 from invariants.checks.params import DEFAULT_PARAMS, CheckParams
 from invariants.checks.violation import Violation
@@ -52,8 +53,13 @@ BEHIND_RAISING = "deliveries behind a raising handler handled"
 # subscription's answer, a failure landing) would pass unseen: only the payloads the harness
 # posted to raise may.
 ONLY_ASKED = "handlers raised only where the harness asked"
-# The error names that say "no such target" (the reference's and the seeds' word).
+# An answer saying the host is stopping tells its sender to keep recovering: before any stop
+# was asked it is a refusal or a missing target misnamed (the converse of LIVE_NOT_FOUND).
+STOPPING_ONLY = "ShuttingDown only once a stop was asked"
+# The error names that say "no such target" and "the host is stopping" (the reference's and
+# the seeds' words).
 NOT_FOUND_ERRORS = frozenset({"NotFound"})
+SHUTTING_DOWN_ERRORS = frozenset({"ShuttingDown"})
 
 # Events that end a delivery (`delivery_id`): it ran, or was refused and told so or logged.
 _ENDS = frozenset({
@@ -62,7 +68,46 @@ _ENDS = frozenset({
 })
 
 
-class AnswerOnce(Monitor):
+class _ErrorNames(Monitor):
+    """AnswerOnce's two rules on an answer's error name, judged from the harness's facts:
+    NotFound only for a missing target, ShuttingDown only once a stop was asked. They read
+    the state AnswerOnce keeps, declared here."""
+
+    _posted: dict[str, TraceEvent]
+    _hubs: set[str]
+    _requests: dict[str, str]
+    _stop_asked: bool
+
+    def _not_found_from_live(self, event: TraceEvent, answered: str) -> None:
+        """An answer about a delivery whose target the harness knows (its post, or its
+        subscription's request): NotFound only where that target is missing."""
+        posted = self.harness.posts.get(answered)
+        target = posted.target if posted is not None else self._requests.get(answered)
+        if target is None or target not in self._hubs or event.error is None:
+            return  # never created, or removed: NotFound is the truth (or no error named)
+        if event.error in NOT_FOUND_ERRORS:
+            shown = self._posted.get(answered)
+            self.flag(f"delivery {answered} to {target}, a hub that exists and was never "
+                      f"removed, was answered {event.error}",
+                      *((shown, event) if shown is not None else (event,)))
+        else:
+            self.exercised(LIVE_NOT_FOUND)
+
+    def _stopping_only_when_asked(self, event: TraceEvent, answered: str) -> None:
+        """An answer about a delivery the harness knows of (its post, or its subscription's
+        request), made before the harness asked for any stop: never ShuttingDown."""
+        known = self.harness.posted(answered) is not None or answered in self._requests
+        if self._stop_asked or event.error is None or not known:
+            return
+        if event.error in SHUTTING_DOWN_ERRORS:
+            self.flag(f"delivery {answered} was answered {event.error} though no stop was "
+                      "asked: its sender is told to keep recovering from a host that is not "
+                      "stopping", event)
+        else:
+            self.exercised(STOPPING_ONLY)
+
+
+class AnswerOnce(_ErrorNames):
     check_id = "INV7"
     title = "one answer per request"
     obligations = MappingProxyType({
@@ -88,6 +133,8 @@ class AnswerOnce(Monitor):
         ONLY_ASKED: "no handler raised where the harness posted a payload whose handler "
         "raises (is the `raising` family on, and does the adapter emit HANDLER_FAULTED "
         "with the delivery id?)",
+        STOPPING_ONLY: "no failure was answered before a stop was asked, or the answers "
+        "name no error",
     })
     obligation_needs = MappingProxyType({ROUNDTRIP: Capability.ENVELOPE_ROUNDTRIP,
                                          LIVE_NOT_FOUND: Capability.STOP_LIFECYCLE,
@@ -111,10 +158,13 @@ class AnswerOnce(Monitor):
         self._subscribed: dict[str, str] = {}  # subscription id -> the harness's target
         self._requests: dict[str, str] = {}  # a subscription's request id -> its target
         self._raised: dict[str, TraceEvent] = {}  # hub -> its HANDLER_FAULTED not yet gone past
+        self._stop_asked = False
 
     def on_fact(self, fact: HarnessFact) -> None:
         if isinstance(fact, Posted) and not self._stopped:
             self._open[fact.delivery_id] = None
+        elif isinstance(fact, StopAsked):
+            self._stop_asked = True
         elif isinstance(fact, Subscribed):
             self._subscribed[fact.subscription_id] = fact.target
         elif isinstance(fact, Injected) and fact.kind is FaultKind.REMOVE_TARGET:
@@ -236,23 +286,9 @@ class AnswerOnce(Monitor):
             elif kind in _ENDS:
                 del self._landed[answer]  # gated, dropped or shed there: no verdict
 
-    def _not_found_from_live(self, event: TraceEvent, answered: str) -> None:
-        """An answer about a delivery whose target the harness knows (its post, or its
-        subscription's request): NotFound only where that target is missing."""
-        posted = self.harness.posts.get(answered)
-        target = posted.target if posted is not None else self._requests.get(answered)
-        if target is None or target not in self._hubs or event.error is None:
-            return  # never created, or removed: NotFound is the truth (or no error named)
-        if event.error in NOT_FOUND_ERRORS:
-            shown = self._posted.get(answered)
-            self.flag(f"delivery {answered} to {target}, a hub that exists and was never "
-                      f"removed, was answered {event.error}",
-                      *((shown, event) if shown is not None else (event,)))
-        else:
-            self.exercised(LIVE_NOT_FOUND)
-
     def _observe_answer(self, event: TraceEvent, answered: str) -> None:
         self._not_found_from_live(event, answered)
+        self._stopping_only_when_asked(event, answered)
         self._owe(event, answered)
         first = self._answers.get(answered)
         if first is not None:

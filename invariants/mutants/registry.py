@@ -60,6 +60,7 @@ MUTANT_MODULES: tuple[str, ...] = (
     "invariants.mutants.m43_full_breaker_refuses_fresh_keys",
     "invariants.mutants.m44_window_opened_after_counting",
     "invariants.mutants.m45_answer_ids_ordered",
+    "invariants.mutants.m46_refusal_named_shutting_down",
 )
 
 MUTANTS: tuple[Mutant, ...] = records.load(MUTANT_MODULES, "MUTANT", Mutant)

@@ -6,7 +6,7 @@ import pytest
 from dyn_traces import C, K, Trace
 
 from invariants.adapter import FaultKind, Route
-from invariants.checks import Injected, Posted
+from invariants.checks import Injected, Posted, StopAsked
 from invariants.checks import inv7_answer_once as inv7
 from invariants.checks.monitor import run_monitor
 from invariants.trace import TraceEvent, dump_jsonl
@@ -152,12 +152,31 @@ def _not_found_verdict(t: Trace, facts: list[object]) -> tuple[list[str], int]:
 def test_a_live_hub_is_never_answered_not_found() -> None:
     t = Trace()
     t.add(K.HUB_CREATED, hub="h0")
-    facts: list[object] = [_refused(t, "d1", "h0", "ShuttingDown")]
+    # The router refuses during a stop the harness asked for (so ShuttingDown is the truth).
+    facts: list[object] = [StopAsked(True, 0, 0), _refused(t, "d1", "h0", "ShuttingDown")]
     assert _not_found_verdict(t, facts) == ([], 1)
     facts.append(_refused(t, "d2", "h0", "NotFound"))
     assert _not_found_verdict(t, facts) == (
         ["delivery d2 to h0, a hub that exists and was never removed, was answered NotFound"],
         1)
+
+
+def _stopping_verdict(t: Trace, facts: list[object]) -> tuple[list[str], int]:
+    monitor = inv7.AnswerOnce()
+    found = run_monitor(monitor, t.events, facts=facts)  # type: ignore[arg-type]
+    return [v.message for v in found], monitor.evidence[inv7.STOPPING_ONLY]
+
+
+def test_shutting_down_is_the_truth_only_once_a_stop_was_asked() -> None:
+    t = Trace()
+    t.add(K.HUB_CREATED, hub="h0")
+    facts: list[object] = [_refused(t, "d1", "ghost", "NotFound"),
+                           _refused(t, "d2", "h0", "ShuttingDown")]
+    assert _stopping_verdict(t, facts) == (
+        ["delivery d2 was answered ShuttingDown though no stop was asked: its sender is told "
+         "to keep recovering from a host that is not stopping"], 1)
+    # The same answers once the harness asked for a stop: both are the truth, neither counted.
+    assert _stopping_verdict(t, [StopAsked(True, 0, 0), *facts]) == ([], 0)
 
 
 def test_not_found_is_the_truth_for_a_target_never_created_or_removed() -> None:
