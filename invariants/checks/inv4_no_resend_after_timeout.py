@@ -7,9 +7,10 @@ clock), not the mesh's say-so (`_truth`).
 
 Obligations (docs/dynamic-invariants.md, INV4): "timed-out deliveries sent once", "rejected
 deliveries re-sent to the budget", "retry delays timed", "aggregates (timeout first) sent
-once", "aggregates (rejection first) sent once", "delivery effects applied at most once"
-(at-least-once adapters) and, per kind of call fault, "<kind> faults honoured" (judged in
-`inv4_faults`). The harness facts it judges from: "Verdicts carry their evidence", same doc.
+once", "aggregates (rejection first) sent once", "timed-out deliveries answered as
+terminal", "delivery effects applied at most once" (at-least-once adapters) and, per kind
+of call fault, "<kind> faults honoured" (judged in `inv4_faults`). The harness facts it
+judges from: "Verdicts carry their evidence", same doc.
 """
 
 from __future__ import annotations
@@ -40,6 +41,11 @@ DELAYS = "retry delays timed"
 AGGREGATE_TIMEOUT_FIRST = "aggregates (timeout first) sent once"
 AGGREGATE_REJECTION_FIRST = "aggregates (rejection first) sent once"
 APPLIED_ONCE = "delivery effects applied at most once"
+# A timeout is answered with a terminal error: telling the sender "transient" arms a
+# resubscribe against a plausibly wedged target (seed 000, ClassifyDeliveryException).
+TERMINAL = "timed-out deliveries answered as terminal"
+# The error names that tell a sender to keep recovering (the reference's and the seeds').
+TRANSIENT_ERRORS = frozenset({"ShuttingDown", "Unavailable"})
 _RESENT_BY_CONTRACT = ("a re-send after a timeout is its contract, held to "
                        f"{APPLIED_ONCE!r} instead")
 
@@ -52,6 +58,7 @@ __all__ = [
     "HONOURED",
     "IGNORED",
     "SENT_ONCE",
+    "TERMINAL",
     "TO_BUDGET",
     "NoResendAfterTimeout",
     "check",
@@ -153,6 +160,8 @@ class NoResendAfterTimeout(Monitor):
         "call that then failed as armed (does the adapter honour timeout_next?)",
         HONOURED[FaultKind.AGGREGATE_NEXT]: "no aggregate_next the harness armed was spent "
         "by a grain call that then failed as armed (does the adapter honour it?)",
+        TERMINAL: "no delivery whose call timed out was answered (were any posted from a "
+        "sender the mesh answers, and does the adapter emit FAILURE_EMITTED with `answers`?)",
         APPLIED_ONCE: "no grain delivery reached the callee twice: no timeout_next the "
         "harness armed was followed by a re-send (is the INV4 plan's `timeout` family on, "
         "and does the at-least-once mesh re-send a timed-out call?)",
@@ -165,7 +174,7 @@ class NoResendAfterTimeout(Monitor):
     })
     obligation_waived_by = MappingProxyType({
         name: (Capability.AT_LEAST_ONCE, _RESENT_BY_CONTRACT)
-        for name in (SENT_ONCE, AGGREGATE_TIMEOUT_FIRST, AGGREGATE_REJECTION_FIRST)
+        for name in (SENT_ONCE, AGGREGATE_TIMEOUT_FIRST, AGGREGATE_REJECTION_FIRST, TERMINAL)
     })
 
     def __init__(self, params: CheckParams = DEFAULT_PARAMS) -> None:
@@ -301,10 +310,25 @@ class NoResendAfterTimeout(Monitor):
         (a leg the stop's pool drain terminated owes nothing)."""
         failure = self._owes_retry(d)
         d.waiting = False
+        if event.kind is EventKind.FAILURE_EMITTED:
+            self._answered_terminal(d, did, event)
         if not d.ended:
             d.ended = True
             self._count_ended(d)
         self._retries.ended(d, did, event, failure)
+
+    def _answered_terminal(self, d: Delivery, did: str, event: TraceEvent) -> None:
+        """A delivery whose call timed out (the harness's fact or the caller's clock) and is
+        never re-sent: its answer names a terminal error (an at-least-once mesh re-sends it,
+        so its last call may end otherwise)."""
+        if d.timed_out is None or self._resends or event.error is None:
+            return
+        if event.error in TRANSIENT_ERRORS:
+            self.flag(f"delivery {did}, whose call timed out, was answered {event.error}: a "
+                      "timeout is terminal, and a transient answer arms its sender to try "
+                      "again against a target that may be wedged", d.timed_out, event)
+        else:
+            self.exercised(TERMINAL)
 
     def _count_ended(self, d: Delivery) -> None:
         """The evidence a delivery that ended gives, once."""

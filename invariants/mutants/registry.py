@@ -61,6 +61,7 @@ MUTANT_MODULES: tuple[str, ...] = (
     "invariants.mutants.m44_window_opened_after_counting",
     "invariants.mutants.m45_answer_ids_ordered",
     "invariants.mutants.m46_refusal_named_shutting_down",
+    "invariants.mutants.m47_timeout_read_at_the_root",
 )
 
 MUTANTS: tuple[Mutant, ...] = records.load(MUTANT_MODULES, "MUTANT", Mutant)

@@ -3,6 +3,7 @@
 from dyn_traces import K, Trace
 
 from invariants.checks import inv4_no_resend_after_timeout as inv4
+from invariants.checks.monitor import run_monitor
 
 
 def _attempt(t: Trace, n: int, *, did: str = "d1") -> None:
@@ -46,6 +47,27 @@ def test_resend_after_timeout_is_flagged_with_the_duplicate_call() -> None:
     messages = [v.message for v in inv4.check(t.events)]
     assert any("re-sent after a timed-out attempt" in m for m in messages)
     assert any("reached the callee 2 times" in m for m in messages)
+
+
+def _timed_out_and_answered(error: str) -> Trace:
+    t = Trace()
+    _attempt(t, 0)
+    t.add(K.CALL_RECEIVED, hub="g", delivery_id="d1")
+    t.at(30_000).add(K.ATTEMPT_FAILED, hub="router", delivery_id="d1",
+                     error="aggregate(timeout, rejected)", timed_out=True)
+    t.add(K.FAILURE_EMITTED, hub="router", delivery_id="n1", answers="d1", error=error)
+    return t
+
+
+def test_a_timed_out_delivery_is_answered_as_terminal() -> None:
+    monitor = inv4.NoResendAfterTimeout()
+    assert run_monitor(monitor, _timed_out_and_answered("Failed").events) == []
+    assert monitor.evidence[inv4.TERMINAL] == 1
+    # The negative control: a transient word for it (seed 000's classify, read at the root).
+    for transient in ("Unavailable", "ShuttingDown"):
+        [v] = inv4.check(_timed_out_and_answered(transient).events, final=True)
+        assert v.message.startswith(f"delivery d1, whose call timed out, was answered "
+                                    f"{transient}: a timeout is terminal")
 
 
 def test_timeout_inside_an_aggregate_counts_as_a_timeout() -> None:

@@ -10,6 +10,7 @@ from invariants.checks.inv4_no_resend_after_timeout import (
     AGGREGATE_TIMEOUT_FIRST,
     APPLIED_ONCE,
     SENT_ONCE,
+    TERMINAL,
     TO_BUDGET,
     NoResendAfterTimeout,
 )
@@ -85,7 +86,8 @@ def test_applications_are_not_judged_without_the_capability() -> None:
 
 def test_the_capability_waives_the_sent_once_obligations_and_needs_the_new_one() -> None:
     waived = NoResendAfterTimeout.inapplicable(frozenset(Capability))
-    assert set(waived) == {SENT_ONCE, AGGREGATE_TIMEOUT_FIRST, AGGREGATE_REJECTION_FIRST}
+    assert set(waived) == {SENT_ONCE, AGGREGATE_TIMEOUT_FIRST, AGGREGATE_REJECTION_FIRST,
+                           TERMINAL}
     assert waived[SENT_ONCE].startswith("the adapter declares at least once: ")
     assert APPLIED_ONCE in waived[SENT_ONCE]
     without = NoResendAfterTimeout.inapplicable(frozenset(Capability) - {Capability.AT_LEAST_ONCE})

@@ -28,6 +28,7 @@ from invariants.checks.inv4_no_resend_after_timeout import (
     AGGREGATE_REJECTION_FIRST,
     AGGREGATE_TIMEOUT_FIRST,
     SENT_ONCE,
+    TERMINAL,
 )
 from invariants.checks.inv5_stop_holds import HELD
 from invariants.checks.inv7_answer_once import BEHIND_RAISING, ONLY_ASKED, ROUNDTRIP
@@ -60,7 +61,7 @@ def test_a_mesh_that_never_times_out_is_not_exercised_on_inv4() -> None:
     assert outcome.verdict == "not exercised", outcome.failure_text
     assert list(outcome.unexercised) == [
         SENT_ONCE, AGGREGATE_TIMEOUT_FIRST, AGGREGATE_REJECTION_FIRST,
-        "timeout_next faults honoured", "aggregate_next faults honoured"]
+        "timeout_next faults honoured", "aggregate_next faults honoured", TERMINAL]
     assert "no grain call timed out" in outcome.unexercised[SENT_ONCE]
 
 
