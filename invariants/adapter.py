@@ -221,6 +221,7 @@ CAPABILITIES: tuple[CapabilityInfo, ...] = (
             ("INV4", "timed-out deliveries sent once"),
             ("INV4", "aggregates (timeout first) sent once"),
             ("INV4", "aggregates (rejection first) sent once"),
+            ("INV4", "timed-out deliveries answered as terminal"),
         ),
         # INV4 allows the re-sends; the grain program proves the effects applied once.
         read_by=(

@@ -217,13 +217,23 @@ def _posts(trace: Sequence[TraceEvent], posts: Sequence[Post]) -> Iterable[Broke
             yield Broken("posts", None, "post()", f"post() returned the id {did} {count} times")
     first: dict[str, TraceEvent] = {}
     answered: set[str] = set()
+    called: dict[str, TraceEvent] = {}  # delivery id -> its first grain call
     for event in trace:
         seen_id = event.delivery_id
         if event.kind in _FACT_EVENTS and seen_id is not None and seen_id not in first:
             first[seen_id] = event
         if event.kind in _ANSWERED:
             answered.add(event.answers or seen_id or "")
+        if event.kind is EventKind.ATTEMPT and seen_id is not None:
+            called.setdefault(seen_id, event)
     for post in posts:
+        call = called.get(post.delivery_id)
+        if call is not None and post.route is not Route.GRAIN:
+            # The harness chose the route: INV4 and the faults read a grain call as one it
+            # asked for.
+            yield Broken("posts", call.seq, call.kind.name,
+                         f"{post.delivery_id} was posted by the {post.route.value} route, but "
+                         "the mesh made a grain call of it")
         named = first.get(post.delivery_id)
         if named is None:
             if post.exists or post.delivery_id not in answered:

@@ -7,7 +7,15 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Sequence
 
-from invariants.adapter import Capability, Chooser, Fault, FaultKind, FirstChooser
+from invariants.adapter import (
+    Capability,
+    Chooser,
+    Fault,
+    FaultKind,
+    FirstChooser,
+    MessageSpec,
+    Route,
+)
 from invariants.trace import EventKind, TraceEvent
 from reference_impl.adapter import ReferenceAdapter
 from reference_impl.faults import FaultBook
@@ -217,3 +225,16 @@ class _IgnoresBreakerThreshold(ReferenceAdapter):
 def ignores_breaker_threshold(chooser: Chooser) -> ReferenceAdapter:
     """Declares `breaker_threshold` and makes every hub with the mesh's own threshold."""
     return _IgnoresBreakerThreshold(chooser)
+
+
+class _MonolithThroughGrain(ReferenceAdapter):
+    def post(self, sender: str, target: str, message: MessageSpec, *,
+             identity: str | None = "user", route: Route = Route.MONOLITH) -> str:
+        routed = Route.GRAIN if route is Route.MONOLITH else route
+        return super().post(sender, target, message, identity=identity, route=routed)
+
+
+def monolith_through_grain(chooser: Chooser) -> ReferenceAdapter:
+    """Sends the monolith router's posts through the grain router: not the route the
+    harness chose."""
+    return _MonolithThroughGrain(chooser)

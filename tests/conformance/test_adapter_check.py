@@ -20,6 +20,7 @@ from lying_adapters import (
     ignores_the_answer,
     ignores_the_give_up,
     lying,
+    monolith_through_grain,
     never_asks,
     no_grain_router,
     spends_at_attempt,
@@ -77,6 +78,8 @@ def test_the_reference_adapter_conforms() -> None:
          "posted with sender='client'"),
         ("posts", lying(edit_first(EventKind.POSTED, diagnostic_key="node/2")),
          "diagnostic_key"),
+        ("posts", monolith_through_grain, "d1 was posted by the monolith route, but the mesh "
+         "made a grain call of it"),
         ("capabilities", lying(without_all(EventKind.ATTEMPT)), "made no ATTEMPT"),
         ("stop", lying(without_all(EventKind.STOP_COMPLETED)), "emitted no STOP_COMPLETED"),
         ("chooser", never_asks, "never asked its Chooser"),
