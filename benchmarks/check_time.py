@@ -16,10 +16,10 @@ killed ...": M); then the ratio current/baseline of the medians and of the minim
 average before and after, and whether the current side's median wall time meets the goal
 "check on the reference mesh <= 10 s on this machine" (information only: nothing here fails
 on a time). `--current-only` measures the current side alone; the current side always runs
-as `check --jobs K`, K from `--jobs` (default 1, so both sides run one process; the
-command's own default, one worker per core, is `--jobs 0`), the baseline as it is, with
-one job (older trees lack the option); `--json FILE` also writes every run and summary as
-JSON.
+as `check --jobs K`, K from `--jobs` (default 1; the command's own default, one worker per
+core, is `--jobs 0`), the baseline as it is (older trees lack the option): in one process
+before 83ac3d3, with one worker per core from it on, so compare a later baseline with
+`--jobs 0`; `--json FILE` also writes every run and summary as JSON.
 
 The default baseline, b497462 ("CI: lint-imports beside ruff and mypy"), is the parent of
 345cf36, the first commit of the verdict-evidence work (harness facts, per-obligation
