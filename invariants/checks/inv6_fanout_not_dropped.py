@@ -7,7 +7,8 @@ the window plus cooldown before it, and a tripped key is dropped for exactly the
 Obligations (docs/dynamic-invariants.md, INV6): "fan-out posts past the threshold kept",
 "senders on one key counted apart", "fresh keys admitted up to the threshold", "drops
 checked against their key", "keys counted afresh in a new window", "tripped keys admitted
-again after the cooldown", "storms past the threshold in one instant stopped".
+again after the cooldown", "storms past the threshold in one instant stopped", "windows
+opened by a key's first post" (judged in `inv6_windows`).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from collections import deque
 from types import MappingProxyType
 
 from invariants.checks.harness_facts import Posted
+from invariants.checks.inv6_windows import WINDOWS, KeyWindows
 from invariants.checks.monitor import Monitor, check_function
 from invariants.checks.params import DEFAULT_PARAMS, CheckParams
 from invariants.trace import EventKind, MessageClass, TraceEvent
@@ -36,12 +38,23 @@ Key = tuple[str | None, BreakerKey]  # the hub and the breaker key
 _POSTED, _ENQUEUED, _DROPPED, _TRIPPED = (
     EventKind.POSTED, EventKind.ENQUEUED, EventKind.DROPPED, EventKind.BREAKER_TRIPPED
 )
+_REFUSED = frozenset({EventKind.GATED, EventKind.REJECTED})
 _USER = MessageClass.USER
 
 
 def breaker_key(event: TraceEvent) -> tuple[str | None, BreakerKey]:
     """The hub and the 4-part key (identity None: the 3-tuple fallback)."""
     return event.hub, (event.sender, event.target, event.message_type, event.diagnostic_key)
+
+
+def _in_window(arrivals: deque[int], start: int) -> int:
+    """Posts of the key after `start` (`arrivals` is in time order)."""
+    count = 0
+    for at in reversed(arrivals):
+        if at <= start:
+            break
+        count += 1
+    return count
 
 
 class FanoutNotDropped(Monitor):
@@ -63,6 +76,8 @@ class FanoutNotDropped(Monitor):
         "and are breaker_threshold and breaker_cooldown_ms the mesh's?)",
         STOPPED: "no key of user traffic carried more than breaker_threshold posts in one "
         "instant (is the `storm` family on?)",
+        WINDOWS: "no key tripped in a window it opened itself (is the `storm` family on? with "
+        "breaker_windows = \"any\" the windows are not judged exactly)",
     })
 
     def __init__(self, params: CheckParams = DEFAULT_PARAMS) -> None:
@@ -81,6 +96,7 @@ class FanoutNotDropped(Monitor):
         # The window plus the cooldown: an upper bound on what any tumbling-window breaker
         # could have counted.
         self._span = params.breaker_window_ms + params.breaker_cooldown_ms
+        self._windows = KeyWindows(params)  # exact windows, where the mesh declares them
 
     def _arrived(
         self, table: dict[Key, deque[int]], key: Key, now: int,
@@ -115,6 +131,7 @@ class FanoutNotDropped(Monitor):
     def observe(self, event: TraceEvent) -> None:
         kind = event.kind
         if kind is _ENQUEUED:
+            self._judge_window(event)
             intake = self._intake.get(event.hub)
             if intake is None or intake[0] != event.delivery_id:
                 return
@@ -128,11 +145,17 @@ class FanoutNotDropped(Monitor):
             self._posted(event, key, self._arrived(self._arrivals, key, event.time_ms))
             # User traffic as the harness posted it: what every breaker counts (it may leave
             # can-be-ignored, lifecycle and failure traffic out).
-            if (posted.message_class if posted is not None else event.message_class) is _USER:
+            user = (posted.message_class if posted is not None else event.message_class) is _USER
+            self._windows.posted(event, key, counted=user)
+            if user:
                 self._burst_posted(key, event.time_ms)
+            return
+        if kind in _REFUSED:
+            self._judge_window(event)
             return
         if kind is not _DROPPED and kind is not _TRIPPED:
             return
+        self._judge_window(event)
         if kind is _DROPPED:
             event = self.facts.complete(event)
         key = self._key(event, self.harness.posted(event.delivery_id))
@@ -142,6 +165,13 @@ class FanoutNotDropped(Monitor):
             self._tripped(event, key, arrivals)
         elif not self._after_cooldown(event, key, arrivals):
             self._held_to_count(event, key, arrivals)
+
+    def _judge_window(self, event: TraceEvent) -> None:
+        judged, wrong = self._windows.outcome(event)
+        if wrong is not None:
+            self.flag(wrong, event)
+        elif judged:
+            self.exercised(WINDOWS)
 
     def _tripped(self, event: TraceEvent, key: Key, arrivals: deque[int]) -> None:
         self._held_to_count(event, key, arrivals)
@@ -227,16 +257,6 @@ class FanoutNotDropped(Monitor):
                 event,
             )
 
-    def _in_window(self, arrivals: deque[int], now: int) -> int:
-        """Posts of the key within the window before `now` (`arrivals` is in time order)."""
-        start = now - self.params.breaker_window_ms
-        count = 0
-        for at in reversed(arrivals):
-            if at <= start:
-                break
-            count += 1
-        return count
-
     def _since_trip(self, key: Key, event: TraceEvent) -> tuple[TraceEvent, int] | None:
         """The key's last trip and the ms since it, once per trip judged after its cooldown."""
         trip = self._trips.get(key)
@@ -274,7 +294,7 @@ class FanoutNotDropped(Monitor):
         cooldown = self.params.breaker_cooldown_ms
         if elapsed < cooldown:
             return False
-        in_window = self._in_window(arrivals, event.time_ms)
+        in_window = _in_window(arrivals, event.time_ms - self.params.breaker_window_ms)
         threshold = self.params.threshold_at(key[0])
         if in_window > threshold:
             return False

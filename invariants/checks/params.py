@@ -9,6 +9,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 
+# Where a breaker's window opens (`breaker_windows`).
+BREAKER_WINDOWS = frozenset({"first_post", "any"})
+
 
 @dataclass(frozen=True, slots=True)
 class CheckParams:
@@ -50,10 +53,20 @@ class CheckParams:
     breaker_thresholds: Mapping[str, int] = field(default_factory=dict)
     breaker_window_ms: int = 1_000
     breaker_cooldown_ms: int = 2_000
+    # INV6: where a key's window opens: "first_post" (at the key's first post, and at its
+    # first post after the window closed: judged exactly), or "any" (only bounded).
+    breaker_windows: str = "first_post"
+    # INV6: keys a hub's breaker tracks; past them it may evict any key (then not judged).
+    breaker_max_keys: int = 10_000
     # INV1: follow-up events a rejected post may cause beyond its one rejection record.
     rejection_followups: int = 0
 
     def __post_init__(self) -> None:
+        if self.breaker_windows not in BREAKER_WINDOWS:
+            raise ValueError(
+                f"breaker_windows must be one of {', '.join(sorted(BREAKER_WINDOWS))}, got "
+                f"{self.breaker_windows!r}"
+            )
         if self.subscribe_backoff_factor < 1:
             raise ValueError(
                 f"subscribe_backoff_factor must be at least 1 (1: a flat backoff), got "

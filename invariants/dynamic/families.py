@@ -97,23 +97,35 @@ class FamilyBodies:
             spec = MessageSpec("CreateOrUpdateNode", MessageClass.USER, f"node/{i}")
             self.post("importer", to, spec, route=route)
 
-    def do_storm(self, to: str, route: Route = Route.DIRECT) -> None:
+    def do_storm(self, to: str, route: Route = Route.DIRECT, edges: bool = False) -> None:
         """One key ramping up to a storm. A fresh key filled to the threshold in its first
         window (none may be dropped) and, in that window, one post on the same target, type
         and identity from another sender (a key of its own: past the threshold only for a
-        breaker that leaves the sender out). Once the window and cooldown have passed, past
-        the threshold again within one window, until the key trips (its drops are
-        legitimate); then one post 1 ms before the cooldown ends (still dropped) and one as
-        it ends (admitted again). Fixed, not drawn: each shape costs posts, never a choice."""
+        breaker that leaves the sender out). Then either (`edges` false) once the window and
+        cooldown have passed, past the threshold again within one window, until the key
+        trips; or (`edges`) one post as the first window closes (a new window: admitted),
+        that window filled to the threshold and one post a millisecond before it closes
+        (it trips). Its drops are legitimate; then one post 1 ms before the cooldown ends
+        (still dropped) and one as it ends (admitted again). Either way the same number of
+        posts: a shape costs posts, never a choice."""
         self.bulk_steps["storm"] += 1
         spec = MessageSpec("UpdateStream", MessageClass.USER, "stream/1")
         params = self.params
+        window = params.breaker_window_ms
         for _ in range(params.threshold_at(to)):
             self.post("owner", to, spec, route=route)
         self.post("co-owner", to, spec, route=route)
-        self.mesh.advance(params.breaker_window_ms + params.breaker_cooldown_ms + 1)
-        for _ in range(self.past_threshold(to)):
+        if edges:
+            self.mesh.advance(window)
             self.post("owner", to, spec, route=route)
+            for _ in range(params.threshold_at(to) - 1):
+                self.post("owner", to, spec, route=route)
+            self.mesh.advance(max(window - 1, 0))
+            self.post("owner", to, spec, route=route)
+        else:
+            self.mesh.advance(window + params.breaker_cooldown_ms + 1)
+            for _ in range(self.past_threshold(to)):
+                self.post("owner", to, spec, route=route)
         self.mesh.advance(max(params.breaker_cooldown_ms - 1, 0))
         self.post("owner", to, spec, route=route)
         self.mesh.advance(1)

@@ -209,7 +209,7 @@ def _family_arguments(
             "route": st.sampled_from([Route.DIRECT, Route.MONOLITH]),
         },
         "fanout": {"to": _HUB, "extra": st.integers(0, 50), "route": bulk_route},
-        "storm": {"to": _HUB, "route": bulk_route},
+        "storm": {"to": _HUB, "route": bulk_route, "edges": st.booleans()},
         "chatter": {"to": _HUB, "route": bulk_route},
         "subscribe": {"subscriber": _SENDER, "to": st.sampled_from(MISSING + HUBS)},
         "reject": {"to": _HUB, "count": st.integers(1, 8)},

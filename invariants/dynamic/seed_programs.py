@@ -256,6 +256,10 @@ SEED_PROGRAMS: Mapping[str, Mapping[str, Program]] = {
             ("storm", {"to": "h1"}),
             ("fanout", {"to": "h1", "extra": 0}),
         ),
+        # A key's windows to the millisecond: a post as its first window closes opens the
+        # next (admitted, though the key's last window was full), and that window full, a
+        # post a millisecond before it closes trips.
+        "window-edges": (_init(), ("storm", {"to": "h1", "edges": True})),
         # Past the breaker's bound of 10,000 tracked keys (SPEC, "Storm breaker"): the
         # threshold + 9,001 identities, 11,001 at the reference's threshold and 10,001 at
         # one of 1,000 (the examples'). Once the table is full every fresh key evicts the
