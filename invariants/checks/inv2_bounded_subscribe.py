@@ -9,7 +9,8 @@ and sends nothing after it.
 
 Obligations (docs/dynamic-invariants.md, INV2): "subscriptions that spent their N retries",
 "closed subscriptions watched", "resubscribe delays timed", "subscriptions to a live target
-answered", "subscriptions in backoff ended with the silo".
+answered", "subscriptions in backoff ended with the silo", "answers after an attempt timed
+out not taken".
 """
 
 from __future__ import annotations
@@ -69,6 +70,8 @@ DELAYS = "resubscribe delays timed"
 LIVE = "subscriptions to a live target answered"
 # The stop's edge: a subscription between attempts when the silo stops ends with it too.
 STOP_BACKOFF = "subscriptions in backoff ended with the silo"
+# An attempt that timed out stays timed out: its answer, landing later, is not taken.
+LATE = "answers after an attempt timed out not taken"
 # Faults at a target that excuse a subscription to it from being answered.
 _EXCUSING = frozenset({FaultKind.REMOVE_TARGET, FaultKind.BLOCK_HUB,
                        FaultKind.SLOW_DESTINATION})
@@ -89,6 +92,8 @@ class BoundedSubscribe(Monitor):
         STOP_BACKOFF: "no subscription was waiting out a resubscribe backoff when the "
         "harness stopped the silo (are the `subscribe` and `stop` families on, and does "
         "the mesh emit SUBSCRIBE_TERMINATED for what its stop ends?)",
+        LATE: "no subscription attempt timed out (are the `subscribe` and `block` families "
+        "on, and is subscribe_timeout_ms the mesh's?)",
     })
     obligation_needs = MappingProxyType({STOP_BACKOFF: Capability.STOP_LIFECYCLE})
 
@@ -104,6 +109,7 @@ class BoundedSubscribe(Monitor):
         self._live: dict[str, Subscribed] = {}  # to a live hub, owed an answer
         self._stop_asked = False
         self._silo_end = _SiloEnd(self)
+        self._timeouts: set[int] = set()  # attempts (their SUBSCRIBE_ATTEMPT) that timed out
 
     def on_fact(self, fact: HarnessFact) -> None:
         if isinstance(fact, Subscribed):
@@ -155,6 +161,7 @@ class BoundedSubscribe(Monitor):
         if event.kind is EventKind.SUBSCRIBE_ATTEMPT:
             self._observe_attempt(sid, sub, closed, event)
         elif event.kind is EventKind.SUBSCRIBE_TERMINATED:
+            self._timed_out(sub, event)
             if sub.terminated is not None:
                 self.flag(f"subscription {sid} terminated twice", sub.terminated, event)
                 return
@@ -167,6 +174,12 @@ class BoundedSubscribe(Monitor):
             # A termination past the bound was already decided when time passed it
             # (`overdue`, asked before this event).
         elif event.kind is EventKind.SUBSCRIBE_ANSWERED and sub.answered is None:
+            if sub.terminated is None and self._timed_out(sub, event):
+                self.flag(f"subscription {sid} took an answer at {event.time_ms} ms, after "
+                          f"its attempt {sub.attempts - 1} timed out (sent at "
+                          f"{sub.sent.time_ms if sub.sent else 0} ms, timeout "
+                          f"{self.params.subscribe_timeout_ms} ms): a late answer to a "
+                          "request it had given up on", *(e for e in (sub.sent, event) if e))
             if sub.terminated is None:
                 self.exercised(CLOSED)
             sub.answered = event
@@ -200,6 +213,7 @@ class BoundedSubscribe(Monitor):
         """A SUBSCRIBE_ATTEMPT: a retry of an open subscription is held to its backoff, its
         request is the one a failure now answers, and no attempt goes past the bound."""
         if closed is None:
+            self._timed_out(sub, event)
             self._resubscribed(sid, sub, event)
         sub.attempts += 1
         sub.sent, sub.failure, sub.failed_from, sub.failed_by = event, None, None, None
@@ -216,6 +230,17 @@ class BoundedSubscribe(Monitor):
                 sub.first,
                 event,
             )
+
+    def _timed_out(self, sub: _Subscription, event: TraceEvent) -> bool:
+        """Whether the latest attempt timed out unanswered before `event` (counted once)."""
+        sent = sub.sent
+        if sent is None or sub.failed_from is not None or sub.closed is not None:
+            return False
+        late = event.time_ms > sent.time_ms + self.params.subscribe_timeout_ms
+        if late and sent.seq not in self._timeouts:
+            self._timeouts.add(sent.seq)
+            self.exercised(LATE)
+        return late
 
     def _failure_emitted(self, event: TraceEvent) -> None:
         """A DeliveryFailure answering a subscription's latest request: that attempt failed."""

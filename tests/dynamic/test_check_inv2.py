@@ -273,3 +273,34 @@ def test_a_subscription_started_once_the_silo_stopped_is_not_the_stops() -> None
     _attempts(t.at(10), 6)
     t.add(K.SUBSCRIBE_TERMINATED, hub="sub", subscription_id="s1")
     assert _judged(t, []) == ([], 0)
+
+
+# An attempt that timed out stays timed out.
+
+
+def _answered_at(ms: int) -> tuple[list[str], int]:
+    t = Trace()
+    t.add(K.SUBSCRIBE_ATTEMPT, hub="sub", subscription_id="s1", attempt=0, delivery_id="r0")
+    t.at(ms).add(K.SUBSCRIBE_ANSWERED, hub="sub", subscription_id="s1", attempt=0)
+    monitor = inv2.BoundedSubscribe()
+    monitor.feed(t.events)
+    return [v.message for v in monitor.violations(final=True)], monitor.evidence[inv2.LATE]
+
+
+def test_an_answer_after_its_attempt_timed_out_is_not_taken() -> None:
+    assert _answered_at(30_000) == ([], 0)  # in the timeout's own millisecond: in time
+    assert _answered_at(30_100) == ([
+        "subscription s1 took an answer at 30100 ms, after its attempt 0 timed out (sent at "
+        "0 ms, timeout 30000 ms): a late answer to a request it had given up on"], 1)
+
+
+def test_a_timed_out_attempt_followed_by_its_retry_is_counted() -> None:
+    t = Trace()
+    t.add(K.SUBSCRIBE_ATTEMPT, hub="sub", subscription_id="s1", attempt=0, delivery_id="r0")
+    t.at(30_250).add(K.SUBSCRIBE_ATTEMPT, hub="sub", subscription_id="s1", attempt=1,
+                     delivery_id="r1")
+    t.at(30_252).add(K.SUBSCRIBE_ANSWERED, hub="sub", subscription_id="s1", attempt=1)
+    monitor = inv2.BoundedSubscribe()
+    monitor.feed(t.events)
+    assert monitor.violations(final=True) == []
+    assert monitor.evidence[inv2.LATE] == 1
