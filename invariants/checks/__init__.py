@@ -15,6 +15,7 @@ from invariants import records
 from invariants.adapter import Capability
 from invariants.checks.harness_facts import (
     HarnessFact,
+    HubsMade,
     Injected,
     Posted,
     RoundTripSet,
@@ -103,6 +104,7 @@ __all__ = [
     "Check",
     "CheckParams",
     "HarnessFact",
+    "HubsMade",
     "Injected",
     "Monitor",
     "Posted",

@@ -82,7 +82,17 @@ class RoundTripSet:
     seq: int
 
 
-HarnessFact = Posted | Injected | StopAsked | Subscribed | RoundTripSet
+@dataclass(frozen=True, slots=True)
+class HubsMade:
+    """The harness made these hubs (`create_hub`); a sender's hub is made by its first post
+    too. A target outside them, or one it removed, is missing."""
+
+    hubs: tuple[str, ...]
+    time_ms: int
+    seq: int
+
+
+HarnessFact = Posted | Injected | StopAsked | Subscribed | RoundTripSet | HubsMade
 
 
 @dataclass
@@ -95,20 +105,36 @@ class HarnessFacts:
     subscriptions: dict[str, Subscribed] = field(default_factory=dict)
     roundtrip: bool = False  # envelopes round-trip through the wire format from now on
     roundtripped: set[str] = field(default_factory=set)  # posts made while it was on
+    made: set[str] | None = None  # the hubs the harness made (None: it did not say)
+    removed: set[str] = field(default_factory=set)  # the hubs it removed
 
     def record(self, fact: HarnessFact) -> None:
         if isinstance(fact, Posted):
             self.posts[fact.delivery_id] = fact
+            if self.made is not None:
+                self.made.add(fact.sender)
             if self.roundtrip:
                 self.roundtripped.add(fact.delivery_id)
         elif isinstance(fact, Injected):
             self.injections.append(fact)
+            if fact.kind is FaultKind.REMOVE_TARGET:
+                self.removed.add(fact.target)
         elif isinstance(fact, Subscribed):
             self.subscriptions[fact.subscription_id] = fact
         elif isinstance(fact, RoundTripSet):
             self.roundtrip = fact.on
+        elif isinstance(fact, HubsMade):
+            self.made = {*fact.hubs, *(self.made or ())}
         else:
             self.stops.append(fact)
+
+    def made_live(self, hub: str) -> bool:
+        """A hub the harness made (or posted from) and has not removed."""
+        return self.made is not None and hub in self.made and hub not in self.removed
+
+    def missing(self, hub: str) -> bool:
+        """A hub the harness removed, or (where it said which it made) never made."""
+        return hub in self.removed or (self.made is not None and hub not in self.made)
 
     def posted(self, delivery_id: str | None) -> Posted | None:
         return self.posts.get(delivery_id) if delivery_id is not None else None

@@ -61,6 +61,8 @@ STOPPING_ONLY = "ShuttingDown only once a stop was asked"
 NOT_FOUND_ERRORS = frozenset({"NotFound"})
 SHUTTING_DOWN_ERRORS = frozenset({"ShuttingDown"})
 
+# Events that say a delivery reached a hub (`hub`): received there, queued or handled.
+_ARRIVALS = frozenset({EventKind.CALL_RECEIVED, EventKind.ENQUEUED, EventKind.HANDLED})
 # Events that end a delivery (`delivery_id`): it ran, or was refused and told so or logged.
 _ENDS = frozenset({
     EventKind.HANDLED, EventKind.HANDLER_FAULTED, EventKind.REJECTED, EventKind.GATED,
@@ -68,10 +70,10 @@ _ENDS = frozenset({
 })
 
 
-class _ErrorNames(Monitor):
-    """AnswerOnce's two rules on an answer's error name, judged from the harness's facts:
-    NotFound only for a missing target, ShuttingDown only once a stop was asked. They read
-    the state AnswerOnce keeps, declared here."""
+class _FromFacts(Monitor):
+    """AnswerOnce's rules on what the harness knows exists, judged from its facts: NotFound
+    only for a missing target, ShuttingDown only once a stop was asked, deliveries arriving
+    only at live hubs. They read the state AnswerOnce keeps, declared here."""
 
     _posted: dict[str, TraceEvent]
     _hubs: set[str]
@@ -93,6 +95,15 @@ class _ErrorNames(Monitor):
         else:
             self.exercised(LIVE_NOT_FOUND)
 
+    def _arrived(self, event: TraceEvent, did: str) -> None:
+        """A harness post received, queued or handled at its target: a hub that exists."""
+        posted = self.harness.posts.get(did)
+        if posted is None or event.hub != posted.target or not self.harness.missing(posted.target):
+            return
+        self.flag(f"delivery {did} ({posted.message_type} from {posted.sender}) arrived at "
+                  f"{event.hub} ({event.kind.value}), a hub the harness never made or "
+                  "removed", event)
+
     def _stopping_only_when_asked(self, event: TraceEvent, answered: str) -> None:
         """An answer about a delivery the harness knows of (its post, or its subscription's
         request), made before the harness asked for any stop: never ShuttingDown."""
@@ -107,7 +118,7 @@ class _ErrorNames(Monitor):
             self.exercised(STOPPING_ONLY)
 
 
-class AnswerOnce(_ErrorNames):
+class AnswerOnce(_FromFacts):
     check_id = "INV7"
     title = "one answer per request"
     obligations = MappingProxyType({
@@ -193,6 +204,8 @@ class AnswerOnce(_ErrorNames):
             self._track(event, event.answers if kind is EventKind.FAILURE_EMITTED else did)
         if did is not None and (did in self._owed_to or did in self._landed):
             self._follow_answer(event, did)
+        if kind in _ARRIVALS and did is not None:
+            self._arrived(event, did)
         if kind is EventKind.POSTED and did is not None:
             self._posted.setdefault(did, event)
         elif kind is EventKind.HANDLED and did is not None:
@@ -316,7 +329,8 @@ class AnswerOnce(_ErrorNames):
         found.extend(
             self.violation(f"the answer {answer} to {emitted.answers} never reached its "
                            f"sender {sender}, a live hub", emitted)
-            for answer, (emitted, sender) in self._owed_to.items() if sender in self._hubs
+            for answer, (emitted, sender) in self._owed_to.items()
+            if sender in self._hubs or self.harness.made_live(sender)
         )
         for did, seen in self._open.items():
             posted = self.harness.posts[did]

@@ -37,7 +37,7 @@ from invariants.adapter import (
     capabilities_of,
     factory_name,
 )
-from invariants.checks import CheckParams, Injected, Posted, RoundTripSet
+from invariants.checks import CheckParams, HubsMade, Injected, Posted, RoundTripSet
 from invariants.dynamic.chooser import ScriptedChooser
 from invariants.dynamic.families import FamilyBodies
 from invariants.dynamic.judge import Judge
@@ -145,6 +145,7 @@ class MeshMachine(FamilyBodies, RuleBasedStateMachine):
             breaker_thresholds={**base.breaker_thresholds, **thresholds},
         )
         self.judge.watch(params, capabilities_of(adapter))
+        self.judge.tell(HubsMade(HUBS + SENDER_HUBS, adapter.now_ms(), self.judge.fed))
         if roundtrip:
             if not isinstance(adapter, RoundTrippingAdapter):
                 raise TypeError(f"{type(adapter).__name__} declares the envelope_roundtrip "

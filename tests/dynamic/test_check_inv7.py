@@ -6,7 +6,7 @@ import pytest
 from dyn_traces import C, K, Trace
 
 from invariants.adapter import FaultKind, Route
-from invariants.checks import Injected, Posted, StopAsked
+from invariants.checks import HubsMade, Injected, Posted, StopAsked
 from invariants.checks import inv7_answer_once as inv7
 from invariants.checks.monitor import run_monitor
 from invariants.trace import TraceEvent, dump_jsonl
@@ -199,3 +199,54 @@ def test_a_subscription_request_to_a_live_hub_is_never_answered_not_found() -> N
     t.add(K.FAILURE_EMITTED, hub="h0", delivery_id="f0", answers="r0", error="NotFound")
     assert _not_found_verdict(t, facts)[0] == [
         "delivery r0 to h0, a hub that exists and was never removed, was answered NotFound"]
+
+
+def _arrivals_verdict(t: Trace, facts: list[object]) -> list[str]:
+    found = run_monitor(inv7.AnswerOnce(), t.events, facts=facts)  # type: ignore[arg-type]
+    return [v.message for v in found]
+
+
+def _grain_post(did: str, target: str) -> Posted:
+    return Posted(did, "client", target, "Request", C.USER, None, "user", Route.GRAIN, 0, 0)
+
+
+def test_a_delivery_arrives_only_at_a_hub_the_harness_made() -> None:
+    t = Trace()
+    facts: list[object] = [HubsMade(("h0",), 0, 0), _grain_post("d1", "h0"),
+                           _grain_post("d2", "ghost")]
+    t.add(K.CALL_RECEIVED, hub="h0", delivery_id="d1", attempt=0)
+    t.add(K.HANDLED, hub="h0", delivery_id="d1")
+    assert _arrivals_verdict(t, facts) == []
+    t.add(K.CALL_RECEIVED, hub="ghost", delivery_id="d2", attempt=0)
+    assert _arrivals_verdict(t, facts) == [
+        "delivery d2 (Request from client) arrived at ghost (call_received), a hub the "
+        "harness never made or removed"]
+    # Without the harness saying which hubs it made, only a removal says a hub is missing.
+    assert _arrivals_verdict(t, facts[1:]) == []
+
+
+def test_a_delivery_queued_at_a_hub_the_harness_removed_is_flagged() -> None:
+    t = Trace()
+    posted = Posted("d1", "client", "h0", "Request", C.USER, None, "user", Route.DIRECT, 0, 0)
+    t.add(K.ENQUEUED, hub="h0", delivery_id="d1")  # queued, then the hub removed: cut off
+    t.add(K.POSTED, hub="h0", delivery_id="d2")
+    t.add(K.ENQUEUED, hub="h0", delivery_id="d2")
+    late = Posted("d2", "client", "h0", "Request", C.USER, None, "user", Route.DIRECT, 0, 2)
+    removed = Injected(FaultKind.REMOVE_TARGET, "h0", 1, 0, 0, 1)
+    assert _arrivals_verdict(t, [posted, removed, late]) == [
+        "delivery d2 (Request from client) arrived at h0 (enqueued), a hub the harness never "
+        "made or removed"]
+
+
+def test_an_answer_dropped_for_want_of_a_sender_hub_the_harness_made_is_flagged() -> None:
+    t = Trace()
+    t.add(K.FAILURE_EMITTED, hub="monolith", delivery_id="n1", answers="d1", error="NotFound",
+          sender="ghost", target="client")
+    posted = Posted("d1", "client", "ghost", "Request", C.USER, None, "user", Route.MONOLITH,
+                    0, 0)
+    # The harness made h0 and posted from client, which made client's hub: the answer owed.
+    assert [v.message for v in inv7.check(t.events, final=True, facts=[
+        HubsMade(("h0",), 0, 0), posted])] == [
+        "the answer n1 to d1 never reached its sender client, a live hub"]
+    # Without the harness saying what it made, only the trace's HUB_CREATED makes it live.
+    assert inv7.check(t.events, final=True, facts=[posted]) == []

@@ -1,0 +1,51 @@
+"""M50 call-to-missing-received: a grain call to a missing target is received anyway.
+
+Pre-fix shape (an activation made for any name the directory is asked about): `and` in
+place of `or` in `GrainDeliveryOperation.deliver`'s test for a missing target, so a call
+to a hub that does not exist is received (`CALL_RECEIVED` at it) and held, spending the
+faults armed there, and fails NotFound only when the callee finds no hub to run it at: the
+same answer, a hop later than a refusal would take. Obligation (INV7): "deliveries handled
+where posted" (a delivery arrives only at a hub that exists), caught by the
+`departed-owner` seed program.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+import libcst.matchers as m
+
+from invariants.mutants.base import Mutant, MutationCodemod
+
+_MISSING = m.BooleanOperation(
+    left=m.Comparison(left=m.Name("target"), comparisons=[m.ComparisonTarget(
+        operator=m.NotIn())]),
+    operator=m.Or(),
+)
+
+
+class CallToMissingReceived(MutationCodemod):
+    @m.call_if_inside(m.FunctionDef(name=m.Name("deliver")))
+    @m.leave(_MISSING)
+    def both(self, original_node: cst.BooleanOperation, updated_node: cst.BooleanOperation
+             ) -> cst.BooleanOperation:
+        self.hit()
+        operator = updated_node.operator
+        return updated_node.with_changes(operator=cst.And(
+            whitespace_before=operator.whitespace_before,
+            whitespace_after=operator.whitespace_after))
+
+
+MUTANT = Mutant(
+    id="M50",
+    slug="call-to-missing-received",
+    shape="a grain call to a missing target is received and held: it arrives at a hub "
+    "that does not exist",
+    path="grain.py",
+    site="GrainDeliveryOperation.deliver",
+    target="if target not in mesh.hubs or mesh.activations.deactivated:",
+    kills=("INV7",),
+    writes="if target not in mesh.hubs and mesh.activations.deactivated:",
+    removes="if target not in mesh.hubs or mesh.activations.deactivated:",
+    seeds=("departed-owner",),
+    codemod=CallToMissingReceived,
+)
