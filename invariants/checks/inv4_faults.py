@@ -127,6 +127,18 @@ class CallFaults:
         if d.expect is not None and d.waiting and self._failed_as_armed(d, event):
             monitor.exercised(HONOURED[d.expect])
             self._honoured.add(d.expect)
+        self._late_timeout(d, did, event)
+
+    def _late_timeout(self, d: Delivery, did: str, event: TraceEvent) -> None:
+        """A caller gives up at its response timeout, no later: a timeout past it is one
+        the caller waited out longer than the mesh's own figure."""
+        sent, timeout = d.sent_at, self._monitor.params.response_timeout_ms
+        if d.waiting and event.timed_out and sent is not None \
+                and event.time_ms - sent.time_ms > timeout:
+            self._monitor.flag(
+                f"{did}'s attempt {d.attempts - 1} timed out {event.time_ms - sent.time_ms} "
+                f"ms after it was sent, later than its response timeout of {timeout} ms: "
+                "the caller waited past it", *d.shown(event))
 
     def _unprovoked_timeout(self, d: Delivery, did: str, event: TraceEvent) -> bool:
         """A call timed out (by the mesh's word or the clock) that nothing the harness did

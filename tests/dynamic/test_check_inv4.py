@@ -153,3 +153,14 @@ def test_rejection_answered_once_the_budget_is_spent_passes() -> None:
     t.add(K.FAILURE_EMITTED, hub="grain", delivery_id="n1", answers="d1", error="Unavailable")
     t.add(K.LEG_ENDED, leg_id="L1", delivery_id="d1", reason="failed")
     assert inv4.check(t.events, final=True) == []
+
+
+def test_a_timeout_later_than_the_response_timeout_is_flagged() -> None:
+    t = Trace()
+    _attempt(t, 0)
+    t.add(K.CALL_RECEIVED, hub="g", delivery_id="d1")
+    t.at(30_001).add(K.ATTEMPT_FAILED, hub="router", delivery_id="d1", error="timeout",
+                     timed_out=True)
+    assert [v.message for v in inv4.check(t.events, now_ms=100_000, final=True)] == [
+        "d1's attempt 0 timed out 30001 ms after it was sent, later than its response "
+        "timeout of 30000 ms: the caller waited past it"]
