@@ -218,10 +218,13 @@ def _posts(trace: Sequence[TraceEvent], posts: Sequence[Post]) -> Iterable[Broke
     first: dict[str, TraceEvent] = {}
     answered: set[str] = set()
     called: dict[str, TraceEvent] = {}  # delivery id -> its first grain call
+    landed: dict[str, TraceEvent] = {}  # delivery id -> its first POSTED
     for event in trace:
         seen_id = event.delivery_id
         if event.kind in _FACT_EVENTS and seen_id is not None and seen_id not in first:
             first[seen_id] = event
+        if event.kind is EventKind.POSTED and seen_id is not None:
+            landed.setdefault(seen_id, event)
         if event.kind in _ANSWERED:
             answered.add(event.answers or seen_id or "")
         if event.kind is EventKind.ATTEMPT and seen_id is not None:
@@ -234,6 +237,7 @@ def _posts(trace: Sequence[TraceEvent], posts: Sequence[Post]) -> Iterable[Broke
             yield Broken("posts", call.seq, call.kind.name,
                          f"{post.delivery_id} was posted by the {post.route.value} route, but "
                          "the mesh made a grain call of it")
+        yield from _packaging(post, landed.get(post.delivery_id))
         named = first.get(post.delivery_id)
         if named is None:
             if post.exists or post.delivery_id not in answered:
@@ -242,6 +246,19 @@ def _posts(trace: Sequence[TraceEvent], posts: Sequence[Post]) -> Iterable[Broke
                              f"from {post.sender} to {post.target}), but no event names it")
             continue
         yield from _facts(post, named)
+
+
+def _packaging(post: Post, landed: TraceEvent | None) -> Iterable[Broken]:
+    """A router packages what it carries (INV7 reads `packaged` to judge its guards); a
+    direct post reaches the intake as it was made."""
+    if landed is None or landed.packaged is None or landed.hub != post.target:
+        return
+    routed = post.route is not Route.DIRECT
+    if landed.packaged is not routed:
+        how = "packages it" if routed else "does not package it"
+        yield Broken("posts", landed.seq, landed.kind.name,
+                     f"{post.delivery_id} was posted by the {post.route.value} route, which "
+                     f"{how}, but arrived at {post.target} with packaged={landed.packaged}")
 
 
 def _facts(post: Post, event: TraceEvent) -> Iterable[Broken]:

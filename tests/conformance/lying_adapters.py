@@ -56,6 +56,12 @@ def edit_first(kind: EventKind, **changes: object) -> Rewrite:
     return rewrite
 
 
+def unpackaged(events: list[TraceEvent]) -> list[TraceEvent]:
+    """Every delivery reported as arriving unpackaged, whichever route carried it."""
+    return [dataclasses.replace(e, packaged=False) if e.kind is EventKind.POSTED else e
+            for e in events]
+
+
 def time_goes_back(events: list[TraceEvent]) -> list[TraceEvent]:
     """The last event dated back to the start, after events later than that."""
     return [*events[:-1], dataclasses.replace(events[-1], time_ms=0)]

@@ -26,6 +26,7 @@ from lying_adapters import (
     spends_at_attempt,
     time_goes_back,
     two_retries_by_default,
+    unpackaged,
     without_all,
     without_first,
     zero_count_arms_one,
@@ -80,6 +81,8 @@ def test_the_reference_adapter_conforms() -> None:
          "diagnostic_key"),
         ("posts", monolith_through_grain, "d1 was posted by the monolith route, but the mesh "
          "made a grain call of it"),
+        ("posts", lying(unpackaged), "was posted by the monolith route, which packages it, "
+         "but arrived at alpha with packaged=False"),
         ("capabilities", lying(without_all(EventKind.ATTEMPT)), "made no ATTEMPT"),
         ("stop", lying(without_all(EventKind.STOP_COMPLETED)), "emitted no STOP_COMPLETED"),
         ("chooser", never_asks, "never asked its Chooser"),
