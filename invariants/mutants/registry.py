@@ -62,6 +62,10 @@ MUTANT_MODULES: tuple[str, ...] = (
     "invariants.mutants.m45_answer_ids_ordered",
     "invariants.mutants.m46_refusal_named_shutting_down",
     "invariants.mutants.m47_timeout_read_at_the_root",
+    "invariants.mutants.m48_window_closes_late",
+    "invariants.mutants.m49_late_answer_taken",
+    "invariants.mutants.m50_call_to_missing_received",
+    "invariants.mutants.m51_sender_hub_not_made",
 )
 
 MUTANTS: tuple[Mutant, ...] = records.load(MUTANT_MODULES, "MUTANT", Mutant)
