@@ -13,7 +13,7 @@ once", "round-tripped suppressed deliveries left unanswered", "posted deliveries
 for", "deliveries handled where posted", "answers landed at their sender", "answers
 accepted by their sender", "live targets never answered NotFound", "deliveries behind a
 raising handler handled", "handlers raised only where the harness asked", "ShuttingDown
-only once a stop was asked".
+only once a stop was asked", "posts handled in their sender's order" (`inv7_order`).
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from types import MappingProxyType
 
 from invariants.adapter import Capability, FaultKind
 from invariants.checks.harness_facts import HarnessFact, Injected, Posted, StopAsked, Subscribed
+from invariants.checks.inv7_order import ORDER, PostOrder
 from invariants.checks.monitor import Monitor, check_function
 from invariants.checks.params import DEFAULT_PARAMS, CheckParams
 from invariants.checks.violation import Violation
@@ -146,6 +147,8 @@ class AnswerOnce(_FromFacts):
         "with the delivery id?)",
         STOPPING_ONLY: "no failure was answered before a stop was asked, or the answers "
         "name no error",
+        ORDER: "no sender had two posts to one target on an ordered route handled (is the "
+        "`user` family on, and ordered_routes the routes the mesh keeps in order?)",
     })
     obligation_needs = MappingProxyType({ROUNDTRIP: Capability.ENVELOPE_ROUNDTRIP,
                                          LIVE_NOT_FOUND: Capability.STOP_LIFECYCLE,
@@ -170,8 +173,11 @@ class AnswerOnce(_FromFacts):
         self._requests: dict[str, str] = {}  # a subscription's request id -> its target
         self._raised: dict[str, TraceEvent] = {}  # hub -> its HANDLER_FAULTED not yet gone past
         self._stop_asked = False
+        self._order = PostOrder(params)
 
     def on_fact(self, fact: HarnessFact) -> None:
+        if isinstance(fact, Posted):
+            self._order.posted(fact)
         if isinstance(fact, Posted) and not self._stopped:
             self._open[fact.delivery_id] = None
         elif isinstance(fact, StopAsked):
@@ -206,6 +212,12 @@ class AnswerOnce(_FromFacts):
             self._follow_answer(event, did)
         if kind in _ARRIVALS and did is not None:
             self._arrived(event, did)
+        if did is not None and (kind is EventKind.HANDLED or kind is EventKind.HANDLER_FAULTED):
+            judged, wrong = self._order.handled(event, did)
+            if wrong is not None:
+                self.flag(wrong, event)
+            elif judged:
+                self.exercised(ORDER)
         if kind is EventKind.POSTED and did is not None:
             self._posted.setdefault(did, event)
         elif kind is EventKind.HANDLED and did is not None:

@@ -9,6 +9,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 
+# The routes a post can take (`invariants.adapter.Route`'s values), for `ordered_routes`.
+ROUTES = frozenset({"direct", "monolith", "grain"})
 # Where a breaker's window opens (`breaker_windows`).
 BREAKER_WINDOWS = frozenset({"first_post", "any"})
 
@@ -58,6 +60,8 @@ class CheckParams:
     breaker_windows: str = "first_post"
     # INV6: keys a hub's breaker tracks; past them it may evict any key (then not judged).
     breaker_max_keys: int = 10_000
+    # INV7: routes on which posts of one sender to one target are handled in post order.
+    ordered_routes: frozenset[str] = frozenset({"direct"})
     # INV1: follow-up events a rejected post may cause beyond its one rejection record.
     rejection_followups: int = 0
 
@@ -67,6 +71,10 @@ class CheckParams:
                 f"breaker_windows must be one of {', '.join(sorted(BREAKER_WINDOWS))}, got "
                 f"{self.breaker_windows!r}"
             )
+        unknown = sorted(self.ordered_routes - ROUTES)
+        if unknown:
+            raise ValueError(f"ordered_routes: {', '.join(unknown)} is not a route (one of "
+                             f"{', '.join(sorted(ROUTES))})")
         if self.subscribe_backoff_factor < 1:
             raise ValueError(
                 f"subscribe_backoff_factor must be at least 1 (1: a flat backoff), got "

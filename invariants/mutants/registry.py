@@ -66,6 +66,7 @@ MUTANT_MODULES: tuple[str, ...] = (
     "invariants.mutants.m49_late_answer_taken",
     "invariants.mutants.m50_call_to_missing_received",
     "invariants.mutants.m51_sender_hub_not_made",
+    "invariants.mutants.m52_pump_takes_newest",
 )
 
 MUTANTS: tuple[Mutant, ...] = records.load(MUTANT_MODULES, "MUTANT", Mutant)

@@ -6,8 +6,9 @@ import pytest
 from dyn_traces import C, K, Trace
 
 from invariants.adapter import FaultKind, Route
-from invariants.checks import HubsMade, Injected, Posted, StopAsked
+from invariants.checks import CheckParams, HubsMade, Injected, Posted, StopAsked
 from invariants.checks import inv7_answer_once as inv7
+from invariants.checks.inv7_order import ORDER
 from invariants.checks.monitor import run_monitor
 from invariants.trace import TraceEvent, dump_jsonl
 
@@ -250,3 +251,36 @@ def test_an_answer_dropped_for_want_of_a_sender_hub_the_harness_made_is_flagged(
         "the answer n1 to d1 never reached its sender client, a live hub"]
     # Without the harness saying what it made, only the trace's HUB_CREATED makes it live.
     assert inv7.check(t.events, final=True, facts=[posted]) == []
+
+
+def _direct(did: str, target: str = "h0", route: Route = Route.DIRECT) -> Posted:
+    return Posted(did, "client", target, "Request", C.USER, None, "user", route, 0, 0)
+
+
+def _handled_in(order: list[str], facts: list[object],
+                params: CheckParams | None = None) -> tuple[list[str], int]:
+    t = Trace()
+    for did in order:
+        t.add(K.HANDLED, hub="h0", delivery_id=did)
+    monitor = inv7.AnswerOnce(params or CheckParams())
+    found = run_monitor(monitor, t.events, facts=facts)  # type: ignore[arg-type]
+    return [v.message for v in found], monitor.evidence[ORDER]
+
+
+def test_one_senders_direct_posts_are_handled_in_the_order_posted() -> None:
+    facts: list[object] = [_direct("d1"), _direct("d2"), _direct("d3")]
+    assert _handled_in(["d1", "d2", "d3"], facts) == ([], 2)
+    assert _handled_in(["d1", "d3"], facts) == ([], 1)  # d2 never ran: left out
+    assert _handled_in(["d2", "d1"], facts) == ([
+        "delivery d1 was handled at h0 after d2, which client posted after it: posts of "
+        "one sender to one target on the direct route are handled in the order posted "
+        "(ordered_routes)"], 0)
+
+
+def test_routes_the_mesh_does_not_keep_in_order_are_not_judged() -> None:
+    routed = [_direct("d1", route=Route.MONOLITH), _direct("d2", route=Route.MONOLITH)]
+    assert _handled_in(["d2", "d1"], routed) == ([], 0)
+    unordered = CheckParams(ordered_routes=frozenset())
+    assert _handled_in(["d2", "d1"], [_direct("d1"), _direct("d2")], unordered) == ([], 0)
+    with pytest.raises(ValueError, match="ordered_routes: carrier is not a route"):
+        CheckParams(ordered_routes=frozenset({"carrier"}))
