@@ -9,16 +9,36 @@ mesh.
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
-from typing import TypeVar
+from typing import Protocol, TypeVar
 
 import libcst as cst
 from libcst import MetadataWrapper
 from libcst.codemod import CodemodContext, VisitorBasedCodemodCommand
 
 _Node = TypeVar("_Node", bound=cst.CSTNode)
+
+
+_Operator = TypeVar("_Operator", bound=cst.CSTNode)
+
+
+class _Spaced(Protocol):
+    """An operator spaced on both sides (every comparison and boolean one)."""
+
+    @property
+    def whitespace_before(self) -> cst.BaseParenthesizableWhitespace: ...
+
+    @property
+    def whitespace_after(self) -> cst.BaseParenthesizableWhitespace: ...
+
+
+def swap_operator(operator: _Spaced, new: Callable[..., _Operator]) -> _Operator:
+    """`new` in place of `operator`, spaced as it was (`>=` to `>`, `not in` to `in`, `or` to
+    `and`): the mutated line reads as the original does."""
+    return new(whitespace_before=operator.whitespace_before,
+               whitespace_after=operator.whitespace_after)
 
 
 class MutantNotApplicable(Exception):

@@ -13,7 +13,7 @@ from __future__ import annotations
 import libcst as cst
 import libcst.matchers as m
 
-from invariants.mutants.base import Mutant, MutationCodemod
+from invariants.mutants.base import Mutant, MutationCodemod, swap_operator
 
 _WINDOW_CLOSED = m.Comparison(
     left=m.BinaryOperation(left=m.Name("now_ms"), operator=m.Subtract(), right=m.Name("start")),
@@ -31,8 +31,7 @@ class WindowClosesLate(MutationCodemod):
         (target,) = updated_node.comparisons
         operator = target.operator
         assert isinstance(operator, cst.GreaterThanEqual)  # guaranteed by the matcher
-        late = cst.GreaterThan(whitespace_before=operator.whitespace_before,
-                               whitespace_after=operator.whitespace_after)
+        late = swap_operator(operator, cst.GreaterThan)
         return updated_node.with_changes(comparisons=[target.with_changes(operator=late)])
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 import libcst as cst
 import libcst.matchers as m
 
-from invariants.mutants.base import Mutant, MutationCodemod
+from invariants.mutants.base import Mutant, MutationCodemod, swap_operator
 
 _MISSING = m.BooleanOperation(
     left=m.Comparison(left=m.Name("target"), comparisons=[m.ComparisonTarget(
@@ -29,10 +29,7 @@ class CallToMissingReceived(MutationCodemod):
     def both(self, original_node: cst.BooleanOperation, updated_node: cst.BooleanOperation
              ) -> cst.BooleanOperation:
         self.hit()
-        operator = updated_node.operator
-        return updated_node.with_changes(operator=cst.And(
-            whitespace_before=operator.whitespace_before,
-            whitespace_after=operator.whitespace_after))
+        return updated_node.with_changes(operator=swap_operator(updated_node.operator, cst.And))
 
 
 MUTANT = Mutant(

@@ -13,7 +13,7 @@ from __future__ import annotations
 import libcst as cst
 import libcst.matchers as m
 
-from invariants.mutants.base import Mutant, MutationCodemod
+from invariants.mutants.base import Mutant, MutationCodemod, swap_operator
 
 _NEW_SENDER = m.Comparison(
     left=m.Name("sender"),
@@ -31,8 +31,7 @@ class SenderHubNotMade(MutationCodemod):
         (test,) = updated_node.comparisons
         operator = test.operator
         assert isinstance(operator, cst.NotIn)  # guaranteed by the matcher
-        within = cst.In(whitespace_before=operator.whitespace_before,
-                        whitespace_after=operator.whitespace_after)
+        within = swap_operator(operator, cst.In)
         return updated_node.with_changes(comparisons=[test.with_changes(operator=within)])
 
 
