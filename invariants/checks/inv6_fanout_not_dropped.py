@@ -131,7 +131,7 @@ class FanoutNotDropped(Monitor):
     def observe(self, event: TraceEvent) -> None:
         kind = event.kind
         if kind is _ENQUEUED:
-            self._judge_window(event)
+            self.judged(WINDOWS, self._windows.outcome(event), event)
             intake = self._intake.get(event.hub)
             if intake is None or intake[0] != event.delivery_id:
                 return
@@ -151,11 +151,11 @@ class FanoutNotDropped(Monitor):
                 self._burst_posted(key, event.time_ms)
             return
         if kind in _REFUSED:
-            self._judge_window(event)
+            self.judged(WINDOWS, self._windows.outcome(event), event)
             return
         if kind is not _DROPPED and kind is not _TRIPPED:
             return
-        self._judge_window(event)
+        self.judged(WINDOWS, self._windows.outcome(event), event)
         if kind is _DROPPED:
             event = self.facts.complete(event)
         key = self._key(event, self.harness.posted(event.delivery_id))
@@ -165,13 +165,6 @@ class FanoutNotDropped(Monitor):
             self._tripped(event, key, arrivals)
         elif not self._after_cooldown(event, key, arrivals):
             self._held_to_count(event, key, arrivals)
-
-    def _judge_window(self, event: TraceEvent) -> None:
-        judged, wrong = self._windows.outcome(event)
-        if wrong is not None:
-            self.flag(wrong, event)
-        elif judged:
-            self.exercised(WINDOWS)
 
     def _tripped(self, event: TraceEvent, key: Key, arrivals: deque[int]) -> None:
         self._held_to_count(event, key, arrivals)

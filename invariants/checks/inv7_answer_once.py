@@ -213,11 +213,7 @@ class AnswerOnce(_FromFacts):
         if kind in _ARRIVALS and did is not None:
             self._arrived(event, did)
         if did is not None and (kind is EventKind.HANDLED or kind is EventKind.HANDLER_FAULTED):
-            judged, wrong = self._order.handled(event, did)
-            if wrong is not None:
-                self.flag(wrong, event)
-            elif judged:
-                self.exercised(ORDER)
+            self.judged(ORDER, self._order.handled(event, did), event)
         if kind is EventKind.POSTED and did is not None:
             self._posted.setdefault(did, event)
         elif kind is EventKind.HANDLED and did is not None:

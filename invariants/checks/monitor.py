@@ -84,6 +84,16 @@ class Monitor(ABC):
         """The run gave `obligation` a case to hold on."""
         self.evidence[obligation] += times
 
+    def judged(self, obligation: str, outcome: tuple[bool, str | None],
+               event: TraceEvent) -> None:
+        """A rule helper's verdict on `event`, (judged, the violation's text or None): a
+        violation flagged, else a case of `obligation` where it was judged."""
+        judged, wrong = outcome
+        if wrong is not None:
+            self.flag(wrong, event)
+        elif judged:
+            self.exercised(obligation)
+
     def saw(self, what: str) -> None:
         """A sighting `cause` may read to explain a count of 0 (not an obligation)."""
         self.context[what] += 1
