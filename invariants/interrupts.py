@@ -252,7 +252,8 @@ def _die_with_parent() -> None:
 def stop_pool(pool: ProcessPoolExecutor, grace_seconds: float = STOP_GRACE_SECONDS) -> None:
     """End a process pool now: pending work cancelled, every worker terminated (SIGKILL
     after `grace_seconds`) and waited for. For a pool cut short by an exception: its
-    `with` block would wait for every pending task first."""
+    `with` block would wait for every pending task first. Returns once the pool's own
+    manager thread has ended too."""
     with deferred():
         # Private, but there since the pool exists; with fork every worker starts at once.
         processes = list((getattr(pool, "_processes", None) or {}).values())
@@ -264,6 +265,12 @@ def stop_pool(pool: ProcessPoolExecutor, grace_seconds: float = STOP_GRACE_SECON
             if process.is_alive():
                 process.kill()
                 process.join()
+        # The pool's manager thread closes its wake-up pipe as it ends; left running, it
+        # races the interpreter's exit hook that writes to that pipe (an "ignored" EBADF
+        # traceback). With its workers gone it ends at once: wait for it here.
+        manager = getattr(pool, "_executor_manager_thread", None)
+        if manager is not None:
+            manager.join(grace_seconds)
 
 
 def children(pid: int) -> list[int]:

@@ -9,8 +9,11 @@ ends it at once (the sleep's length is a bound on a failure, never a threshold).
 from __future__ import annotations
 
 import gc
+import multiprocessing
+import os
 import signal
 import time
+from concurrent.futures import ProcessPoolExecutor
 from types import SimpleNamespace
 from typing import Any
 
@@ -162,3 +165,24 @@ def test_an_interrupted_in_place_run_is_no_kill_in_the_cosmic_ray_session() -> N
     assert _verdict(result(interrupted_line("SIGTERM") + "\n")) is None  # run it again
     verdict = _verdict(result("a mesh that exits the process\n"))
     assert verdict is not None and verdict.status == "killed"  # as before
+
+
+def _block_on(reader: int) -> bytes:
+    return os.read(reader, 1)  # nothing is ever written: the worker waits until stopped
+
+
+def test_a_stopped_pool_leaves_no_worker_and_no_manager_thread() -> None:
+    """What ends a pool cut short also ends its manager thread: left running, it would race
+    the interpreter's exit hook writing to the pipe it closes (an "ignored" traceback)."""
+    reader, writer = os.pipe()
+    try:
+        pool = ProcessPoolExecutor(max_workers=2, mp_context=multiprocessing.get_context("fork"))
+        futures = [pool.submit(_block_on, reader) for _ in range(3)]
+        processes = list(pool._processes.values())
+        interrupts.stop_pool(pool)
+        assert [p.is_alive() for p in processes] == [False, False]
+        assert not pool._executor_manager_thread or not pool._executor_manager_thread.is_alive()
+        assert all(f.done() for f in futures)  # cancelled or broken: none left pending
+    finally:
+        os.close(reader)
+        os.close(writer)
