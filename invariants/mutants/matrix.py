@@ -21,7 +21,14 @@ from invariants.adapter import AdapterFactory
 from invariants.checks import CHECK_IDS, UnknownCheck
 from invariants.dynamic.runner import Outcome, run_invariant
 from invariants.mutants.base import Mutant, MutantNotApplicable
-from invariants.mutants.build import build_mutant, ensure_scratch, reference_root
+from invariants.mutants.build import (
+    REFERENCE_PACKAGE,
+    build_mutant,
+    ensure_scratch,
+    reference_root,
+)
+from invariants.mutants.executed_lines import Lines
+from invariants.mutants.guide import Changes, guidance, measuring
 from invariants.mutants.pool import fan_out
 from invariants.mutants.registry import select_mutants
 from invariants.scan.config import find_pyproject, load_config
@@ -47,6 +54,9 @@ class Cell:
     seconds: float
     evidence: str = ""  # the first finding or violation
     errored: bool = False  # the mesh or adapter raised: no verdict (never a kill)
+    # Not run: the check's run on the reference never reaches the mutant's change, so it
+    # runs as there and passes (`invariants.mutants.guide`); the reference's figures.
+    unreached: bool = False
     # A dynamic cell's whole outcome (evidence, counterexample, traceback), for reports.
     outcome: Outcome | None = field(default=None, compare=False, repr=False)
 
@@ -56,7 +66,7 @@ class Cell:
             "examples": self.examples,
             "steps": self.steps,
             "seconds": round(self.seconds, 3),
-        }
+        } | ({"unreached": True} if self.unreached else {})
 
 
 @dataclass
@@ -195,6 +205,7 @@ def prove(
     jobs: int = 1,
     progress: Progress | None = None,
     settings: Settings | None = None,
+    guided: bool = True,
 ) -> Matrix:
     """Run the reference and the chosen mutants (registered names or `Mutant` objects;
     default all) against the chosen checks (default all). `expected_only` runs each mutant
@@ -203,6 +214,12 @@ def prove(
     The dynamic runs use `settings` (a shared database already in them) when given, else
     the named `profile` of `invariants.dynamic.profiles`; `profile` names them in reports.
     Each dynamic cell carries its whole `Outcome`.
+
+    `guided` (where the profile makes a run a function of the mesh's code alone, and
+    coverage.py is installed: `guidance`): the reference's cells record the lines they run,
+    and a cell of a check a mutant does not list waits for the reference's; it runs only
+    where that run reaches the mutant's change, and is otherwise the reference's, marked
+    `unreached` (`invariants.mutants.guide`). Verdicts are those of the full matrix.
 
     The dynamic cells run `jobs` at a time in forked workers (`invariants.mutants.pool`),
     the reference's and each mutant's listed kills before the rest of their rows. With
@@ -230,7 +247,11 @@ def prove(
         for subject in subjects[1:]:
             _scan_static(subject, config, reference_scan, say if lazy else None)
 
-    context = _Dynamic(settings or profile, seed_scenarios, {m.id: m for m in chosen})
+    unguided = guidance(settings or profile) if guided else None
+    if unguided is not None:
+        say(f"every cell runs, unguided: {unguided}")
+    context = _Dynamic(settings or profile, seed_scenarios, {m.id: m for m in chosen},
+                       guided=guided and unguided is None)
     dynamic = _run_dynamic(subjects, context, jobs, say, scan_mutants)
     rows = {s.name: _row(s, dynamic) for s in subjects if s.applicable}
     return Matrix(
@@ -263,6 +284,7 @@ class _Dynamic:
     mutants: dict[str, Mutant]  # by id: a subject without a factory is built where it runs
     factories: dict[str, AdapterFactory] = field(default_factory=dict)
     in_process: bool = True  # False: cells travel back from forked workers, pickled
+    guided: bool = False  # the reference's cells measure the lines they run
 
 
 @dataclass
@@ -323,29 +345,35 @@ def _scan_static(
 Task = tuple[str, str]  # (subject name, dynamic check)
 
 
-def _work_order(subjects: Sequence[_Subject]) -> list[Task]:
+def _work_order(subjects: Sequence[_Subject]) -> tuple[list[Task], list[Task]]:
     """The dynamic cells, those that decide a verdict first: every check of the reference
     and each mutant's listed kills, in matrix order; then the rest of each row."""
     deciding = [(s.name, c) for s in subjects for c in s.dynamic
                 if s.name == "reference" or c in s.expected]
     chosen = set(deciding)
-    return deciding + [(s.name, c) for s in subjects for c in s.dynamic
-                       if (s.name, c) not in chosen]
+    return deciding, [(s.name, c) for s in subjects for c in s.dynamic
+                      if (s.name, c) not in chosen]
 
 
-def _cell(dynamic: _Dynamic, task: Task) -> Cell:
+Ran = tuple[Cell, Lines | None]  # a cell, and the lines of the reference its run executed
+
+
+def _cell(dynamic: _Dynamic, task: Task) -> Ran:
     name, check = task
     factory = dynamic.factories.get(name)
     if factory is None:  # built in this worker (once: builds are cached per process)
         try:
             factory = build_mutant(dynamic.mutants[name]).factory
         except MutantNotApplicable as exc:  # no verdict: an error the matrix reports
-            return Cell(False, 0, 0, 0.0, f"error: {exc}", errored=True)
-    cell = dynamic_cell(check, factory, dynamic.profile, seed_scenarios=dynamic.seed_scenarios)
-    if dynamic.in_process or cell.outcome is None or cell.outcome.error is None:
-        return cell
-    # The mesh's exception may not pickle; its text and traceback are in the failure text.
-    return replace(cell, outcome=replace(cell.outcome, error=None))
+            return Cell(False, 0, 0, 0.0, f"error: {exc}", errored=True), None
+    measured = dynamic.guided and name == "reference"
+    with measuring(REFERENCE_PACKAGE, check, reference_root(), measured) as executed:
+        cell = dynamic_cell(check, factory, dynamic.profile,
+                            seed_scenarios=dynamic.seed_scenarios)
+    if not (dynamic.in_process or cell.outcome is None or cell.outcome.error is None):
+        # The mesh's exception may not pickle; its text and traceback are in the failure text.
+        cell = replace(cell, outcome=replace(cell.outcome, error=None))
+    return cell, executed() if measured else None
 
 
 def _run_dynamic(
@@ -353,16 +381,32 @@ def _run_dynamic(
     meanwhile: Callable[[], None],
 ) -> dict[Task, Cell]:
     cells: dict[Task, Cell] = {}
+    deciding, rest = _work_order(subjects)
+    # Guided, the rest of each check's cells wait for the reference's run of it.
+    waiting = {c: [t for t in rest if t[1] == c] for c in {t[1] for t in rest}}
+    changes = Changes(dynamic.mutants, reference_root())
 
-    def finished(task: Task, cell: Cell) -> None:
+    def finished(task: Task, ran: Ran) -> list[Task]:
+        cell, executed = ran
         line = f"  {task[0]} {task[1]}: {'killed' if cell.killed else 'survived'} " \
                f"({cell.seconds:.1f} s)"
         say(_as_reference(line) if task[0] == "reference" else line)
         cells[task] = cell
+        if task[0] != "reference" or not dynamic.guided:
+            return []
+        run = []
+        for waiter in waiting.pop(task[1], []):
+            if executed is None or changes.of(waiter[0]).reached_by(executed):
+                run.append(waiter)
+            else:
+                say(f"  {waiter[0]} {waiter[1]}: unreached, passes as the reference does")
+                cells[waiter] = replace(cell, seconds=0.0, unreached=True)
+        return run
 
     factories = {s.name: s.factory for s in subjects if s.factory is not None}
     context = replace(dynamic, factories=factories, in_process=jobs <= 1)
-    fan_out(context, _work_order(subjects), _cell, jobs, finished, meanwhile)
+    fan_out(context, deciding if dynamic.guided else deciding + rest, _cell, jobs, finished,
+            meanwhile)
     return cells
 
 

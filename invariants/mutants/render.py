@@ -6,14 +6,14 @@ import textwrap
 
 from invariants.mutants.matrix import Cell, Matrix
 
-KILLED, SURVIVED = "KILLED", "-"
+KILLED, SURVIVED, UNREACHED = "KILLED", "-", "~"
 
 
 def _mark(cell: Cell | None, expected: bool) -> str:
     if cell is None:
         return ""
     if not cell.killed:
-        return "SURVIVED!" if expected else SURVIVED
+        return "SURVIVED!" if expected else UNREACHED if cell.unreached else SURVIVED
     if cell.examples == 0:  # a static rule: no examples
         return KILLED + ("*" if expected else "")
     return f"{KILLED} {cell.examples}ex/{cell.steps}st" + ("*" if expected else "")
@@ -65,6 +65,9 @@ def matrix_text(matrix: Matrix) -> str:
     lines.append(f"profile {matrix.profile}; * = a kill the mutant lists; "
                  "Nex/Mst = examples to the first failure / steps of the shrunk counterexample;")
     lines.append("- = a check that ran and (rightly) did not kill it; blank = not run against it")
+    if any(cell.unreached for cells in matrix.mutants.values() for cell in cells.values()):
+        lines.append("~ = not run: the check's run on the reference never reaches the mutant's "
+                     "change, so it passes as there (--every-cell runs it)")
     for check in matrix.reference_failures():
         lines.append(f"reference FAILS {check}: {matrix.reference[check].evidence}")
     for mutant, check in matrix.missing_kills():

@@ -113,13 +113,14 @@ def test_a_mutants_listed_kills_run_before_the_rest_of_its_row() -> None:
     def subject(name: str, checks: tuple[str, ...], expected: tuple[str, ...]) -> _Subject:
         return _Subject(name, None, checks, expected, {}, [])
 
-    order = _work_order([
+    deciding, rest = _work_order([
         subject("reference", ("MESH001", "INV1", "INV2"), ()),
         subject("M3", ("MESH001", "INV1", "INV2"), ("INV2",)),
         subject("M4", ("INV1", "INV4"), ("INV4", "MESH002")),
     ])
-    assert order == [("reference", "INV1"), ("reference", "INV2"), ("M3", "INV2"),
-                     ("M4", "INV4"), ("M3", "INV1"), ("M4", "INV1")]
+    assert deciding == [("reference", "INV1"), ("reference", "INV2"), ("M3", "INV2"),
+                        ("M4", "INV4")]
+    assert rest == [("M3", "INV1"), ("M4", "INV1")]  # guided: after the reference's INV1
 
 
 def _matrix(*, reference_fails: bool = False, kill: bool = True) -> Matrix:

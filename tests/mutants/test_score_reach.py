@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import dataclasses
 
+from invariants.mutants.executed_lines import sound_for
 from invariants.mutants.matrix import reference_scan_config
 from invariants.mutants.score.baseline import measure
-from invariants.mutants.score.reach import IMPORT, Reach, sound_for, statement_span
+from invariants.mutants.score.reach import IMPORT, Reach, statement_span
 from invariants.mutants.score.run import Options, ScoreRun, run_score
 from invariants.mutants.score.target import MeshTarget, reference_target
 from invariants.mutants.score.triage import Triage

@@ -47,6 +47,9 @@ def add_parser(subparsers: Any) -> None:
     parser.add_argument("--search-only", action="store_true",
                         help="leave the seed scenarios out of the dynamic runs: what the "
                         "state machines' drawn rules find alone")
+    parser.add_argument("--every-cell", action="store_true",
+                        help="run every cell, also those the reference's runs show cannot "
+                        "tell a mutant from it (they never reach its change)")
     add_jobs_option(parser, "the matrix's dynamic cells (a mutant's listed kills first), or "
                     "the mutants of --mutate")
     add_shared_database_option(parser)
@@ -76,6 +79,7 @@ def run(args: argparse.Namespace) -> int:
             jobs=worker_count(args.jobs),
             progress=lambda line: print(line, file=sys.stderr, flush=True),
             settings=hypothesis_profile(args.profile, shared),
+            guided=not args.every_cell,
         )
     except MutantNotApplicable as exc:
         print(f"mesh-harness prove: {exc}", file=sys.stderr)

@@ -5,7 +5,7 @@ A mutation score only means something for a mesh that keeps adapter-check's conv
 and passes every check, so the unmutated copy runs them all first; a failure is a
 `TargetError` naming the convention or the check. The checks' CPU seconds here order each
 mutant's searches, cheapest first. With `guided` (and a profile for which
-`reach.sound_for` holds) the import, the conformance programs and each check's seed
+`executed_lines.sound_for` holds) the import, the conformance programs and each check's seed
 programs and search run under coverage, so each mutant is judged only by what reaches its
 line (`invariants.mutants.score.reach`).
 """
@@ -20,6 +20,7 @@ from contextlib import contextmanager
 from invariants.adapter import AdapterFactory
 from invariants.dynamic.runner import Outcome, run_invariant, run_program
 from invariants.dynamic.seed_programs import SEED_PROGRAMS
+from invariants.mutants.executed_lines import Recorder, sound_for
 from invariants.mutants.score.evaluate import (
     CONFORMANCE,
     Baseline,
@@ -30,7 +31,7 @@ from invariants.mutants.score.evaluate import (
     forget,
     package_name,
 )
-from invariants.mutants.score.reach import IMPORT, Reach, Recorder, sound_for
+from invariants.mutants.score.reach import IMPORT, Reach
 from invariants.mutants.score.static import scan_sources
 from invariants.mutants.score.target import MeshTarget, TargetError
 
@@ -65,7 +66,7 @@ def measure(target: MeshTarget, profile: str, *, guided: bool = True) -> Baselin
                     for check in target.checks}
         scanned = scan_sources(target.sources, target.scan_config)  # fills the shared cache
         findings = frozenset(finding_key(f) for f in scanned.findings)
-        reach: Reach | None = recorder.reach(package_dir) if recorder is not None else None
+        reach = Reach(recorder.executed(package_dir)) if recorder is not None else None
     finally:
         forget(package)
         if package_dir is not None:

@@ -13,26 +13,20 @@ mutant, the checks whose runs touch the statement it mutates. Lines the import e
 mutant is matched by its whole innermost statement, never by one line of it: both err
 toward running a check, never toward skipping one.
 
-The guidance holds only for a derandomized profile without a database (`sound_for`); any
-other profile judges every mutant by every check.
+The guidance holds only for a derandomized profile without a database
+(`executed_lines.sound_for`); any other profile judges every mutant by every check.
 """
 
 from __future__ import annotations
 
 import ast
-from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
-from pathlib import Path
 
-from hypothesis import settings as Settings
-
-from invariants.mutants.score.engine import EngineMissing
+from invariants.mutants.executed_lines import Lines
 
 IMPORT = "<import>"  # the context of the lines the copy's import executes
-
-Lines = Mapping[str, frozenset[int]]  # relative posix path -> executed line numbers
 
 
 @dataclass(frozen=True)
@@ -57,12 +51,6 @@ class Reach:
         return tuple(check for check in checks if runs(check))
 
 
-def sound_for(profile: str) -> bool:
-    """Whether a check's run under `profile` depends on the mesh's code alone."""
-    chosen = Settings.get_profile(profile)
-    return bool(chosen.derandomize) and chosen.database is None
-
-
 @lru_cache(maxsize=256)
 def _statements(source: str) -> tuple[tuple[int, int], ...]:
     spans = []
@@ -78,45 +66,3 @@ def statement_span(source: str, line: int) -> tuple[int, int]:
     holding = [(first, last) for first, last in _statements(source) if first <= line <= last]
     return min(holding, key=lambda span: span[1] - span[0]) if holding else (line, line)
 
-
-class Recorder:
-    """coverage.py measuring one package (by its import name, imported or not yet), context
-    by context."""
-
-    def __init__(self, package: str) -> None:
-        try:
-            import coverage
-        except ImportError as exc:  # the `mutate` extra brings it, with Cosmic Ray
-            raise EngineMissing(
-                "prove --mutate's guided judging needs coverage.py: pip install "
-                f"'mesh-harness[mutate]' ({exc})"
-            ) from None
-        self._coverage = coverage.Coverage(
-            data_file=None, source_pkgs=[package], config_file=False, branch=False,
-        )
-        # A check that runs none of a module is no news, and must not print.
-        self._coverage.set_option("run:disable_warnings", [
-            "module-not-imported", "module-not-measured", "no-data-collected",
-        ])
-
-    @contextmanager
-    def measuring(self) -> Iterator[Callable[[str], object]]:
-        """Measure while the block runs; the block names each phase with the callable."""
-        self._coverage.start()
-        try:
-            yield self._coverage.switch_context
-        finally:
-            self._coverage.stop()
-
-    def reach(self, package_dir: Path) -> Reach:
-        """What was measured, by path relative to `package_dir` (the package's copy)."""
-        root = package_dir.resolve()
-        data = self._coverage.get_data()
-        lines: dict[str, dict[str, set[int]]] = {}
-        for measured in data.measured_files():
-            relative = Path(measured).resolve().relative_to(root).as_posix()
-            for line, contexts in data.contexts_by_lineno(measured).items():
-                for context in contexts:
-                    lines.setdefault(context, {}).setdefault(relative, set()).add(line)
-        return Reach({context: {path: frozenset(found) for path, found in files.items()}
-                      for context, files in lines.items()})

@@ -17,12 +17,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from invariants.mutants.executed_lines import sound_for
 from invariants.mutants.pool import fan_out
 from invariants.mutants.score.baseline import measure
 from invariants.mutants.score.cache import VerdictCache, key
 from invariants.mutants.score.engine import EngineMutant, enumerate_tree, postponed
 from invariants.mutants.score.evaluate import Baseline, Verdict, evaluate, judged_by
-from invariants.mutants.score.reach import sound_for
 from invariants.mutants.score.target import MeshTarget
 from invariants.mutants.score.triage import BLIND, Entry, Exclusion, Triage
 
