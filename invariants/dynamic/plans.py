@@ -92,7 +92,8 @@ PLANS: Mapping[str, Plan] = {
     # INV2 draws the stop's hold too: racing legs that keep the silo stopping while its
     # subscriptions retry into refusals, so one waits out a backoff when the stop completes.
     "INV2": _plan("subscribe tied_call", "remove block slow stop user", holds=True),
-    "INV3": _plan("flood user block ignorable", "slow remove stop anonymous chatter"),
+    "INV3": _plan("flood user block ignorable", "slow remove stop anonymous chatter",
+                  breakers=True),
     "INV4": _plan("user reject timeout aggregate tied_call", "block slow stop remove",
                   (Route.GRAIN,),
                   HUBS),
