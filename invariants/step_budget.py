@@ -13,15 +13,22 @@ budgets bound each step, either one ends it with `MeshHung` naming the step:
   a lock, on I/O). A mesh driven on virtual time never waits on the real clock, so a
   working mesh's step is nowhere near it, even on a loaded machine; no decision of a run
   that passes depends on it.
+
+A mutation run judges hundreds of copies of one mesh, and a mutant that loops for ever
+would spend the whole default budget in each step it hangs. It measures the unmutated
+mesh's slowest step (`slowest_step`) and gives each mutant `MUTANT_STEP_FACTOR` times that
+(`derived_budget`, never under `MUTANT_STEP_FLOOR` seconds nor over the default), through
+`limited`; `$HARNESS_STEP_BUDGET`, where set, is the budget everywhere.
 """
 
 from __future__ import annotations
 
+import math
 import os
 import signal
 import threading
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from types import FrameType
 
@@ -37,6 +44,18 @@ STEP_BUDGET_ENV = "HARNESS_STEP_BUDGET"
 # Default wall-clock seconds per CPU second of the step budget.
 WALL_BUDGET_FACTOR = 6.0
 STEP_WALL_BUDGET_ENV = "HARNESS_STEP_WALL_BUDGET"
+# A mutant's step budget: this many times the unmutated mesh's slowest step, at least the
+# floor (a slowest step measured at a few milliseconds is noise, not a scale).
+MUTANT_STEP_FACTOR = 20.0
+MUTANT_STEP_FLOOR = 2.0
+
+
+class _Steps:
+    budget: float | None = None  # `limited`'s budget, where one is in force
+    slowest: float | None = None  # CPU seconds of the slowest step, while measured
+
+
+_STEPS = _Steps()
 
 
 class StepBudgetError(UserError, ValueError):
@@ -104,8 +123,45 @@ def _seconds(env: str, default: float, environ: Mapping[str, str] | None) -> flo
 
 
 def step_budget_seconds(environ: Mapping[str, str] | None = None) -> float:
-    """The CPU budget: `$HARNESS_STEP_BUDGET` (seconds, 0 for none), else the default."""
-    return _seconds(STEP_BUDGET_ENV, STEP_BUDGET_SECONDS, environ)
+    """The CPU budget: `$HARNESS_STEP_BUDGET` (seconds, 0 for none), else the one `limited`
+    puts in force, else the default."""
+    default = STEP_BUDGET_SECONDS if _STEPS.budget is None else _STEPS.budget
+    return _seconds(STEP_BUDGET_ENV, default, environ)
+
+
+def derived_budget(slowest: float, environ: Mapping[str, str] | None = None) -> float:
+    """A mutant's step budget from the unmutated mesh's slowest step (CPU seconds), in
+    whole seconds: `MUTANT_STEP_FACTOR` times it, between `MUTANT_STEP_FLOOR` and the
+    budget in force (`step_budget_seconds`; no budget: no ceiling); the variable's budget
+    where `$HARNESS_STEP_BUDGET` is set."""
+    if (os.environ if environ is None else environ).get(STEP_BUDGET_ENV, "").strip():
+        return step_budget_seconds(environ)
+    ceiling = step_budget_seconds(environ) or float("inf")
+    return min(ceiling, float(math.ceil(max(MUTANT_STEP_FLOOR, MUTANT_STEP_FACTOR * slowest))))
+
+
+@contextmanager
+def limited(seconds: float) -> Iterator[None]:
+    """Steps in the block get `seconds` of CPU (and the wall-clock budget that follows
+    from it), unless `$HARNESS_STEP_BUDGET` names a budget."""
+    previous, _STEPS.budget = _STEPS.budget, seconds
+    try:
+        yield
+    finally:
+        _STEPS.budget = previous
+
+
+@contextmanager
+def slowest_step() -> Iterator[Callable[[], float]]:
+    """Measure the steps run in the block: the callable gives the CPU seconds of the
+    slowest (0 when none ran)."""
+    previous, _STEPS.slowest = _STEPS.slowest, 0.0
+    try:
+        yield lambda: _STEPS.slowest or 0.0
+    finally:
+        measured, _STEPS.slowest = _STEPS.slowest, previous
+        if previous is not None:  # an outer measure sees the steps of the inner one
+            _STEPS.slowest = max(previous, measured or 0.0)
 
 
 def step_wall_budget_seconds(environ: Mapping[str, str] | None = None) -> float:
@@ -121,10 +177,13 @@ def within_budget(what: str) -> Iterator[None]:
     (SIGALRM), raise `MeshHung` naming `what`."""
     seconds = step_budget_seconds()
     wall = step_wall_budget_seconds()
+    started = time.process_time()
     try:
         with (cpu_alarm(wall, signal.ITIMER_REAL, signal.SIGALRM, _WallExpired),
               cpu_alarm(seconds, signal.ITIMER_PROF, signal.SIGPROF, _Expired)):
             yield
+        if _STEPS.slowest is not None:
+            _STEPS.slowest = max(_STEPS.slowest, time.process_time() - started)
     except _Expired:
         raise MeshHung(f"{what} did not return within {seconds:g} CPU seconds: the mesh "
                        f"hung (set {STEP_BUDGET_ENV} to change the budget)") from None

@@ -1,5 +1,6 @@
 """The step budget: a mesh that never returns from a step fails the run with `MeshHung`
-instead of hanging it. Negative control: Cosmic Ray's mutant of the stop's stage walk that
+instead of hanging it; a mutation run gives its mutants a budget derived from the unmutated
+mesh's slowest step. Negative control: Cosmic Ray's mutant of the stop's stage walk that
 re-enters the same stage at the same instant for ever (`index + 1` -> `index // 1` in
 `Silo._leave`); the unmutated mesh passes the same program within the same budget."""
 
@@ -11,9 +12,25 @@ from invariants.dynamic.runner import run_program
 from invariants.dynamic.seed_programs import SEED_PROGRAMS
 from invariants.mutants.matrix import reference_scan_config
 from invariants.mutants.score.engine import apply, enumerate_file
-from invariants.mutants.score.evaluate import build, forget, package_name
+from invariants.mutants.score.evaluate import (
+    Baseline,
+    build,
+    finding_key,
+    forget,
+    judge,
+    package_name,
+)
+from invariants.mutants.score.static import scan_sources
 from invariants.mutants.score.target import reference_target
-from invariants.step_budget import STEP_BUDGET_ENV, STEP_WALL_BUDGET_ENV, step_budget_seconds
+from invariants.step_budget import (
+    STEP_BUDGET_ENV,
+    STEP_BUDGET_SECONDS,
+    STEP_WALL_BUDGET_ENV,
+    derived_budget,
+    limited,
+    slowest_step,
+    step_budget_seconds,
+)
 from reference_impl.adapter import make_adapter
 
 pytest.importorskip("cosmic_ray")
@@ -75,3 +92,46 @@ def test_a_bad_budget_is_a_one_line_error_naming_the_variable(
     monkeypatch.setenv(STEP_BUDGET_ENV, raw)
     with pytest.raises(ValueError, match=rf"^{STEP_BUDGET_ENV}="):
         step_budget_seconds()
+
+
+@pytest.mark.parametrize(("slowest", "expected"), [(0.004, 2.0), (0.31, 7.0), (5.0, 20.0)])
+def test_a_mutants_budget_is_twenty_times_the_slowest_step_within_bounds(
+    monkeypatch: pytest.MonkeyPatch, slowest: float, expected: float
+) -> None:
+    monkeypatch.delenv(STEP_BUDGET_ENV, raising=False)
+    assert derived_budget(slowest) == expected
+    monkeypatch.setenv(STEP_BUDGET_ENV, "7.5")  # the variable is the budget everywhere
+    assert derived_budget(slowest) == 7.5
+
+
+def test_the_slowest_step_is_measured_and_a_limit_is_put_in_force(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delenv(STEP_BUDGET_ENV, raising=False)
+    with slowest_step() as slowest:
+        assert slowest() == 0.0
+        run_program("INV5", make_adapter, PROGRAM, name="stop-with-legs")
+        measured = slowest()
+    assert 0.0 < measured < STEP_BUDGET_SECONDS
+    with limited(3.0):
+        assert step_budget_seconds() == 3.0
+        monkeypatch.setenv(STEP_BUDGET_ENV, "4")
+        assert step_budget_seconds() == 4.0
+    monkeypatch.delenv(STEP_BUDGET_ENV)
+    assert step_budget_seconds() == STEP_BUDGET_SECONDS
+
+
+def test_a_mutant_that_hangs_is_killed_within_its_derived_budget(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A mutation run's judge puts the baseline's budget in force: the hung mutant is a kill
+    by the first thing that runs it, naming the budget (not the default 20 s)."""
+    monkeypatch.delenv(STEP_BUDGET_ENV, raising=False)
+    monkeypatch.setenv(STEP_WALL_BUDGET_ENV, "0")  # as above: the CPU budget alone
+    target = reference_target(reference_scan_config())
+    findings = frozenset(finding_key(f) for f in
+                         scan_sources(target.sources, target.scan_config).findings)
+    baseline = Baseline(findings, target.checks, step_budget=1.0)
+    verdict = judge(target, baseline, "hang", _stage_walk_never_advances())
+    assert verdict.status == "killed", verdict
+    assert "did not return within 1 CPU seconds" in verdict.evidence

@@ -7,7 +7,9 @@ and passes every check, so the unmutated copy runs them all first; a failure is 
 mutant's searches, cheapest first. With `guided` (and a profile for which
 `executed_lines.sound_for` holds) the import, the conformance programs and each check's seed
 programs and search run under coverage, so each mutant is judged only by what reaches its
-line (`invariants.mutants.score.reach`).
+line (`invariants.mutants.score.reach`). Its slowest step sets the mutants' step budget
+(`invariants.step_budget.derived_budget`): a mutant that loops for ever is stopped in a
+few seconds, not the default twenty.
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ from invariants.mutants.score.evaluate import (
 from invariants.mutants.score.reach import IMPORT, Reach
 from invariants.mutants.score.static import scan_sources
 from invariants.mutants.score.target import MeshTarget, TargetError
+from invariants.step_budget import derived_budget, slowest_step
 
 
 @contextmanager
@@ -47,7 +50,8 @@ def measure(target: MeshTarget, profile: str, *, guided: bool = True) -> Baselin
     recorder = Recorder(package) if guided and sound_for(profile) else None
     package_dir = None
     try:
-        with recorder.measuring() if recorder is not None else _unmeasured() as phase:
+        with (recorder.measuring() if recorder is not None else _unmeasured() as phase,
+              slowest_step() as slowest):
             phase(IMPORT)
             try:
                 package_dir, factory = build(target, label, target.sources)
@@ -72,7 +76,7 @@ def measure(target: MeshTarget, profile: str, *, guided: bool = True) -> Baselin
         if package_dir is not None:
             shutil.rmtree(package_dir, ignore_errors=True)
     order = tuple(sorted(target.checks, key=lambda c: (cost[c], target.checks.index(c))))
-    return Baseline(findings, order, reach)
+    return Baseline(findings, order, reach, derived_budget(slowest()))
 
 
 def _run_check(target: MeshTarget, factory: AdapterFactory, check: str, profile: str,

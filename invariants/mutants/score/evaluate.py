@@ -17,7 +17,7 @@ import shutil
 import signal
 import sys
 import time
-from contextlib import AbstractContextManager
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Literal, cast
@@ -33,7 +33,7 @@ from invariants.mutants.score.reach import Reach
 from invariants.mutants.score.static import scan_sources
 from invariants.mutants.score.target import MeshTarget
 from invariants.scan.model import Finding
-from invariants.step_budget import cpu_alarm
+from invariants.step_budget import cpu_alarm, limited
 
 Status = Literal["killed", "survived", "timeout", "incompetent"]
 Phase = Literal["", "scan", "conformance", "seed", "search"]
@@ -68,6 +68,7 @@ class Baseline:
     findings: frozenset[FindingKey]
     check_order: tuple[str, ...]
     reach: Reach | None = None  # the lines each check reaches; None: judge by every check
+    step_budget: float | None = None  # CPU seconds a mutant's step may take; None: default
 
 
 class MutantTimeout(BaseException):
@@ -83,6 +84,10 @@ def _deadline(seconds: float | None) -> AbstractContextManager[None]:
     machine must not turn a slow kill into a timeout, and the step budget's timers (SIGPROF,
     and SIGALRM, which it shares with pytest-timeout) stay free."""
     return cpu_alarm(seconds or 0, signal.ITIMER_VIRTUAL, signal.SIGVTALRM, MutantTimeout)
+
+
+def _budget(seconds: float | None) -> AbstractContextManager[None]:
+    return nullcontext() if seconds is None else limited(seconds)
 
 
 def package_name(mutant_id: str, sources: dict[str, str]) -> str:
@@ -226,7 +231,7 @@ def judge(
     package = ""
     package_dir: Path | None = None
     try:
-        with _deadline(timeout):
+        with _deadline(timeout), _budget(baseline.step_budget):
             try:
                 package = package_name(label, sources)
                 package_dir, factory = build(target, label, sources)

@@ -104,6 +104,7 @@ def to_json(run: ScoreRun) -> dict[str, Any]:
             for r in _of(run, "incompetent") if r.verdict is not None
         ],
         "guided": run.guided,
+        "step_budget": run.step_budget,
         "unreached": sum(1 for r in _of(run, "survived")
                          if r.verdict is not None and r.verdict.unreached),
         "verified_triage": run.verified_triage,
@@ -170,6 +171,9 @@ def to_text(run: ScoreRun) -> str:
          f"unmutated mesh); survivors no check reaches: {data['unreached']}" if run.guided
          else "judged by every check (no coverage guidance)"),
     ]
+    if run.step_budget is not None:
+        lines.append(f"a mutant's step may take {run.step_budget:g} CPU seconds (from the "
+                     "unmutated mesh's slowest step; a step past it is a hang, a kill)")
     lines += _survivor_text(run, _survivors(run, blind=False), "survived")
     if data["blind"]:
         lines += _survivor_text(run, _survivors(run, blind=True), "survivors, known blind")

@@ -76,6 +76,7 @@ class ScoreRun:
     verified_triage: bool = False  # the triaged-equivalent mutants were run too
     triage_file: Path | None = None
     guided: bool = False  # each mutant judged only by the checks that reach it
+    step_budget: float | None = None  # CPU seconds a mutant's step may take (None: none ran)
 
     def stale_entries(self) -> list[StaleEntry]:
         """Every stale entry: those that match no mutant, then those naming a killed one."""
@@ -249,9 +250,11 @@ def run_score(
         if result.verdict is not None:
             meter.tick(result.mutant, result.verdict, cached=True)
     is_guided = bool(pending) and guided(options, len(pending))
+    step_budget = None
     if pending:
         say("measuring the unmutated mesh (every check, once)")
         baseline = measure(target, options.profile, guided=is_guided)
+        step_budget = baseline.step_budget
         for mutant, verdict in _run(pending, target, baseline, options, meter):
             results[mutant.id] = Result(mutant, verdict, triage.equivalent(mutant),
                                         blind=triage.known_blind(mutant))
@@ -264,7 +267,7 @@ def run_score(
         seed=options.seed if options.sample is not None else None,
         seconds=time.perf_counter() - started, cpu_seconds=_cpu() - cpu,
         verified_triage=options.verify_triage, triage_file=triage.source,
-        guided=is_guided,
+        guided=is_guided, step_budget=step_budget,
     )
 
 
