@@ -133,6 +133,10 @@ SEED_PROGRAMS: Mapping[str, Mapping[str, Program]] = {
             _user("h0", D),
             ("advance", {"ms": 1_000, "schedule": []}),
         ),
+        # One key of heartbeats one past the mesh's own breaker threshold, at a hub with
+        # the mesh's own watermark: none may be dropped as a storm. (The search's chatter
+        # meets the thresholds it draws, on an adapter that takes one.)
+        "chatter": (_init(), ("chatter", {"to": "h0", "route": D})),
         # A hold extended while it lasts: the turn stays held until the later one ends.
         "overlapping-holds": _two_holds(1_000, 5_000),
         # A shorter hold inside a longer one: it does not cut the longer one short.

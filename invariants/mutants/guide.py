@@ -10,7 +10,10 @@ no line of the body of the innermost function holding a change runs on the mutan
 as on the reference, and passes as it does there. Code outside every function body (a
 module or class statement, a decorator, a default value) runs at import: every check reaches
 it. The unit is a whole body, never a statement: an inserted statement has no line of its
-own on the reference, while every path to it passes through its function's body.
+own on the reference, while every path to it passes through its function's body. It
+relies on what the matrix relies on already: a run does not depend on what ran before it
+in the process (a cache the mesh filled once would hide, from the reference's later runs,
+lines a mutant's fresh copy executes).
 """
 
 from __future__ import annotations

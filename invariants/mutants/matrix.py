@@ -211,47 +211,37 @@ def prove(
     default all) against the chosen checks (default all). `expected_only` runs each mutant
     only against the checks that must kill it; the reference runs every chosen check.
     `seed_scenarios=False` leaves the seed shapes out of the dynamic runs (search alone).
-    The dynamic runs use `settings` (a shared database already in them) when given, else
-    the named `profile` of `invariants.dynamic.profiles`; `profile` names them in reports.
-    Each dynamic cell carries its whole `Outcome`.
+    The dynamic runs use `settings` (a shared database in them) when given, else the named
+    `profile`, which names them in reports. Each dynamic cell carries its whole `Outcome`.
 
-    `guided` (where the profile makes a run a function of the mesh's code alone, and
-    coverage.py is installed: `guidance`): the reference's cells record the lines they run,
-    and a cell of a check a mutant does not list waits for the reference's; it runs only
-    where that run reaches the mutant's change, and is otherwise the reference's, marked
-    `unreached` (`invariants.mutants.guide`). Verdicts are those of the full matrix.
+    `guided` (where sound: `guide.guidance`): a cell of a check the mutant does not list
+    runs only where the reference's run of the check reaches the mutant's change, and is
+    otherwise the reference's, marked `unreached` (`invariants.mutants.guide`).
 
     The dynamic cells run `jobs` at a time in forked workers (`invariants.mutants.pool`),
     the reference's and each mutant's listed kills before the rest of their rows. With
-    workers, a mutant judged by invariants alone is built by the worker that runs it (the
-    workers start on the reference's cells at once) and the mutants' scans run here while
-    the workers run; with one job everything runs here, in matrix order. The matrix is the
-    same whatever `jobs` and the order they finish in."""
+    workers, a mutant judged by invariants alone is built by the worker that runs it, and
+    the mutants' scans run here meanwhile; with one job all runs here, in matrix order.
+    The matrix is the same whatever `jobs` and the order they finish in."""
     started = time.perf_counter()
     config = scan_config or reference_scan_config()
     chosen_checks = _chosen_checks(checks)
     chosen = _chosen(mutants)
     say = progress or (lambda _line: None)
     say("reference")
-    reference_scan = scan_tree(reference_root(), config)
-    reference = _Subject("reference", _reference_factory(), chosen_checks, (),
-                         static_cells(reference_scan, None, _static(chosen_checks)),
-                         list(reference_scan.errors))
+    reference, reference_scan = _reference(config, chosen_checks)
     lazy = jobs > 1
     subjects = [reference] + [
         _prepare(m, _wanted(m, chosen_checks, expected_only), say, lazy) for m in chosen
     ]
     ensure_scratch()  # before the fork: the workers' builds go where this process cleans up
 
-    def scan_mutants() -> None:
+    def scan_mutants() -> None:  # with workers: here, while they run
         for subject in subjects[1:]:
             _scan_static(subject, config, reference_scan, say if lazy else None)
 
-    unguided = guidance(settings or profile) if guided else None
-    if unguided is not None:
-        say(f"every cell runs, unguided: {unguided}")
     context = _Dynamic(settings or profile, seed_scenarios, {m.id: m for m in chosen},
-                       guided=guided and unguided is None)
+                       guided=_guided(guided, settings or profile, say))
     dynamic = _run_dynamic(subjects, context, jobs, say, scan_mutants)
     rows = {s.name: _row(s, dynamic) for s in subjects if s.applicable}
     return Matrix(
@@ -264,6 +254,21 @@ def prove(
         errors=[e for s in subjects for e in s.errors + _dynamic_errors(s, dynamic)],
         seconds=time.perf_counter() - started,
     )
+
+
+def _reference(config: ScanConfig, checks: tuple[str, ...]) -> tuple[_Subject, StaticScan]:
+    scanned = scan_tree(reference_root(), config)
+    subject = _Subject("reference", _reference_factory(), checks, (),
+                       static_cells(scanned, None, _static(checks)), list(scanned.errors))
+    return subject, scanned
+
+
+def _guided(asked: bool, profile: str | Settings, say: Progress) -> bool:
+    """Whether the matrix is guided: asked, and sound (`guidance`); said when it is not."""
+    unguided = guidance(profile) if asked else None
+    if unguided is not None:
+        say(f"every cell runs, unguided: {unguided}")
+    return asked and unguided is None
 
 
 def _chosen_checks(checks: Sequence[str] | None) -> tuple[str, ...]:

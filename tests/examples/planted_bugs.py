@@ -114,5 +114,6 @@ BUGS: tuple[Bug, ...] = (
         (("UNCOUNTED = frozenset({Kind.CONTROL, Kind.CHATTER, Kind.BOUNCE})\n",
           "UNCOUNTED: frozenset[Kind] = frozenset()\n"),),
         "INV3", "INV3",
-        ((INV.format("INV3"), "INV3: per-key breaker counted ignorable traffic at * (dropped)*"),)),
+        ((INV.format("INV3"),
+          "INV3: per-key breaker counted ignorable traffic at * (breaker_tripped)*"),)),
 )
