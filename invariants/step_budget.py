@@ -26,6 +26,7 @@ from __future__ import annotations
 import math
 import os
 import signal
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
@@ -78,10 +79,10 @@ def cpu_alarm(
     """Raise `raising` in the block once `timer` has counted `seconds` (ITIMER_PROF or
     ITIMER_VIRTUAL: CPU time; ITIMER_REAL: wall-clock time, SIGALRM), and again every
     half second after, so a loop that swallows the first signal (a broad `except`, a gc
-    callback) is still stopped. Main thread only (signals); elsewhere, and for 0 seconds,
-    unbounded. Within another alarm of the same timer that ends no later, that one bounds
-    the block; a later ITIMER_REAL alarm (pytest-timeout's, say) is put back after it,
-    with what was left of it."""
+    callback) is still stopped (a repeat while one is still propagating is dropped). Main
+    thread only (signals); elsewhere, and for 0 seconds, unbounded. Within another alarm
+    of the same timer that ends no later, that one bounds the block; a later ITIMER_REAL
+    alarm (pytest-timeout's, say) is put back after it, with what was left of it."""
     if not seconds or threading.current_thread() is not threading.main_thread():
         yield
         return
@@ -92,7 +93,10 @@ def cpu_alarm(
     armed = [True]  # off before the timer is: a late signal after the block is ignored
 
     def expire(_signum: int, frame: FrameType | None) -> None:
-        if armed[0] and not in_gc_callback(frame):
+        # Not while an earlier one is on its way up (in a `finally` or an `__exit__`): a
+        # repeat there would replace it where nothing converts it any more.
+        unwinding = isinstance(sys.exc_info()[1], raising)
+        if armed[0] and not in_gc_callback(frame) and not unwinding:
             raise raising
 
     started = time.monotonic()  # only to put an outer alarm back: never a decision

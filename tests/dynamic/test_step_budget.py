@@ -6,6 +6,8 @@ re-enters the same stage at the same instant for ever (`index + 1` -> `index // 
 
 from __future__ import annotations
 
+import signal
+
 import pytest
 
 from invariants.dynamic.runner import run_program
@@ -26,6 +28,7 @@ from invariants.step_budget import (
     STEP_BUDGET_ENV,
     STEP_BUDGET_SECONDS,
     STEP_WALL_BUDGET_ENV,
+    cpu_alarm,
     derived_budget,
     limited,
     slowest_step,
@@ -135,3 +138,27 @@ def test_a_mutant_that_hangs_is_killed_within_its_derived_budget(
     verdict = judge(target, baseline, "hang", _stage_walk_never_advances())
     assert verdict.status == "killed", verdict
     assert "did not return within 1 CPU seconds" in verdict.evidence
+
+
+def test_a_repeated_alarm_does_not_replace_the_first_on_its_way_up() -> None:
+    """The alarm repeats every half second; one that lands while the first expiry is still
+    unwinding (in a `finally`, or the `__exit__` of the budget's own context manager) must
+    not raise again there, where nothing would convert it."""
+
+    class Expired(BaseException):
+        pass
+
+    alarm = (signal.ITIMER_PROF, signal.SIGPROF, Expired)
+    with pytest.raises(Expired) as caught, cpu_alarm(60.0, *alarm):
+        try:
+            raise Expired("the first")
+        finally:
+            signal.raise_signal(signal.SIGPROF)  # the repeat, as it unwinds
+    assert caught.value.args == ("the first",)
+    with pytest.raises(Expired) as swallowed, cpu_alarm(60.0, *alarm):
+        try:
+            raise Expired("the first")
+        except Expired:
+            pass  # ... a swallowed one is raised again
+        signal.raise_signal(signal.SIGPROF)
+    assert swallowed.value.args == ()
