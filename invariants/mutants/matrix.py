@@ -241,7 +241,7 @@ def prove(
             _scan_static(subject, config, reference_scan, say if lazy else None)
 
     context = _Dynamic(settings or profile, seed_scenarios, {m.id: m for m in chosen},
-                       guided=_guided(guided, settings or profile, say))
+                       guided=guided)
     dynamic = _run_dynamic(subjects, context, jobs, say, scan_mutants)
     rows = {s.name: _row(s, dynamic) for s in subjects if s.applicable}
     return Matrix(
@@ -289,7 +289,7 @@ class _Dynamic:
     mutants: dict[str, Mutant]  # by id: a subject without a factory is built where it runs
     factories: dict[str, AdapterFactory] = field(default_factory=dict)
     in_process: bool = True  # False: cells travel back from forked workers, pickled
-    guided: bool = False  # the reference's cells measure the lines they run
+    guided: bool = False  # asked; in the workers: the reference's cells measure their lines
 
 
 @dataclass
@@ -387,6 +387,7 @@ def _run_dynamic(
 ) -> dict[Task, Cell]:
     cells: dict[Task, Cell] = {}
     deciding, rest = _work_order(subjects)
+    guided = bool(rest) and _guided(dynamic.guided, dynamic.profile, say)
     # Guided, the rest of each check's cells wait for the reference's run of it.
     waiting = {c: [t for t in rest if t[1] == c] for c in {t[1] for t in rest}}
     changes = Changes(dynamic.mutants, reference_root())
@@ -397,7 +398,7 @@ def _run_dynamic(
                f"({cell.seconds:.1f} s)"
         say(_as_reference(line) if task[0] == "reference" else line)
         cells[task] = cell
-        if task[0] != "reference" or not dynamic.guided:
+        if task[0] != "reference" or not guided:
             return []
         run = []
         for waiter in waiting.pop(task[1], []):
@@ -409,8 +410,8 @@ def _run_dynamic(
         return run
 
     factories = {s.name: s.factory for s in subjects if s.factory is not None}
-    context = replace(dynamic, factories=factories, in_process=jobs <= 1)
-    fan_out(context, deciding if dynamic.guided else deciding + rest, _cell, jobs, finished,
+    context = replace(dynamic, factories=factories, in_process=jobs <= 1, guided=guided)
+    fan_out(context, deciding if guided else deciding + rest, _cell, jobs, finished,
             meanwhile)
     return cells
 
