@@ -54,14 +54,21 @@ def reference_root() -> Path:
     return Path(next(iter(spec.submodule_search_locations)))
 
 
-def mutated_sources(mutant: Mutant, root: Path | None = None) -> dict[str, str]:
-    """Every module of the reference (relative path -> source), the mutant's file mutated."""
+def tree_sources(root: Path | None = None) -> dict[str, str]:
+    """Every module of the reference (default) or of the package at `root`, by relative
+    path."""
     root = root or reference_root()
-    sources = {
+    return {
         path.relative_to(root).as_posix(): path.read_text(encoding="utf-8")
         for path in sorted(root.rglob("*.py"))
         if "__pycache__" not in path.parts
     }
+
+
+def mutated_sources(mutant: Mutant, root: Path | None = None) -> dict[str, str]:
+    """Every module of the reference (relative path -> source), the mutant's file mutated."""
+    root = root or reference_root()
+    sources = tree_sources(root)
     if mutant.path not in sources:
         raise FileNotFoundError(
             f"mutant {mutant.name}: {mutant.path} is not in the reference tree at {root}"

@@ -9,6 +9,8 @@ profile; a mutant is killed by a check on a violation. `prove` is the library en
 
 from __future__ import annotations
 
+import os
+import shutil
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
@@ -25,7 +27,9 @@ from invariants.mutants.build import (
     REFERENCE_PACKAGE,
     build_mutant,
     ensure_scratch,
+    mutated_sources,
     reference_root,
+    tree_sources,
 )
 from invariants.mutants.executed_lines import Lines
 from invariants.mutants.guide import Changes, guidance, measuring
@@ -140,6 +144,35 @@ def scan_tree(root: Path, config: ScanConfig, cache_dir: Path | None = None) -> 
     result = scan(["."], config, root=root, jobs=1, cache_dir=cache_dir)
     errors = tuple(f"{root}: {p.path}:{p.line} {p.kind}: {p.message}" for p in result.errors)
     return StaticScan(tuple(result.findings), errors, time.perf_counter() - started)
+
+
+# A mutant differs from the reference in one module, and the scan's result cache answers a
+# file by its path, content and configuration: the reference is scanned once into a cache
+# the forked workers share (under the build scratch), and each mutant's scan parses only
+# its mutated module (the whole-tree passes, MESH001's call graph, still read every file).
+# Sources are scanned as the mesh's own package, never as the renamed copy a mutant is
+# imported from (whose every import names the copy), so unchanged files are the hits.
+
+
+def shared_cache() -> Path:
+    """The run's per-file scan cache: one directory for the process and its forked workers."""
+    return ensure_scratch() / "scan-cache"
+
+
+def scan_sources(sources: dict[str, str], config: ScanConfig) -> StaticScan:
+    """Scan a package given as its modules' sources (relative path -> text): written to a
+    directory of this process's own, never imported, answered from the shared cache where
+    a module is unchanged."""
+    tree = ensure_scratch() / f"pid{os.getpid()}" / "scanned"
+    shutil.rmtree(tree, ignore_errors=True)
+    for relative, source in sources.items():
+        path = tree / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(source, encoding="utf-8")
+    try:
+        return scan_tree(tree, config, shared_cache())
+    finally:
+        shutil.rmtree(tree, ignore_errors=True)
 
 
 def static_cells(
@@ -257,7 +290,7 @@ def prove(
 
 
 def _reference(config: ScanConfig, checks: tuple[str, ...]) -> tuple[_Subject, StaticScan]:
-    scanned = scan_tree(reference_root(), config)
+    scanned = scan_sources(tree_sources(), config)  # fills the shared cache
     subject = _Subject("reference", _reference_factory(), checks, (),
                        static_cells(scanned, None, _static(checks)), list(scanned.errors))
     return subject, scanned
@@ -294,9 +327,9 @@ class _Dynamic:
 
 @dataclass
 class _Subject:
-    """The reference or one mutant: its static cells, the checks it runs and, once built,
-    its factory and source tree (`applicable` False: the mutant no longer applies, and runs
-    nothing)."""
+    """The reference or one mutant: its static cells, the checks it runs, its factory once
+    built and its sources where a static rule judges it (`applicable` False: the mutant no
+    longer applies, and runs nothing)."""
 
     name: str
     factory: AdapterFactory | None  # None: not built yet (its worker builds it)
@@ -304,7 +337,7 @@ class _Subject:
     expected: tuple[str, ...]
     static: dict[str, Cell]
     errors: list[str]
-    source_root: Path | None = None  # the mutated tree, for the scan
+    sources: dict[str, str] | None = None  # the mutated package's modules, for the scan
     applicable: bool = True
 
     @property
@@ -317,32 +350,35 @@ def _static(checks: Sequence[str]) -> list[str]:
 
 
 def _prepare(mutant: Mutant, wanted: tuple[str, ...], say: Progress, lazy: bool) -> _Subject:
-    """One mutant's subject, built here unless `lazy` and no static rule needs its tree."""
+    """One mutant's subject: its sources where a static rule judges it, and unless `lazy`
+    its build (with workers, the worker that runs a cell builds the mutant)."""
     subject = _Subject(mutant.id, None, wanted, mutant.kills, {}, [])
     if lazy and not _static(wanted):
         return subject
     if not lazy:
         say(mutant.name)
     try:
-        build = build_mutant(mutant)
+        if _static(wanted):
+            subject.sources = mutated_sources(mutant)
+        if not lazy:
+            subject.factory = build_mutant(mutant).factory
     except MutantNotApplicable as exc:  # reported; its kills are missing, the rest runs
         say(f"  {exc}")
         return _Subject(mutant.id, None, (), (), {}, [str(exc)], applicable=False)
-    subject.factory, subject.source_root = build.factory, build.source_root
     return subject
 
 
 def _scan_static(
     subject: _Subject, config: ScanConfig, reference_scan: StaticScan, say: Progress | None,
 ) -> None:
-    """Fill in a built mutant's static cells (a mutant judged by invariants alone is not
+    """Fill in a mutant's static cells (a mutant judged by invariants alone is not
     scanned)."""
     wanted = _static(subject.checks)
-    if not wanted or subject.source_root is None:
+    if not wanted or subject.sources is None:
         return
     if say is not None:
         say(f"scanning {subject.name}")
-    scanned = scan_tree(subject.source_root, config)
+    scanned = scan_sources(subject.sources, config)
     subject.static = static_cells(scanned, reference_scan, wanted)
     subject.errors += scanned.errors
 

@@ -12,7 +12,7 @@ import pytest
 
 from invariants.dynamic.runner import run_program
 from invariants.dynamic.seed_programs import SEED_PROGRAMS
-from invariants.mutants.matrix import reference_scan_config
+from invariants.mutants.matrix import reference_scan_config, scan_sources
 from invariants.mutants.score.engine import apply, enumerate_file
 from invariants.mutants.score.evaluate import (
     Baseline,
@@ -22,7 +22,6 @@ from invariants.mutants.score.evaluate import (
     judge,
     package_name,
 )
-from invariants.mutants.score.static import scan_sources
 from invariants.mutants.score.target import reference_target
 from invariants.step_budget import (
     STEP_BUDGET_ENV,

@@ -1,5 +1,6 @@
-"""A mutant's scan in `prove --mutate` parses its one mutated module: the other modules come
-from the run's shared per-file cache, and the findings are a cold scan's."""
+"""A mutant's scan (in `prove --mutate` and in the kill matrix) parses its one mutated
+module: the other modules come from the run's shared per-file cache, and the findings are a
+cold scan's."""
 
 from __future__ import annotations
 
@@ -7,12 +8,17 @@ from pathlib import Path
 
 import pytest
 
+from invariants.mutants import matrix
 from invariants.mutants.build import mutated_sources
-from invariants.mutants.matrix import StaticScan, reference_scan_config, scan_tree
+from invariants.mutants.matrix import (
+    StaticScan,
+    reference_scan_config,
+    scan_sources,
+    scan_tree,
+    shared_cache,
+)
 from invariants.mutants.registry import find_mutant
-from invariants.mutants.score import static
 from invariants.mutants.score.evaluate import finding_key
-from invariants.mutants.score.static import scan_sources, shared_cache
 from invariants.mutants.score.target import reference_target
 
 
@@ -27,7 +33,7 @@ def _entries() -> int:
 def test_a_mutants_scan_through_the_shared_cache_finds_what_a_cold_scan_finds(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(static, "ensure_scratch", lambda: tmp_path / "scratch")  # a fresh cache
+    monkeypatch.setattr(matrix, "ensure_scratch", lambda: tmp_path / "scratch")  # a fresh cache
     config = reference_scan_config()
     clean = scan_sources(reference_target(config).sources, config)  # as the baseline does
     cached = _entries()

@@ -23,6 +23,7 @@ from invariants.adapter import AdapterFactory
 from invariants.dynamic.runner import Outcome, run_invariant, run_program
 from invariants.dynamic.seed_programs import SEED_PROGRAMS
 from invariants.mutants.executed_lines import Recorder, sound_for
+from invariants.mutants.matrix import scan_sources
 from invariants.mutants.score.evaluate import (
     CONFORMANCE,
     Baseline,
@@ -34,7 +35,6 @@ from invariants.mutants.score.evaluate import (
     package_name,
 )
 from invariants.mutants.score.reach import IMPORT, Reach
-from invariants.mutants.score.static import scan_sources
 from invariants.mutants.score.target import MeshTarget, TargetError
 from invariants.step_budget import derived_budget, slowest_step
 

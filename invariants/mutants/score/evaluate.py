@@ -28,9 +28,9 @@ from invariants.dynamic.mesh_keys import MESH_ID_ATTRIBUTE
 from invariants.dynamic.runner import Outcome, run_invariant, run_program
 from invariants.dynamic.seed_programs import SEED_PROGRAMS
 from invariants.mutants.build import PACKAGE_PREFIX, isolate
+from invariants.mutants.matrix import scan_sources
 from invariants.mutants.score.engine import EngineMutant, apply
 from invariants.mutants.score.reach import Reach
-from invariants.mutants.score.static import scan_sources
 from invariants.mutants.score.target import MeshTarget
 from invariants.scan.model import Finding
 from invariants.step_budget import cpu_alarm, limited
