@@ -14,14 +14,14 @@ from typing import Any
 
 from harness.item_base import HarnessFailure, HarnessItem
 from invariants.mutants.base import MutantNotApplicable
-from invariants.mutants.build import build_mutant
+from invariants.mutants.build import build_mutant, mutated_sources
 from invariants.mutants.matrix import (
     STATIC_CHECKS,
     Cell,
     StaticScan,
     dynamic_cell,
     reference_scan_config,
-    scan_tree,
+    scan_sources,
     static_cells,
 )
 from invariants.mutants.registry import find_mutant
@@ -54,7 +54,8 @@ class MutantItem(HarnessItem):
         static = [check for check in mutant.kills if check in STATIC_CHECKS]
         # The reference's names, not this repo's [tool.harness]: these are its mutants.
         config = reference_scan_config()
-        cells = static_cells(scan_tree(build.source_root, config), reference, static)
+        # As the kill matrix scans it: the mutated module alone parsed, the rest cached.
+        cells = static_cells(scan_sources(mutated_sources(mutant), config), reference, static)
         for check in mutant.kills:  # the run's profile, its shared database already in it
             if check not in STATIC_CHECKS:
                 cells[check] = dynamic_cell(check, build.factory, self.run.profile)

@@ -78,10 +78,11 @@ class HarnessRun:
         """The reference mesh's own scan (with its repository's names, as the kill matrix
         scans it), which a mutant's findings are compared with."""
         if self._reference_scan is None:
-            from invariants.mutants.build import reference_root  # prove mode only
-            from invariants.mutants.matrix import reference_scan_config, scan_tree
+            from invariants.mutants.build import tree_sources  # prove mode only
+            from invariants.mutants.matrix import reference_scan_config, scan_sources
 
-            self._reference_scan = scan_tree(reference_root(), reference_scan_config())
+            # Into the shared per-file cache, which each mutant's scan then reads.
+            self._reference_scan = scan_sources(tree_sources(), reference_scan_config())
         return self._reference_scan
 
 

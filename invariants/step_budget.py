@@ -138,10 +138,11 @@ def derived_budget(slowest: float, environ: Mapping[str, str] | None = None) -> 
     whole seconds: `MUTANT_STEP_FACTOR` times it, between `MUTANT_STEP_FLOOR` and the
     budget in force (`step_budget_seconds`; no budget: no ceiling); the variable's budget
     where `$HARNESS_STEP_BUDGET` is set."""
+    in_force = step_budget_seconds(environ)
     if (os.environ if environ is None else environ).get(STEP_BUDGET_ENV, "").strip():
-        return step_budget_seconds(environ)
-    ceiling = step_budget_seconds(environ) or float("inf")
-    return min(ceiling, float(math.ceil(max(MUTANT_STEP_FLOOR, MUTANT_STEP_FACTOR * slowest))))
+        return in_force
+    derived = float(math.ceil(max(MUTANT_STEP_FLOOR, MUTANT_STEP_FACTOR * slowest)))
+    return min(in_force or float("inf"), derived)
 
 
 @contextmanager
