@@ -58,7 +58,8 @@ class MutantItem(HarnessItem):
         cells = static_cells(scan_sources(mutated_sources(mutant), config), reference, static)
         for check in mutant.kills:  # the run's profile, its shared database already in it
             if check not in STATIC_CHECKS:
-                cells[check] = dynamic_cell(check, build.factory, self.run.profile)
+                cells[check] = dynamic_cell(check, build.factory, self.run.profile,
+                                             seeds_first=mutant.seeds)
         survived = [check for check in mutant.kills if not cells[check].killed]
         killers = [check for check in mutant.kills if cells[check].killed]
         detail = f"by {', '.join(killers)}" if killers else ""

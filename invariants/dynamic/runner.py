@@ -140,11 +140,15 @@ def run_invariant(
     params: CheckParams | None = None,
     diagram_path: Path | None = None,
     seed_scenarios: bool = True,
+    seeds_first: Sequence[str] = (),
 ) -> Outcome:
     """The check's seed programs first (the known shapes, always tried, like Hypothesis'
     explicit examples), then its state machine under `profile` (a settings object, or the
     name of a profile of `invariants.dynamic.profiles`). `seed_scenarios=False` leaves the
-    seed shapes out of both, so only the drawn rules explore."""
+    seed shapes out of both, so only the drawn rules explore. The seed programs named in
+    `seeds_first` run before the others (a mutant's own shapes: the kill they are there for
+    ends the run soonest); the first program that fails ends the run whatever the order,
+    and a run that passes runs them all."""
     started = time.perf_counter()  # reporting only: no decision depends on it
     try:
         with calling_adapter(factory_name(adapter_factory), "from its factory"):
@@ -158,7 +162,8 @@ def run_invariant(
         return _not_applicable(check_id, missing)
     tally = _Tally(check_id)
     # The seed programs the adapter can take, with the stand-in routes `init` replays too.
-    programs = seed_programs_for(check_id, capabilities) if seed_scenarios else {}
+    programs = _ordered(seed_programs_for(check_id, capabilities), seeds_first) \
+        if seed_scenarios else {}
     for index, (name, program) in enumerate(programs.items(), start=1):
         outcome = run_program(
             check_id, adapter_factory, program, params=params, diagram_path=diagram_path,
@@ -179,6 +184,12 @@ def run_invariant(
     outcome = _search(check_id, machine, _settings(profile), tally, capabilities)
     return replace(outcome, examples=len(programs) + outcome.examples,
                    seconds=time.perf_counter() - started)
+
+
+def _ordered(programs: dict[str, Program], first: Sequence[str]) -> dict[str, Program]:
+    """`programs` with those named in `first` (in that order) ahead of the rest."""
+    ahead = {name: programs[name] for name in first if name in programs}
+    return {**ahead, **programs}
 
 
 @dataclass

@@ -195,13 +195,15 @@ def static_cells(
 
 def dynamic_cell(
     check: str, factory: AdapterFactory, profile: str | Settings, *,
-    seed_scenarios: bool = True,
+    seed_scenarios: bool = True, seeds_first: Sequence[str] = (),
 ) -> Cell:
     """The check's seed programs, then its state machine (`run_invariant`) under `profile`
     (a settings object, or the name of one of `invariants.dynamic.profiles`); killed on a
     failing verdict: a violation, or obligations the mesh never let the run exercise.
-    `seed_scenarios=False`: the drawn rules alone, to see what search finds."""
-    outcome = run_invariant(check, factory, profile, seed_scenarios=seed_scenarios)
+    `seed_scenarios=False`: the drawn rules alone, to see what search finds. `seeds_first`:
+    the mutant's own seed programs (`Mutant.seeds`), tried before the check's others."""
+    outcome = run_invariant(check, factory, profile, seed_scenarios=seed_scenarios,
+                            seeds_first=seeds_first)
     if outcome.verdict in ("violation", "not exercised"):
         return Cell(True, outcome.examples, outcome.shrunk_steps or 0, outcome.seconds,
                     _first(outcome), outcome=outcome)
@@ -401,6 +403,7 @@ Ran = tuple[Cell, Lines | None]  # a cell, and the lines of the reference its ru
 
 def _cell(dynamic: _Dynamic, task: Task) -> Ran:
     name, check = task
+    mutant = dynamic.mutants.get(name)  # None: the reference
     factory = dynamic.factories.get(name)
     if factory is None:  # built in this worker (once: builds are cached per process)
         try:
@@ -410,7 +413,8 @@ def _cell(dynamic: _Dynamic, task: Task) -> Ran:
     measured = dynamic.guided and name == "reference"
     with measuring(REFERENCE_PACKAGE, check, reference_root(), measured) as executed:
         cell = dynamic_cell(check, factory, dynamic.profile,
-                            seed_scenarios=dynamic.seed_scenarios)
+                            seed_scenarios=dynamic.seed_scenarios,
+                            seeds_first=mutant.seeds if mutant is not None else ())
     if not (dynamic.in_process or cell.outcome is None or cell.outcome.error is None):
         # The mesh's exception may not pickle; its text and traceback are in the failure text.
         cell = replace(cell, outcome=replace(cell.outcome, error=None))

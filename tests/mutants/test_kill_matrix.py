@@ -110,6 +110,33 @@ def test_seed_program_catches_its_mutant(mutant: str, check: str, seed: str) -> 
     assert {v.check_id for v in outcome.violations} == {check}
 
 
+def test_a_mutants_own_seeds_run_first_and_kill_it_alike() -> None:
+    """M43's seed is INV6's fourth program: run first, it ends the cell at one program
+    with the violation it finds in the check's own order."""
+    mutant = find_mutant("M43")
+    factory = build_mutant(mutant).factory
+    in_order = dynamic_cell("INV6", factory, "ci")
+    own_first = dynamic_cell("INV6", factory, "ci", seeds_first=mutant.seeds)
+    assert list(SEED_PROGRAMS["INV6"]).index(mutant.seeds[0]) >= 1
+    assert in_order.killed and own_first.killed
+    assert (in_order.examples, own_first.examples) == (
+        list(SEED_PROGRAMS["INV6"]).index(mutant.seeds[0]) + 1, 1)
+    assert own_first.evidence == in_order.evidence
+
+
+def test_seeds_first_leave_a_passing_run_as_it_was() -> None:
+    """On the reference every program runs whatever the order: the same evidence."""
+    from reference_impl.adapter import make_adapter
+
+    last = list(SEED_PROGRAMS["INV5"])[-1]
+    in_order = dynamic_cell("INV5", make_adapter, "ci")
+    reordered = dynamic_cell("INV5", make_adapter, "ci", seeds_first=(last, "no-such-seed"))
+    assert not in_order.killed and not reordered.killed
+    assert in_order.outcome is not None and reordered.outcome is not None
+    assert in_order.outcome.evidence == reordered.outcome.evidence
+    assert in_order.examples == reordered.examples
+
+
 def test_dynamic_kill_is_deterministic() -> None:
     """The drawn rules alone (no seed scenarios): the search itself repeats exactly."""
     factory = build_mutant(find_mutant("M3")).factory
