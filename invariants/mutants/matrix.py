@@ -255,8 +255,9 @@ def prove(
 
     The dynamic cells run `jobs` at a time in forked workers (`invariants.mutants.pool`),
     the reference's and each mutant's listed kills before the rest of their rows. With
-    workers, a mutant judged by invariants alone is built by the worker that runs it, and
-    the mutants' scans run here meanwhile; with one job all runs here, in matrix order.
+    workers, each mutant is built by the worker that runs its cells, and the scans (the
+    reference's, then each mutant's static rules) run here meanwhile; with one job all
+    runs here, in matrix order.
     The matrix is the same whatever `jobs` and the order they finish in."""
     started = time.perf_counter()
     config = scan_config or reference_scan_config()
@@ -264,21 +265,23 @@ def prove(
     chosen = _chosen(mutants)
     say = progress or (lambda _line: None)
     say("reference")
-    reference, reference_scan = _reference(config, chosen_checks)
     lazy = jobs > 1
-    subjects = [reference] + [
+    subjects = [_Subject("reference", _reference_factory(), chosen_checks, (), {}, [])] + [
         _prepare(m, _wanted(m, chosen_checks, expected_only), say, lazy) for m in chosen
     ]
     ensure_scratch()  # before the fork: the workers' builds go where this process cleans up
 
-    def scan_mutants() -> None:  # with workers: here, while they run
+    def scan_all() -> None:  # with workers: here, while they run
+        reference_scan = scan_sources(tree_sources(), config)  # fills the shared cache
+        _judge_static(subjects[0], reference_scan, None)
         for subject in subjects[1:]:
             _scan_static(subject, config, reference_scan, say if lazy else None)
 
     context = _Dynamic(settings or profile, seed_scenarios, {m.id: m for m in chosen},
                        guided=guided)
-    dynamic = _run_dynamic(subjects, context, jobs, say, scan_mutants)
-    rows = {s.name: _row(s, dynamic) for s in subjects if s.applicable}
+    dynamic = _run_dynamic(subjects, context, jobs, say, scan_all)
+    judged = [s for s in subjects if s.applicable]
+    rows = {s.name: _row(s, dynamic) for s in judged}
     return Matrix(
         profile=profile,
         checks=chosen_checks,
@@ -286,16 +289,10 @@ def prove(
         mutants={m.id: rows.get(m.id, {}) for m in chosen},
         expected={m.id: tuple(c for c in m.kills if c in chosen_checks) for m in chosen},
         slugs={m.id: m.slug for m in chosen},
-        errors=[e for s in subjects for e in s.errors + _dynamic_errors(s, dynamic)],
+        errors=[e for s in subjects
+                for e in s.errors + (_dynamic_errors(s, dynamic) if s.applicable else [])],
         seconds=time.perf_counter() - started,
     )
-
-
-def _reference(config: ScanConfig, checks: tuple[str, ...]) -> tuple[_Subject, StaticScan]:
-    scanned = scan_sources(tree_sources(), config)  # fills the shared cache
-    subject = _Subject("reference", _reference_factory(), checks, (),
-                       static_cells(scanned, None, _static(checks)), list(scanned.errors))
-    return subject, scanned
 
 
 def _guided(asked: bool, profile: str | Settings, say: Progress) -> bool:
@@ -329,9 +326,8 @@ class _Dynamic:
 
 @dataclass
 class _Subject:
-    """The reference or one mutant: its static cells, the checks it runs, its factory once
-    built and its sources where a static rule judges it (`applicable` False: the mutant no
-    longer applies, and runs nothing)."""
+    """The reference or one mutant: its static cells, the checks it runs and its factory
+    once built (`applicable` False: the mutant no longer applies; its row is left out)."""
 
     name: str
     factory: AdapterFactory | None  # None: not built yet (its worker builds it)
@@ -339,7 +335,7 @@ class _Subject:
     expected: tuple[str, ...]
     static: dict[str, Cell]
     errors: list[str]
-    sources: dict[str, str] | None = None  # the mutated package's modules, for the scan
+    mutant: Mutant | None = None  # None: the reference
     applicable: bool = True
 
     @property
@@ -352,21 +348,17 @@ def _static(checks: Sequence[str]) -> list[str]:
 
 
 def _prepare(mutant: Mutant, wanted: tuple[str, ...], say: Progress, lazy: bool) -> _Subject:
-    """One mutant's subject: its sources where a static rule judges it, and unless `lazy`
-    its build (with workers, the worker that runs a cell builds the mutant)."""
-    subject = _Subject(mutant.id, None, wanted, mutant.kills, {}, [])
-    if lazy and not _static(wanted):
+    """One mutant's subject, built here unless `lazy` (with workers, the worker that runs a
+    cell builds the mutant; its static rules apply the codemod in `_scan_static`)."""
+    subject = _Subject(mutant.id, None, wanted, mutant.kills, {}, [], mutant)
+    if lazy:
         return subject
-    if not lazy:
-        say(mutant.name)
+    say(mutant.name)
     try:
-        if _static(wanted):
-            subject.sources = mutated_sources(mutant)
-        if not lazy:
-            subject.factory = build_mutant(mutant).factory
+        subject.factory = build_mutant(mutant).factory
     except MutantNotApplicable as exc:  # reported; its kills are missing, the rest runs
         say(f"  {exc}")
-        return _Subject(mutant.id, None, (), (), {}, [str(exc)], applicable=False)
+        return _Subject(mutant.id, None, (), (), {}, [str(exc)], mutant, applicable=False)
     return subject
 
 
@@ -374,14 +366,24 @@ def _scan_static(
     subject: _Subject, config: ScanConfig, reference_scan: StaticScan, say: Progress | None,
 ) -> None:
     """Fill in a mutant's static cells (a mutant judged by invariants alone is not
-    scanned)."""
-    wanted = _static(subject.checks)
-    if not wanted or subject.sources is None:
+    scanned). A mutant whose codemod no longer applies is marked so, as `_prepare` does:
+    with workers its dynamic cells may have run, and the matrix leaves them out."""
+    if not _static(subject.checks) or subject.mutant is None:
         return
     if say is not None:
         say(f"scanning {subject.name}")
-    scanned = scan_sources(subject.sources, config)
-    subject.static = static_cells(scanned, reference_scan, wanted)
+    try:
+        sources = mutated_sources(subject.mutant)
+    except MutantNotApplicable as exc:
+        if say is not None:
+            say(f"  {exc}")
+        subject.checks, subject.errors, subject.applicable = (), [str(exc)], False
+        return
+    _judge_static(subject, scan_sources(sources, config), reference_scan)
+
+
+def _judge_static(subject: _Subject, scanned: StaticScan, baseline: StaticScan | None) -> None:
+    subject.static = static_cells(scanned, baseline, _static(subject.checks))
     subject.errors += scanned.errors
 
 

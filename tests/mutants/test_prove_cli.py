@@ -107,6 +107,24 @@ def test_a_mutant_that_no_longer_applies_in_a_worker_is_an_error() -> None:
         assert "found 0 time(s)" in matrix.errors[0]
 
 
+def test_a_mutant_judged_by_a_rule_too_that_no_longer_applies_is_one_error() -> None:
+    """With workers its cells may run before the scan finds the codemod stale: the matrix
+    says so once, as with one job, and leaves its row out."""
+    from dataclasses import replace
+
+    from invariants.mutants.matrix import prove
+    from invariants.mutants.registry import find_mutant
+
+    gone = replace(find_mutant("M2"), site="Nowhere.resend")
+    for jobs in (1, 2):
+        matrix = prove("ci", [gone], checks=["MESH003", "INV4"], expected_only=True,
+                       jobs=jobs)
+        assert matrix.mutants["M2"] == {}
+        assert matrix.missing_kills() == [("M2", "MESH003"), ("M2", "INV4")]
+        assert len(matrix.errors) == 1 and "mutant M2 resend-timeouts" in matrix.errors[0]
+        assert "found 0 time(s)" in matrix.errors[0]
+
+
 def test_a_mutants_listed_kills_run_before_the_rest_of_its_row() -> None:
     from invariants.mutants.matrix import _Subject, _work_order
 
