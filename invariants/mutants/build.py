@@ -1,9 +1,10 @@
 """Build a mutant: copy the reference mesh, apply the codemod, import it under its own name.
 
 The copy lives in a temporary directory whose package is named `_mesh_mutant_<id>_<hash>`
-(every absolute self-import rewritten with libcst), loaded with its own import spec: the
-real `reference_impl` is neither imported nor touched. Builds are cached per process by the
-hash of the mutated sources, so the same mutant is compiled once.
+(every absolute self-import rewritten with libcst), imported by its own finder
+(`invariants.mutants.copies`): the real `reference_impl` is neither imported nor touched.
+Builds are cached per process by the hash of the mutated sources, so the same mutant is
+imported once.
 """
 
 from __future__ import annotations
@@ -15,7 +16,6 @@ import importlib
 import importlib.util
 import os
 import shutil
-import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,7 +25,8 @@ from typing import cast
 from invariants.adapter import AdapterFactory
 from invariants.dynamic.mesh_keys import MESH_ID_ATTRIBUTE
 from invariants.mutants.base import Mutant
-from invariants.mutants.rename import rename_package
+from invariants.mutants.copies import import_copy
+from invariants.mutants.rename import PLACEHOLDER, placeholder_form, rename_package
 
 REFERENCE_PACKAGE = "reference_impl"
 PACKAGE_PREFIX = "_mesh_mutant_"
@@ -107,29 +108,17 @@ _BUILDS: dict[str, MutantBuild] = {}  # package name -> build: one compile per p
 
 def _write_tree(
     package_dir: Path, sources: dict[str, str], package: str, original: str = REFERENCE_PACKAGE
-) -> None:
+) -> dict[str, str | None]:
+    """Write the renamed copy; each module's placeholder form (None: renamed the long way)."""
+    forms = {}
     for relative, source in sources.items():
         target = package_dir / relative
         target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(rename_package(source, original, package), encoding="utf-8")
-
-
-def _import_isolated(package: str, package_dir: Path, adapter: str = "adapter") -> ModuleType:
-    """Load `package` from `package_dir` by its own spec, then its adapter module."""
-    spec = importlib.util.spec_from_file_location(
-        package, package_dir / "__init__.py", submodule_search_locations=[str(package_dir)]
-    )
-    if spec is None or spec.loader is None:
-        raise ImportError(f"cannot load the mutant package {package} from {package_dir}")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[package] = module  # submodule imports resolve through the parent entry
-    try:
-        spec.loader.exec_module(module)
-        return importlib.import_module(f"{package}.{adapter}" if adapter else package)
-    except BaseException:
-        for name in [n for n in sys.modules if n == package or n.startswith(package + ".")]:
-            del sys.modules[name]
-        raise
+        forms[relative] = form = placeholder_form(source, original)
+        renamed = rename_package(source, original, package) if form is None else \
+            form.replace(PLACEHOLDER, package)
+        target.write_text(renamed, encoding="utf-8")
+    return forms
 
 
 def ensure_scratch() -> Path:
@@ -157,8 +146,8 @@ def isolate(
     package_dir = ensure_scratch() / f"pid{os.getpid()}" / package
     if package_dir.exists():
         shutil.rmtree(package_dir)
-    _write_tree(package_dir, sources, package, original)
-    return package_dir, _import_isolated(package, package_dir, adapter)
+    forms = _write_tree(package_dir, sources, package, original)
+    return package_dir, import_copy(package, package_dir, forms, adapter)
 
 
 def build_mutant(mutant: Mutant) -> MutantBuild:

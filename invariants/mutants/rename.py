@@ -80,16 +80,24 @@ class PackageRename(cst.CSTTransformer):
 
 # Renamed once to this name, then to each build's own by plain replacement: every mutant
 # copies the same unmutated modules, and parsing them is most of a build's cost.
-_PLACEHOLDER = "_mesh_package_placeholder_0f3c9a"
+PLACEHOLDER = "_mesh_package_placeholder_0f3c9a"
 
 
 def rename_package(source: str, old: str, new: str) -> str:
     """`source` with every absolute import of `old` (or its submodules) importing `new`."""
-    if _PLACEHOLDER in source:  # never in real code; renamed the long way if it is
+    form = placeholder_form(source, old)
+    if form is None:
         return cst.parse_module(source).visit(PackageRename(old, new)).code
-    return _renamed_to_placeholder(source, old).replace(_PLACEHOLDER, new)
+    return form.replace(PLACEHOLDER, new)
+
+
+def placeholder_form(source: str, old: str) -> str | None:
+    """`source` with every absolute import of `old` importing `PLACEHOLDER`, which appears
+    nowhere else: replacing it by a name renames the package to that name. None for a
+    source that holds the placeholder already (never real code)."""
+    return None if PLACEHOLDER in source else _renamed_to_placeholder(source, old)
 
 
 @functools.lru_cache(maxsize=512)
 def _renamed_to_placeholder(source: str, old: str) -> str:
-    return cst.parse_module(source).visit(PackageRename(old, _PLACEHOLDER)).code
+    return cst.parse_module(source).visit(PackageRename(old, PLACEHOLDER)).code

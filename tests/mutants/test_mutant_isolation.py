@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import importlib
+import importlib.util
+import pathlib
 import subprocess
 import sys
 import textwrap
+import traceback
+import types
 
 import pytest
 
@@ -123,3 +128,79 @@ def test_builds_are_cached_per_process_and_named_by_their_sources() -> None:
     assert again is first
     assert first.package != other.package
     assert first.package.startswith(PACKAGE_PREFIX + "m5_")
+
+
+def _same_code(ours: types.CodeType, compiled: types.CodeType) -> list[str]:
+    """Where two code objects differ but in their columns (the placeholder's length)."""
+    fields = ("co_code", "co_names", "co_varnames", "co_filename", "co_name", "co_qualname",
+              "co_firstlineno", "co_flags", "co_argcount", "co_kwonlyargcount")
+    differ = [f"{ours.co_qualname}.{f}" for f in fields
+              if getattr(ours, f) != getattr(compiled, f)]
+    if [line for *_, line in ours.co_lines()] != [line for *_, line in compiled.co_lines()]:
+        differ.append(f"{ours.co_qualname}: line numbers")
+    consts = list(zip(ours.co_consts, compiled.co_consts, strict=True))
+    differ += [f"{ours.co_qualname}: a constant" for a, b in consts
+               if not isinstance(a, types.CodeType) and a != b]
+    for a, b in consts:
+        if isinstance(a, types.CodeType):
+            differ += _same_code(a, b)
+    return differ
+
+
+def test_a_copys_code_is_what_compiling_its_files_gives() -> None:
+    """Each module of a mutant's copy runs the code compiling its renamed file gives: the
+    placeholder form compiled once, the copy's name put in its imports."""
+    build = build_mutant(find_mutant("M21"))
+    for relative in sorted(reference_root().rglob("*.py")):
+        name = relative.relative_to(reference_root()).with_suffix("").as_posix()
+        if name in ("__main__",):
+            continue  # never imported by a copy
+        module = f"{build.package}.{name}".removesuffix(".__init__")
+        loader = importlib.util.find_spec(module).loader  # type: ignore[union-attr]
+        path = str(build.source_root / relative.relative_to(reference_root()))
+        compiled = compile(pathlib.Path(path).read_text(encoding="utf-8"), path, "exec",
+                           dont_inherit=True)
+        assert _same_code(loader.get_code(module), compiled) == [], name
+
+
+def test_a_copy_is_forgotten_whole_and_leaves_no_bytecode() -> None:
+    from invariants.mutants.build import isolate
+    from invariants.mutants.copies import forget
+
+    sources = {path: (reference_root() / path).read_text(encoding="utf-8")
+               for path in ("__init__.py", "constants.py", "faults.py")}
+    sources["adapter.py"] = "from reference_impl.faults import FaultBook\n"
+    sources["late.py"] = "def hub():\n    from reference_impl import constants\n" \
+                         "    return constants\n"
+    package = f"{PACKAGE_PREFIX}copy_test"
+    directory, adapter = isolate(sources, package)
+    late = importlib.import_module(f"{package}.late")
+    assert late.hub() is sys.modules[f"{package}.constants"]  # a late import: the copy's
+    assert adapter.FaultBook.__module__ == f"{package}.faults"
+    assert not list(directory.rglob("__pycache__"))
+    forget(package)
+    assert not [n for n in sys.modules if n.split(".")[0] == package]
+    with pytest.raises(ModuleNotFoundError):
+        importlib.import_module(f"{package}.constants")
+
+
+def test_a_copy_that_does_not_import_leaves_nothing_imported() -> None:
+    from invariants.mutants.build import isolate
+
+    package = f"{PACKAGE_PREFIX}broken_test"
+    sources = {"__init__.py": "", "adapter.py": "from reference_impl.gone import x\n"}
+    with pytest.raises(ModuleNotFoundError, match=f"{package}.gone"):
+        isolate(sources, package)
+    assert not [n for n in sys.modules if n.split(".")[0] == package]
+
+
+def test_a_mutants_traceback_shows_its_own_source_lines() -> None:
+    build = build_mutant(find_mutant("M21"))
+    breaker = sys.modules[f"{build.package}.breaker"]
+    shed = breaker.AggregateWatermark.should_shed
+    try:
+        shed(None, "depth", "class")  # not a watermark: raises inside the mutated method
+    except Exception as exc:  # noqa: BLE001 - any error will do, its traceback is the point
+        text = "".join(traceback.format_exception(exc))
+    assert f"{build.source_root / 'breaker.py'}" in text
+    assert "return depth > self.watermark and" in text

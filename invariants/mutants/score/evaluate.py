@@ -15,7 +15,6 @@ from __future__ import annotations
 import hashlib
 import shutil
 import signal
-import sys
 import time
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import asdict, dataclass
@@ -28,6 +27,7 @@ from invariants.dynamic.mesh_keys import MESH_ID_ATTRIBUTE
 from invariants.dynamic.runner import Outcome, run_invariant, run_program
 from invariants.dynamic.seed_programs import SEED_PROGRAMS
 from invariants.mutants.build import PACKAGE_PREFIX, isolate
+from invariants.mutants.copies import forget
 from invariants.mutants.matrix import scan_sources
 from invariants.mutants.score.engine import EngineMutant, apply
 from invariants.mutants.score.reach import Reach
@@ -95,11 +95,6 @@ def package_name(mutant_id: str, sources: dict[str, str]) -> str:
     for path in sorted(sources):
         digest.update(path.encode() + b"\0" + sources[path].encode() + b"\0")
     return f"{PACKAGE_PREFIX}{mutant_id.replace('-', '_')}_{digest.hexdigest()[:12]}"
-
-
-def forget(package: str) -> None:
-    for name in [n for n in sys.modules if n == package or n.startswith(package + ".")]:
-        del sys.modules[name]
 
 
 def _first_line(text: str | None) -> str:
