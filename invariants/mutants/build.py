@@ -96,8 +96,28 @@ def _package_name(mutant: Mutant, sources: dict[str, str]) -> str:
     return f"{PACKAGE_PREFIX}{mutant.id.lower()}_{digest.hexdigest()[:12]}"
 
 
+# Copies are many, small and short-lived: on a RAM-backed directory, writing one's two dozen
+# files costs a fortieth of what it does on a journaled disk (0.02 ms a file, not 0.86).
+RAM_DIRECTORY = Path("/dev/shm")
+RAM_ROOM_BYTES = 256 * 2**20
+
+
+def scratch_parent() -> str | None:
+    """Where the build scratch goes: where `tempfile` puts it when $TMPDIR (TEMP, TMP) is
+    set; else a writable /dev/shm with 256 MiB free; else `tempfile`'s choice (None)."""
+    if any(os.environ.get(name) for name in ("TMPDIR", "TEMP", "TMP")):
+        return None
+    try:
+        stats = os.statvfs(RAM_DIRECTORY)
+    except OSError:
+        return None
+    roomy = stats.f_bavail * stats.f_frsize >= RAM_ROOM_BYTES
+    writable = os.access(RAM_DIRECTORY, os.W_OK | os.X_OK)
+    return str(RAM_DIRECTORY) if roomy and writable else None
+
+
 def _scratch() -> Path:
-    path = Path(tempfile.mkdtemp(prefix="mesh-mutants-"))
+    path = Path(tempfile.mkdtemp(prefix="mesh-mutants-", dir=scratch_parent()))
     atexit.register(shutil.rmtree, path, ignore_errors=True)
     return path
 

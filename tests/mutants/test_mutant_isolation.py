@@ -200,7 +200,27 @@ def test_a_mutants_traceback_shows_its_own_source_lines() -> None:
     shed = breaker.AggregateWatermark.should_shed
     try:
         shed(None, "depth", "class")  # not a watermark: raises inside the mutated method
-    except Exception as exc:  # noqa: BLE001 - any error will do, its traceback is the point
+    except Exception as exc:
         text = "".join(traceback.format_exception(exc))
     assert f"{build.source_root / 'breaker.py'}" in text
     assert "return depth > self.watermark and" in text
+
+
+def test_build_scratch_goes_to_ram_unless_tmpdir_says_otherwise(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: pathlib.Path
+) -> None:
+    from invariants.mutants import build
+
+    for name in ("TMPDIR", "TEMP", "TMP"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setattr(build, "RAM_DIRECTORY", tmp_path)
+    monkeypatch.setattr(build, "RAM_ROOM_BYTES", 1)
+    assert build.scratch_parent() == str(tmp_path)
+    monkeypatch.setattr(build, "RAM_ROOM_BYTES", 2**62)  # no such room anywhere
+    assert build.scratch_parent() is None
+    monkeypatch.setattr(build, "RAM_ROOM_BYTES", 1)
+    monkeypatch.setattr(build, "RAM_DIRECTORY", tmp_path / "absent")
+    assert build.scratch_parent() is None
+    monkeypatch.setattr(build, "RAM_DIRECTORY", tmp_path)
+    monkeypatch.setenv("TMPDIR", str(tmp_path / "session"))  # a fuzz session's, say
+    assert build.scratch_parent() is None
