@@ -257,20 +257,24 @@ def stop_pool(pool: ProcessPoolExecutor, grace_seconds: float = STOP_GRACE_SECON
     with deferred():
         # Private, but there since the pool exists; with fork every worker starts at once.
         processes = list((getattr(pool, "_processes", None) or {}).values())
+        # The pool's manager thread closes its wake-up pipe as it ends; left running, it
+        # races the interpreter's exit hook that writes to that pipe (an "ignored" EBADF
+        # traceback). Taken before `shutdown`, which drops the pool's reference to it.
+        manager = getattr(pool, "_executor_manager_thread", None)
         pool.shutdown(wait=False, cancel_futures=True)
         for process in processes:
             process.terminate()
+        # With its workers stopped it joins them and ends: wait for it first, since a
+        # worker it reaps while this thread polls the same one would read as alive here.
+        if manager is not None:
+            manager.join(grace_seconds)
         for process in processes:
             process.join(grace_seconds)
             if process.is_alive():
                 process.kill()
                 process.join()
-        # The pool's manager thread closes its wake-up pipe as it ends; left running, it
-        # races the interpreter's exit hook that writes to that pipe (an "ignored" EBADF
-        # traceback). With its workers gone it ends at once: wait for it here.
-        manager = getattr(pool, "_executor_manager_thread", None)
         if manager is not None:
-            manager.join(grace_seconds)
+            manager.join(grace_seconds)  # a worker that needed SIGKILL held it up
 
 
 def children(pid: int) -> list[int]:

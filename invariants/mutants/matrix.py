@@ -271,15 +271,10 @@ def prove(
     ]
     ensure_scratch()  # before the fork: the workers' builds go where this process cleans up
 
-    def scan_all() -> None:  # with workers: here, while they run
-        reference_scan = scan_sources(tree_sources(), config)  # fills the shared cache
-        _judge_static(subjects[0], reference_scan, None)
-        for subject in subjects[1:]:
-            _scan_static(subject, config, reference_scan, say if lazy else None)
-
     context = _Dynamic(settings or profile, seed_scenarios, {m.id: m for m in chosen},
                        guided=guided)
-    dynamic = _run_dynamic(subjects, context, jobs, say, scan_all)
+    dynamic = _run_dynamic(subjects, context, jobs, say,  # with workers, scans meanwhile
+                           lambda: _scan_all(subjects, config, say if lazy else None))
     judged = [s for s in subjects if s.applicable]
     rows = {s.name: _row(s, dynamic) for s in judged}
     return Matrix(
@@ -293,6 +288,14 @@ def prove(
                 for e in s.errors + (_dynamic_errors(s, dynamic) if s.applicable else [])],
         seconds=time.perf_counter() - started,
     )
+
+
+def _scan_all(subjects: Sequence[_Subject], config: ScanConfig, say: Progress | None) -> None:
+    """The reference's scan (into the shared cache), then each mutant's static rules."""
+    reference_scan = scan_sources(tree_sources(), config)
+    _judge_static(subjects[0], reference_scan, None)
+    for subject in subjects[1:]:
+        _scan_static(subject, config, reference_scan, say)
 
 
 def _guided(asked: bool, profile: str | Settings, say: Progress) -> bool:

@@ -179,9 +179,11 @@ def test_a_stopped_pool_leaves_no_worker_and_no_manager_thread() -> None:
         pool = ProcessPoolExecutor(max_workers=2, mp_context=multiprocessing.get_context("fork"))
         futures = [pool.submit(_block_on, reader) for _ in range(3)]
         processes = list(pool._processes.values())
+        manager = pool._executor_manager_thread  # the pool drops it as it shuts down
+        assert manager is not None and manager.is_alive()
         interrupts.stop_pool(pool)
         assert [p.is_alive() for p in processes] == [False, False]
-        assert not pool._executor_manager_thread or not pool._executor_manager_thread.is_alive()
+        assert not manager.is_alive()
         assert all(f.done() for f in futures)  # cancelled or broken: none left pending
     finally:
         os.close(reader)
