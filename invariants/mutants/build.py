@@ -116,10 +116,41 @@ def scratch_parent() -> str | None:
     return str(RAM_DIRECTORY) if roomy and writable else None
 
 
+SCRATCH_PREFIX = "mesh-mutants-"
+
+
 def _scratch() -> Path:
-    path = Path(tempfile.mkdtemp(prefix="mesh-mutants-", dir=scratch_parent()))
+    parent = scratch_parent()
+    if parent is not None:
+        sweep_ram(Path(parent))
+    # The process in the name: what a killed run leaves in RAM can be told and swept.
+    path = Path(tempfile.mkdtemp(prefix=f"{SCRATCH_PREFIX}{os.getpid()}-", dir=parent))
     atexit.register(shutil.rmtree, path, ignore_errors=True)
     return path
+
+
+def sweep_ram(parent: Path) -> None:
+    """Remove this user's build scratch under `parent` whose process is gone: a run killed
+    before its exit handlers ran leaves its copies there, and in RAM they stay until the
+    machine restarts."""
+    for entry in parent.glob(f"{SCRATCH_PREFIX}*-*"):
+        pid = entry.name.removeprefix(SCRATCH_PREFIX).split("-", 1)[0]
+        try:
+            mine = entry.stat().st_uid == os.getuid()
+        except OSError:
+            continue  # swept by another run meanwhile
+        if pid.isdigit() and mine and not _running(int(pid)):
+            shutil.rmtree(entry, ignore_errors=True)
+
+
+def _running(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # another user's process
+    return True
 
 
 _SCRATCH: Path | None = None

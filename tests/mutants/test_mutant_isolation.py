@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import os
 import pathlib
 import subprocess
 import sys
@@ -224,3 +225,17 @@ def test_build_scratch_goes_to_ram_unless_tmpdir_says_otherwise(
     monkeypatch.setattr(build, "RAM_DIRECTORY", tmp_path)
     monkeypatch.setenv("TMPDIR", str(tmp_path / "session"))  # a fuzz session's, say
     assert build.scratch_parent() is None
+
+
+def test_scratch_a_killed_run_left_in_ram_is_swept(tmp_path: pathlib.Path) -> None:
+    from invariants.mutants import build
+
+    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          capture_output=True, text=True, check=True)
+    dead = tmp_path / f"{build.SCRATCH_PREFIX}{gone.stdout.strip()}-abc"
+    alive = tmp_path / f"{build.SCRATCH_PREFIX}{os.getpid()}-def"
+    other = tmp_path / f"{build.SCRATCH_PREFIX}notapid-ghi"
+    for directory in (dead, alive, other):
+        (directory / "pid1").mkdir(parents=True)
+    build.sweep_ram(tmp_path)
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([alive.name, other.name])
