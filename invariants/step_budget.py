@@ -16,7 +16,7 @@ budgets bound each step, either one ends it with `MeshHung` naming the step:
 
 A mutation run judges hundreds of copies of one mesh, and a mutant that loops for ever
 would spend the whole default budget in each step it hangs. It measures the unmutated
-mesh's slowest step (`slowest_step`) and gives each mutant `MUTANT_STEP_FACTOR` times that
+mesh's slowest step (`steps_seen`) and gives each mutant `MUTANT_STEP_FACTOR` times that
 (`derived_budget`, never under `MUTANT_STEP_FLOOR` seconds nor over the default), through
 `limited`; `$HARNESS_STEP_BUDGET`, where set, is the budget everywhere.
 """
@@ -31,6 +31,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
+from dataclasses import dataclass
 from types import FrameType
 
 from invariants.adapter import MeshHung
@@ -51,9 +52,20 @@ MUTANT_STEP_FACTOR = 20.0
 MUTANT_STEP_FLOOR = 2.0
 
 
+@dataclass(frozen=True)
+class StepsSeen:
+    """What the steps of a measured block did."""
+
+    slowest: float = 0.0  # CPU seconds of the slowest step that ended
+    hung: bool = False  # a step ran past its budget (`MeshHung`)
+
+    def joined(self, other: StepsSeen) -> StepsSeen:
+        return StepsSeen(max(self.slowest, other.slowest), self.hung or other.hung)
+
+
 class _Steps:
     budget: float | None = None  # `limited`'s budget, where one is in force
-    slowest: float | None = None  # CPU seconds of the slowest step, while measured
+    seen: StepsSeen | None = None  # while measured
 
 
 _STEPS = _Steps()
@@ -133,14 +145,23 @@ def step_budget_seconds(environ: Mapping[str, str] | None = None) -> float:
     return _seconds(STEP_BUDGET_ENV, default, environ)
 
 
+def fixed_mutant_budget(environ: Mapping[str, str] | None = None) -> float | None:
+    """`$HARNESS_STEP_BUDGET` where it is set: every mutant's budget (0: none); None: each
+    run derives one (`derived_budget`), never under `MUTANT_STEP_FLOOR`."""
+    if (os.environ if environ is None else environ).get(STEP_BUDGET_ENV, "").strip():
+        return step_budget_seconds(environ)
+    return None
+
+
 def derived_budget(slowest: float, environ: Mapping[str, str] | None = None) -> float:
     """A mutant's step budget from the unmutated mesh's slowest step (CPU seconds), in
     whole seconds: `MUTANT_STEP_FACTOR` times it, between `MUTANT_STEP_FLOOR` and the
     budget in force (`step_budget_seconds`; no budget: no ceiling); the variable's budget
     where `$HARNESS_STEP_BUDGET` is set."""
+    fixed = fixed_mutant_budget(environ)
+    if fixed is not None:
+        return fixed
     in_force = step_budget_seconds(environ)
-    if (os.environ if environ is None else environ).get(STEP_BUDGET_ENV, "").strip():
-        return in_force
     derived = float(math.ceil(max(MUTANT_STEP_FLOOR, MUTANT_STEP_FACTOR * slowest)))
     return min(in_force or float("inf"), derived)
 
@@ -157,16 +178,23 @@ def limited(seconds: float) -> Iterator[None]:
 
 
 @contextmanager
-def slowest_step() -> Iterator[Callable[[], float]]:
-    """Measure the steps run in the block: the callable gives the CPU seconds of the
-    slowest (0 when none ran)."""
-    previous, _STEPS.slowest = _STEPS.slowest, 0.0
+def steps_seen() -> Iterator[Callable[[], StepsSeen]]:
+    """Measure the steps run in the block: the callable gives, in the block and after it
+    (however it ended), the CPU seconds of the slowest that ended (0 when none did) and
+    whether one hung."""
+    previous, _STEPS.seen = _STEPS.seen, StepsSeen()
+    final: list[StepsSeen] = []
     try:
-        yield lambda: _STEPS.slowest or 0.0
+        yield lambda: final[0] if final else (_STEPS.seen or StepsSeen())
     finally:
-        measured, _STEPS.slowest = _STEPS.slowest, previous
-        if previous is not None:  # an outer measure sees the steps of the inner one
-            _STEPS.slowest = max(previous, measured or 0.0)
+        final.append(_STEPS.seen or StepsSeen())
+        # An outer measure sees the steps of the inner one.
+        _STEPS.seen = previous if previous is None else previous.joined(final[0])
+
+
+def _saw(step: StepsSeen) -> None:
+    if _STEPS.seen is not None:
+        _STEPS.seen = _STEPS.seen.joined(step)
 
 
 def step_wall_budget_seconds(environ: Mapping[str, str] | None = None) -> float:
@@ -187,12 +215,13 @@ def within_budget(what: str) -> Iterator[None]:
         with (cpu_alarm(wall, signal.ITIMER_REAL, signal.SIGALRM, _WallExpired),
               cpu_alarm(seconds, signal.ITIMER_PROF, signal.SIGPROF, _Expired)):
             yield
-        if _STEPS.slowest is not None:
-            _STEPS.slowest = max(_STEPS.slowest, time.process_time() - started)
+        _saw(StepsSeen(time.process_time() - started))
     except _Expired:
+        _saw(StepsSeen(hung=True))
         raise MeshHung(f"{what} did not return within {seconds:g} CPU seconds: the mesh "
                        f"hung (set {STEP_BUDGET_ENV} to change the budget)") from None
     except _WallExpired:
+        _saw(StepsSeen(hung=True))
         raise MeshHung(f"{what} did not return within {wall:g} seconds of wall-clock time: "
                        "the mesh hung, blocked (sleeping, or waiting on a lock or I/O; set "
                        f"{STEP_WALL_BUDGET_ENV} to change the budget)") from None

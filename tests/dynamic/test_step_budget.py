@@ -30,7 +30,7 @@ from invariants.step_budget import (
     cpu_alarm,
     derived_budget,
     limited,
-    slowest_step,
+    steps_seen,
     step_budget_seconds,
 )
 from reference_impl.adapter import make_adapter
@@ -110,11 +110,11 @@ def test_the_slowest_step_is_measured_and_a_limit_is_put_in_force(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.delenv(STEP_BUDGET_ENV, raising=False)
-    with slowest_step() as slowest:
-        assert slowest() == 0.0
+    with steps_seen() as seen:
+        assert seen().slowest == 0.0
         run_program("INV5", make_adapter, PROGRAM, name="stop-with-legs")
-        measured = slowest()
-    assert 0.0 < measured < STEP_BUDGET_SECONDS
+        measured = seen()
+    assert 0.0 < measured.slowest < STEP_BUDGET_SECONDS and not measured.hung
     with limited(3.0):
         assert step_budget_seconds() == 3.0
         monkeypatch.setenv(STEP_BUDGET_ENV, "4")
@@ -137,6 +137,47 @@ def test_a_mutant_that_hangs_is_killed_within_its_derived_budget(
     verdict = judge(target, baseline, "hang", _stage_walk_never_advances())
     assert verdict.status == "killed", verdict
     assert "did not return within 1 CPU seconds" in verdict.evidence
+    # What a cached copy of it needs: it holds under this budget and no other.
+    assert verdict.hung and verdict.budget == 1.0
+    assert verdict.holds_under(1.0) and not verdict.holds_under(2.0)
+
+
+def test_the_unmutated_meshs_budget_follows_its_slowest_step(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The budget a mutation run derives is read from the steps the measure saw (it was
+    read after the measure had ended, which always gave the floor)."""
+    from dataclasses import replace
+
+    from invariants import step_budget
+    from invariants.mutants.score.baseline import measure
+
+    monkeypatch.delenv(STEP_BUDGET_ENV, raising=False)
+    monkeypatch.setattr(step_budget, "MUTANT_STEP_FACTOR", 1e6)  # any step: the ceiling
+    target = replace(reference_target(reference_scan_config()), checks=("INV5",),
+                     conformance=False)
+    assert measure(target, "ci", guided=False).step_budget == STEP_BUDGET_SECONDS
+    monkeypatch.setattr(step_budget, "MUTANT_STEP_FACTOR", 0.0)  # none: the floor
+    assert measure(target, "ci", guided=False).step_budget == step_budget.MUTANT_STEP_FLOOR
+
+
+def test_steps_seen_keeps_its_measure_after_the_block_and_counts_a_hang(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from invariants.adapter import MeshHung
+    from invariants.step_budget import within_budget
+
+    monkeypatch.setenv(STEP_BUDGET_ENV, "0.2")
+    monkeypatch.setenv(STEP_WALL_BUDGET_ENV, "0")
+    with steps_seen() as outer:
+        with steps_seen() as inner:
+            with within_budget("a quick step"):
+                pass
+        with pytest.raises(MeshHung), within_budget("a step that never ends"):
+            while True:
+                pass
+    assert not inner().hung and inner().slowest < 0.2
+    assert outer().hung and outer().slowest == inner().slowest
 
 
 def test_a_repeated_alarm_does_not_replace_the_first_on_its_way_up() -> None:

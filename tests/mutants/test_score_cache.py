@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from invariants.mutants.score.cache import VerdictCache, harness_version, key
@@ -47,3 +48,38 @@ def test_the_run_context_is_the_same_in_every_process() -> None:
         for seed in ("1", "2", "3")
     }
     assert len(seen) == 1  # frozensets in the figures must not reorder the cache key
+
+
+def test_a_cached_verdict_holds_under_a_budget_its_run_fits() -> None:
+    """A verdict is judged under a step budget: a hang holds under that budget alone, any
+    other while its slowest step fits (a verdict that ran no step, under any)."""
+    slow = Verdict("survived", budget=2.0, slowest_step=0.4)
+    assert slow.holds_under(2.0) and slow.holds_under(7.0) and slow.holds_under(0)
+    assert not slow.holds_under(0.3)  # that step would hang now
+    hung = Verdict("killed", "INV5", "seed", 1, "error: MeshHung: ...", budget=2.0, hung=True)
+    assert hung.holds_under(2.0) and not hung.holds_under(3.0) and not hung.holds_under(0)
+    assert Verdict("incompetent", evidence="SyntaxError").holds_under(0.5)
+
+
+def test_a_cached_hang_is_judged_again_under_another_budget(tmp_path: Path) -> None:
+    """The cache is read before the unmutated mesh gives the run's budget: a hang cached
+    under another budget waits for it, then runs again; a verdict whose steps fit any
+    budget is taken at once."""
+    from invariants.mutants.matrix import reference_scan_config
+    from invariants.mutants.score.run import Options, context, run_score
+    from invariants.mutants.score.target import reference_target
+    from invariants.mutants.score.triage import Triage
+
+    target = reference_target(reference_scan_config())
+    options = Options(profile="ci", sample=2, seed=3, jobs=1)
+    cache = VerdictCache(tmp_path)
+    first = run_score(target, Triage(None), options, cache=cache)
+    assert [r.cached for r in first.results] == [False, False]
+    (one, two) = first.results
+    assert one.verdict is not None and two.verdict is not None
+    entry = key(one.mutant, target.sources[one.mutant.path], context(target, "ci"))
+    cache.put(entry, replace(one.verdict, hung=True, budget=999.0))  # judged elsewhere
+    again = run_score(target, Triage(None), options, cache=cache)
+    assert [r.cached for r in again.results] == [False, True]
+    assert [r.verdict.status for r in again.results if r.verdict] == [
+        one.verdict.status, two.verdict.status]

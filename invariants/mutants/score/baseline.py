@@ -36,7 +36,7 @@ from invariants.mutants.score.evaluate import (
 )
 from invariants.mutants.score.reach import IMPORT, Reach
 from invariants.mutants.score.target import MeshTarget, TargetError
-from invariants.step_budget import derived_budget, slowest_step
+from invariants.step_budget import derived_budget, steps_seen
 
 
 @contextmanager
@@ -51,7 +51,7 @@ def measure(target: MeshTarget, profile: str, *, guided: bool = True) -> Baselin
     package_dir = None
     try:
         with (recorder.measuring() if recorder is not None else _unmeasured() as phase,
-              slowest_step() as slowest):
+              steps_seen() as seen):
             phase(IMPORT)
             try:
                 package_dir, factory = build(target, label, target.sources)
@@ -68,6 +68,7 @@ def measure(target: MeshTarget, profile: str, *, guided: bool = True) -> Baselin
                                       "its mutants")
             cost = {check: _run_check(target, factory, check, profile, phase)
                     for check in target.checks}
+            slowest = seen().slowest  # in the block: the measure ends with it
         scanned = scan_sources(target.sources, target.scan_config)  # fills the shared cache
         findings = frozenset(finding_key(f) for f in scanned.findings)
         reach = Reach(recorder.executed(package_dir)) if recorder is not None else None
@@ -76,7 +77,7 @@ def measure(target: MeshTarget, profile: str, *, guided: bool = True) -> Baselin
         if package_dir is not None:
             shutil.rmtree(package_dir, ignore_errors=True)
     order = tuple(sorted(target.checks, key=lambda c: (cost[c], target.checks.index(c))))
-    return Baseline(findings, order, reach, derived_budget(slowest()))
+    return Baseline(findings, order, reach, derived_budget(slowest))
 
 
 def _run_check(target: MeshTarget, factory: AdapterFactory, check: str, profile: str,

@@ -17,7 +17,7 @@ import shutil
 import signal
 import time
 from contextlib import AbstractContextManager, nullcontext
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any, Literal, cast
 
@@ -33,7 +33,7 @@ from invariants.mutants.score.engine import EngineMutant, apply
 from invariants.mutants.score.reach import Reach
 from invariants.mutants.score.target import MeshTarget
 from invariants.scan.model import Finding
-from invariants.step_budget import cpu_alarm, limited
+from invariants.step_budget import cpu_alarm, limited, step_budget_seconds, steps_seen
 
 Status = Literal["killed", "survived", "timeout", "incompetent"]
 Phase = Literal["", "scan", "conformance", "seed", "search"]
@@ -52,6 +52,19 @@ class Verdict:
     evidence: str = ""  # the finding, the violation, the error or why it is incompetent
     seconds: float = 0.0
     unreached: bool = False  # survived because no check's run executes its statement
+    # The step budget it was judged under (CPU seconds; 0: none; None: it ran no step), its
+    # slowest step that ended, and whether a step ran past the budget: what says whether
+    # a cached verdict holds under another run's budget (`holds_under`).
+    budget: float | None = None
+    slowest_step: float = 0.0
+    hung: bool = False
+
+    def holds_under(self, budget: float) -> bool:
+        """Whether judging again with a step budget of `budget` (0: none) gives this: a
+        hang only under the same budget; otherwise while its slowest step fits."""
+        if self.hung:
+            return budget == self.budget
+        return not budget or self.slowest_step < budget
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -225,8 +238,10 @@ def judge(
     started = time.perf_counter()  # reporting only
     package = ""
     package_dir: Path | None = None
+    budget: float | None = None
     try:
-        with _deadline(timeout), _budget(baseline.step_budget):
+        with steps_seen() as seen, _deadline(timeout), _budget(baseline.step_budget):
+            budget = step_budget_seconds()
             try:
                 package = package_name(label, sources)
                 package_dir, factory = build(target, label, sources)
@@ -250,8 +265,9 @@ def judge(
             forget(package)
     if package_dir is not None:
         shutil.rmtree(package_dir, ignore_errors=True)
-    return Verdict(verdict.status, verdict.check, verdict.phase, verdict.examples,
-                   verdict.evidence, time.perf_counter() - started, verdict.unreached)
+    steps = seen()
+    return replace(verdict, seconds=time.perf_counter() - started, budget=budget,
+                   slowest_step=steps.slowest, hung=steps.hung)
 
 
 def _static(target: MeshTarget, baseline: Baseline, sources: dict[str, str]) -> Verdict | None:

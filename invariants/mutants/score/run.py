@@ -25,6 +25,7 @@ from invariants.mutants.score.engine import EngineMutant, enumerate_tree, postpo
 from invariants.mutants.score.evaluate import Baseline, Verdict, evaluate, judged_by
 from invariants.mutants.score.target import MeshTarget
 from invariants.mutants.score.triage import BLIND, Entry, Exclusion, Triage
+from invariants.step_budget import MUTANT_STEP_FLOOR, fixed_mutant_budget
 
 Progress = Callable[[str], None]
 
@@ -231,30 +232,26 @@ def run_score(
     say(f"{len(everything)} mutant(s) of {target.package} ({len(excluded)} excluded), "
         f"running {len(chosen)}")
     results: dict[str, Result] = {}
-    pending: list[EngineMutant] = []
     run_context = context(target, options.profile)
-    keys: dict[str, str] = {}
-    for mutant in chosen:
-        same, blind = triage.equivalent(mutant), triage.known_blind(mutant)
-        if same is not None and not options.verify_triage:
-            results[mutant.id] = Result(mutant, None, same)
-            continue
-        keys[mutant.id] = key(mutant, target.sources[mutant.path], run_context)
-        hit = cache.get(keys[mutant.id]) if cache is not None else None
-        if hit is not None:
-            results[mutant.id] = Result(mutant, hit, same, cached=True, blind=blind)
-        else:
-            pending.append(mutant)
+    keys = {m.id: key(m, target.sources[m.path], run_context) for m in chosen}
+    pending, budgeted = _from_cache(chosen, triage, options, cache, keys, results)
     meter = _Meter(len(chosen) - sum(r.verdict is None for r in results.values()), say)
     for result in results.values():
         if result.verdict is not None:
             meter.tick(result.mutant, result.verdict, cached=True)
-    is_guided = bool(pending) and guided(options, len(pending))
+    is_guided = bool(pending or budgeted) and guided(options, len(pending) + len(budgeted))
     step_budget = None
-    if pending:
+    if pending or budgeted:
         say("measuring the unmutated mesh (every check, once)")
         baseline = measure(target, options.profile, guided=is_guided)
         step_budget = baseline.step_budget
+        for mutant, hit in budgeted:  # now that the run's budget is known
+            if step_budget is not None and hit.holds_under(step_budget):
+                results[mutant.id] = Result(mutant, hit, triage.equivalent(mutant),
+                                            cached=True, blind=triage.known_blind(mutant))
+                meter.tick(mutant, hit, cached=True)
+            else:
+                pending.append(mutant)
         for mutant, verdict in _run(pending, target, baseline, options, meter):
             results[mutant.id] = Result(mutant, verdict, triage.equivalent(mutant),
                                         blind=triage.known_blind(mutant))
@@ -269,6 +266,40 @@ def run_score(
         verified_triage=options.verify_triage, triage_file=triage.source,
         guided=is_guided, step_budget=step_budget,
     )
+
+
+def _from_cache(
+    chosen: Sequence[EngineMutant], triage: Triage, options: Options,
+    cache: VerdictCache | None, keys: dict[str, str], results: dict[str, Result],
+) -> tuple[list[EngineMutant], list[tuple[EngineMutant, Verdict]]]:
+    """Fill `results` with the triaged equivalents (unless verified) and the cached verdicts
+    that hold under any step budget the run may derive; the mutants to run, and the cached
+    verdicts that hold only under some (a step past the least budget, or a hang), to be
+    taken once the unmutated mesh has given the run's budget."""
+    pending: list[EngineMutant] = []
+    budgeted: list[tuple[EngineMutant, Verdict]] = []
+    fixed = fixed_mutant_budget()
+    for mutant in chosen:
+        same, blind = triage.equivalent(mutant), triage.known_blind(mutant)
+        if same is not None and not options.verify_triage:
+            results[mutant.id] = Result(mutant, None, same)
+            continue
+        hit = cache.get(keys[mutant.id]) if cache is not None else None
+        if hit is not None and _holds_under_any(hit, fixed):
+            results[mutant.id] = Result(mutant, hit, same, cached=True, blind=blind)
+        elif hit is not None:
+            budgeted.append((mutant, hit))
+        else:
+            pending.append(mutant)
+    return pending, budgeted
+
+
+def _holds_under_any(hit: Verdict, fixed: float | None) -> bool:
+    """Whether a cached verdict holds under every budget the run may use: the variable's
+    (`fixed`), or any derived one (a hang never: it holds under its own budget alone)."""
+    if fixed is not None:
+        return hit.holds_under(fixed)
+    return not hit.hung and hit.holds_under(MUTANT_STEP_FLOOR)
 
 
 def _run(
