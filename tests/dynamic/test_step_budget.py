@@ -30,8 +30,8 @@ from invariants.step_budget import (
     cpu_alarm,
     derived_budget,
     limited,
-    steps_seen,
     step_budget_seconds,
+    steps_seen,
 )
 from reference_impl.adapter import make_adapter
 
@@ -170,9 +170,8 @@ def test_steps_seen_keeps_its_measure_after_the_block_and_counts_a_hang(
     monkeypatch.setenv(STEP_BUDGET_ENV, "0.2")
     monkeypatch.setenv(STEP_WALL_BUDGET_ENV, "0")
     with steps_seen() as outer:
-        with steps_seen() as inner:
-            with within_budget("a quick step"):
-                pass
+        with steps_seen() as inner, within_budget("a quick step"):
+            pass
         with pytest.raises(MeshHung), within_budget("a step that never ends"):
             while True:
                 pass
