@@ -194,9 +194,9 @@ def steps_seen() -> Iterator[Callable[[], StepsSeen]]:
         _STEPS.seen = previous if previous is None else previous.joined(final[0])
 
 
-def _saw(step: StepsSeen) -> None:
-    if _STEPS.seen is not None:
-        _STEPS.seen = _STEPS.seen.joined(step)
+def _saw(seconds: float = 0.0, hung: bool = False) -> None:
+    if _STEPS.seen is not None:  # nothing built on a step's path unless measured
+        _STEPS.seen = _STEPS.seen.joined(StepsSeen(seconds, hung))
 
 
 def step_wall_budget_seconds(environ: Mapping[str, str] | None = None) -> float:
@@ -217,13 +217,14 @@ def within_budget(what: str) -> Iterator[None]:
         with (cpu_alarm(wall, signal.ITIMER_REAL, signal.SIGALRM, _WallExpired),
               cpu_alarm(seconds, signal.ITIMER_PROF, signal.SIGPROF, _Expired)):
             yield
-        _saw(StepsSeen(time.process_time() - started))
+        if _STEPS.seen is not None:
+            _saw(time.process_time() - started)
     except _Expired:
-        _saw(StepsSeen(hung=True))
+        _saw(hung=True)
         raise MeshHung(f"{what} did not return within {seconds:g} CPU seconds: the mesh "
                        f"hung (set {STEP_BUDGET_ENV} to change the budget)") from None
     except _WallExpired:
-        _saw(StepsSeen(hung=True))
+        _saw(hung=True)
         raise MeshHung(f"{what} did not return within {wall:g} seconds of wall-clock time: "
                        "the mesh hung, blocked (sleeping, or waiting on a lock or I/O; set "
                        f"{STEP_WALL_BUDGET_ENV} to change the budget)") from None
