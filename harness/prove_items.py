@@ -14,7 +14,7 @@ from typing import Any
 
 from harness.item_base import HarnessFailure, HarnessItem
 from invariants.mutants.base import MutantNotApplicable
-from invariants.mutants.build import build_mutant, mutated_sources
+from invariants.mutants.build import build_mutant
 from invariants.mutants.matrix import (
     STATIC_CHECKS,
     Cell,
@@ -55,7 +55,7 @@ class MutantItem(HarnessItem):
         # The reference's names, not this repo's [tool.harness]: these are its mutants.
         config = reference_scan_config()
         # As the kill matrix scans it: the mutated module alone parsed, the rest cached.
-        cells = static_cells(scan_sources(mutated_sources(mutant), config), reference, static)
+        cells = static_cells(scan_sources(build.sources, config), reference, static)
         for check in mutant.kills:  # the run's profile, its shared database already in it
             if check not in STATIC_CHECKS:
                 cells[check] = dynamic_cell(check, build.factory, self.run.profile,

@@ -39,6 +39,7 @@ class MutantBuild:
     mutant: Mutant
     package: str  # the isolated package name it is imported under
     source_root: Path  # the mutated package directory
+    sources: dict[str, str]  # the mutated package's modules (relative path -> source)
     diff: str  # unified diff of the mutated file against the reference
     adapter_module: ModuleType
 
@@ -89,11 +90,12 @@ def file_diff(mutant: Mutant, before: str, after: str) -> str:
     return "".join(lines)
 
 
-def _package_name(mutant: Mutant, sources: dict[str, str]) -> str:
+def package_name(label: str, sources: dict[str, str]) -> str:
+    """A copy's package name: `label` (a mutant's id) and a hash of its sources."""
     digest = hashlib.sha256()
     for path in sorted(sources):
         digest.update(path.encode() + b"\0" + sources[path].encode() + b"\0")
-    return f"{PACKAGE_PREFIX}{mutant.id.lower()}_{digest.hexdigest()[:12]}"
+    return f"{PACKAGE_PREFIX}{label.replace('-', '_')}_{digest.hexdigest()[:12]}"
 
 
 # Copies are many, small and short-lived: on a RAM-backed directory, writing one's two dozen
@@ -205,7 +207,7 @@ def build_mutant(mutant: Mutant) -> MutantBuild:
     """Copy, mutate, rename and import `mutant` (cached per process by its sources)."""
     root = reference_root()
     sources = mutated_sources(mutant, root)
-    package = _package_name(mutant, sources)
+    package = package_name(mutant.id.lower(), sources)
     cached = _BUILDS.get(package)
     if cached is not None:
         return cached
@@ -217,6 +219,7 @@ def build_mutant(mutant: Mutant) -> MutantBuild:
         mutant=mutant,
         package=package,
         source_root=package_dir,
+        sources=sources,
         diff=file_diff(mutant, original, sources[mutant.path]),
         adapter_module=adapter_module,
     )

@@ -329,8 +329,9 @@ class _Dynamic:
 
 @dataclass
 class _Subject:
-    """The reference or one mutant: its static cells, the checks it runs and its factory
-    once built (`applicable` False: the mutant no longer applies; its row is left out)."""
+    """The reference or one mutant: its static cells, the checks it runs and, once built,
+    its factory and sources (`applicable` False: the mutant no longer applies; its row is
+    left out)."""
 
     name: str
     factory: AdapterFactory | None  # None: not built yet (its worker builds it)
@@ -340,6 +341,7 @@ class _Subject:
     errors: list[str]
     mutant: Mutant | None = None  # None: the reference
     applicable: bool = True
+    sources: dict[str, str] | None = None  # the mutated modules, once built here
 
     @property
     def dynamic(self) -> tuple[str, ...]:
@@ -358,10 +360,11 @@ def _prepare(mutant: Mutant, wanted: tuple[str, ...], say: Progress, lazy: bool)
         return subject
     say(mutant.name)
     try:
-        subject.factory = build_mutant(mutant).factory
+        build = build_mutant(mutant)
     except MutantNotApplicable as exc:  # reported; its kills are missing, the rest runs
         say(f"  {exc}")
         return _Subject(mutant.id, None, (), (), {}, [str(exc)], mutant, applicable=False)
+    subject.factory, subject.sources = build.factory, build.sources
     return subject
 
 
@@ -375,8 +378,8 @@ def _scan_static(
         return
     if say is not None:
         say(f"scanning {subject.name}")
-    try:
-        sources = mutated_sources(subject.mutant)
+    try:  # built here with one job; with workers, its codemod applied here for the scan
+        sources = subject.sources or mutated_sources(subject.mutant)
     except MutantNotApplicable as exc:
         if say is not None:
             say(f"  {exc}")

@@ -22,6 +22,7 @@ from contextlib import contextmanager
 from invariants.adapter import AdapterFactory
 from invariants.dynamic.runner import Outcome, run_invariant, run_program
 from invariants.dynamic.seed_programs import SEED_PROGRAMS
+from invariants.mutants.build import package_name
 from invariants.mutants.copies import forget
 from invariants.mutants.executed_lines import Recorder, sound_for
 from invariants.mutants.matrix import scan_sources
@@ -32,7 +33,6 @@ from invariants.mutants.score.evaluate import (
     build,
     evidence,
     finding_key,
-    package_name,
 )
 from invariants.mutants.score.reach import IMPORT, Reach
 from invariants.mutants.score.target import MeshTarget, TargetError

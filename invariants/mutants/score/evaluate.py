@@ -12,7 +12,6 @@ harness run fails on it. A mutant that runs past `timeout` CPU seconds is timed 
 
 from __future__ import annotations
 
-import hashlib
 import shutil
 import signal
 import time
@@ -26,7 +25,7 @@ from invariants.conformance.programs import conformance
 from invariants.dynamic.mesh_keys import MESH_ID_ATTRIBUTE
 from invariants.dynamic.runner import Outcome, run_invariant, run_program
 from invariants.dynamic.seed_programs import SEED_PROGRAMS
-from invariants.mutants.build import PACKAGE_PREFIX, isolate
+from invariants.mutants.build import isolate, package_name
 from invariants.mutants.copies import forget
 from invariants.mutants.matrix import scan_sources
 from invariants.mutants.score.engine import EngineMutant, apply
@@ -101,13 +100,6 @@ def _deadline(seconds: float | None) -> AbstractContextManager[None]:
 
 def _budget(seconds: float | None) -> AbstractContextManager[None]:
     return nullcontext() if seconds is None else limited(seconds)
-
-
-def package_name(mutant_id: str, sources: dict[str, str]) -> str:
-    digest = hashlib.sha256()
-    for path in sorted(sources):
-        digest.update(path.encode() + b"\0" + sources[path].encode() + b"\0")
-    return f"{PACKAGE_PREFIX}{mutant_id.replace('-', '_')}_{digest.hexdigest()[:12]}"
 
 
 def _first_line(text: str | None) -> str:
