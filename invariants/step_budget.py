@@ -23,6 +23,8 @@ mesh's slowest step (`steps_seen`) and gives each mutant `MUTANT_STEP_FACTOR` ti
 
 from __future__ import annotations
 
+import asyncio
+import concurrent.futures
 import math
 import os
 import signal
@@ -79,11 +81,60 @@ class StepBudgetError(UserError, ValueError):
 
 class _Expired(BaseException):
     """Raised by the CPU timer inside the mesh: a BaseException, so the mesh's own
-    `except Exception` arms cannot swallow it."""
+    `except Exception` arms cannot swallow it. `where` names the code it landed in."""
+
+    def __init__(self, where: str = "") -> None:
+        super().__init__(where)
+        self.where = where
 
 
-class _WallExpired(BaseException):
+class _WallExpired(_Expired):
     """Raised by the wall-clock timer inside the mesh (a BaseException, as `_Expired`)."""
+
+
+# Frames of these packages are the machinery a hung step runs in, not where it hung.
+_MACHINERY = (
+    *(os.path.dirname(module.__file__ or "") + os.sep
+      for module in (asyncio, concurrent.futures)),
+    os.path.dirname(os.path.abspath(__file__)) + os.sep,
+)
+
+
+def _where(frame: FrameType | None) -> str:
+    """The task (on a running event loop) and the innermost frame of the mesh's own code
+    that `frame` is in: `in task 'Task-3', at spin (mesh.py:12)`."""
+    parts = []
+    try:
+        task = asyncio.current_task()
+    except RuntimeError:  # no running loop: a synchronous mesh
+        task = None
+    if task is not None:
+        parts.append(f"in task {task.get_name()!r}")
+    innermost = frame
+    while frame is not None:
+        if not frame.f_code.co_filename.startswith(_MACHINERY):
+            code = frame.f_code
+            parts.append(f"at {code.co_name} ({code.co_filename}:{frame.f_lineno})")
+            break
+        frame = frame.f_back
+    else:
+        if innermost is not None:
+            code = innermost.f_code
+            parts.append(f"at {code.co_name} ({code.co_filename}:{innermost.f_lineno})")
+    return ", ".join(parts)
+
+
+def _end_drive(error: BaseException) -> None:
+    """Make the running event loop end its drive with `error` after the callback it is
+    running: a task keeps an exception raised inside it as its result, and the loop
+    would carry on (the virtual loop's `abort_step`; no-op on another loop)."""
+    try:
+        loop = asyncio.get_running_loop()
+    except RuntimeError:
+        return
+    abort = getattr(loop, "abort_step", None)
+    if callable(abort):
+        abort(error)
 
 
 @contextmanager
@@ -105,19 +156,26 @@ def cpu_alarm(
         yield  # inside another alarm of this timer: it holds
         return
     armed = [True]  # off before the timer is: a late signal after the block is ignored
+    fired: list[BaseException] = []
 
     def expire(_signum: int, frame: FrameType | None) -> None:
         # Not while an earlier one is on its way up (in a `finally` or an `__exit__`): a
         # repeat there would replace it where nothing converts it any more.
         unwinding = isinstance(sys.exc_info()[1], raising)
         if armed[0] and not in_gc_callback(frame) and not unwinding:
-            raise raising
+            error = raising(_where(frame)) if issubclass(raising, _Expired) else raising()
+            if not fired:
+                fired.append(error)
+                _end_drive(error)
+            raise error
 
     started = time.monotonic()  # only to put an outer alarm back: never a decision
     previous = signal.signal(signum, expire)
     signal.setitimer(timer, seconds, 0.5)
     try:
         yield
+        if fired:  # swallowed on its way up (a task kept it, a bare `except`): still a hang
+            raise fired[0]
     finally:
         armed[0] = False
         signal.setitimer(timer, 0)
@@ -219,12 +277,17 @@ def within_budget(what: str) -> Iterator[None]:
             yield
         if _STEPS.seen is not None:
             _saw(time.process_time() - started)
-    except _Expired:
-        _saw(hung=True)
-        raise MeshHung(f"{what} did not return within {seconds:g} CPU seconds: the mesh "
-                       f"hung (set {STEP_BUDGET_ENV} to change the budget)") from None
-    except _WallExpired:
+    except _WallExpired as expired:
         _saw(hung=True)
         raise MeshHung(f"{what} did not return within {wall:g} seconds of wall-clock time: "
-                       "the mesh hung, blocked (sleeping, or waiting on a lock or I/O; set "
-                       f"{STEP_WALL_BUDGET_ENV} to change the budget)") from None
+                       f"the mesh hung, blocked{_at(expired)} (sleeping, or waiting on a lock "
+                       f"or I/O; set {STEP_WALL_BUDGET_ENV} to change the budget)") from None
+    except _Expired as expired:
+        _saw(hung=True)
+        raise MeshHung(f"{what} did not return within {seconds:g} CPU seconds: the mesh "
+                       f"hung{_at(expired)} (set {STEP_BUDGET_ENV} to change the budget)"
+                       ) from None
+
+
+def _at(expired: _Expired) -> str:
+    return f" {expired.where}" if expired.where else ""

@@ -68,16 +68,18 @@ class Clock:
             self.timers = live
             self._cancelled = 0
 
-    def release_due(self) -> list[asyncio.TimerHandle]:
-        """Take every live timer due by now off the heap, in due order."""
-        timers, now, due = self.timers, self.now_us, []
+    def release_due(self) -> list[tuple[asyncio.TimerHandle, int]]:
+        """Take every live timer due by now off the heap, in due order (then the order
+        they were armed in), each with the instant it was armed at."""
+        timers, now = self.timers, self.now_us
+        due: list[tuple[asyncio.TimerHandle, int]] = []
         while timers and timers[0][0] <= now:
             _when, _n, timer, armed = heapq.heappop(timers)
             timer._scheduled = False  # type: ignore[attr-defined]
             if timer._cancelled:
                 self._cancelled -= 1
             else:
-                due.append(timer)
+                due.append((timer, armed))
                 if not self.tie:
                     self._note_due(timer, armed)
         return due

@@ -13,6 +13,9 @@ from invariants.aio.schedule import format_time
 
 # Steps one virtual instant may take before the loop calls it a runaway.
 DEFAULT_STEP_BUDGET = 200_000
+# Virtual seconds `run_until_complete` (and so `run`) may take: an hour, far past any
+# timeout or backoff of a mesh under test, and reached in a blink of real time.
+DEFAULT_TIME_LIMIT = 3600.0
 
 
 class StepBudget:
@@ -43,17 +46,35 @@ class StepBudget:
         )
 
 
+def overtime_message(
+    now_us: int, steps: int, limit_us: int, awaited: Iterable[asyncio.Future[Any]],
+    tasks: Iterable[asyncio.Task[Any]],
+) -> str:
+    """The awaited work is unfinished after the time limit, while timers keep firing."""
+    return (
+        f"stuck at t={format_time(now_us)} after {steps} steps: the awaited work "
+        f"({_names(awaited)}) is unfinished after the time limit of {format_time(limit_us)} "
+        "of virtual time, while timers keep firing (a heartbeat, a poll), so it may never "
+        "finish (raise the loop's time_limit if it needs longer).\n"
+        + waits.report(tasks)
+    )
+
+
+def _names(awaited: Iterable[asyncio.Future[Any]]) -> str:
+    return ", ".join(
+        f.get_name() if isinstance(f, asyncio.Task) else repr(f)
+        for f in awaited if not f.done()
+    )
+
+
 def stuck_message(
     now_us: int, steps: int, awaited: Iterable[asyncio.Future[Any]],
     tasks: Iterable[asyncio.Task[Any]],
 ) -> str:
     """Nothing is ready and no timer is armed: what was awaited, and where every pending
     task waits."""
-    unfinished = [f for f in awaited if not f.done()]
-    if unfinished:
-        what = ", ".join(
-            f"{f.get_name()}" if isinstance(f, asyncio.Task) else repr(f) for f in unfinished
-        )
+    what = _names(awaited)
+    if what:
         head = f"the awaited work ({what}) is unfinished"
     else:
         head = "the loop was asked to run for ever"

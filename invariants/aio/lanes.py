@@ -1,37 +1,75 @@
-"""The ready order: ready callbacks in lanes, and which one runs next.
+"""The ready order: asyncio's one FIFO ready queue, and where work from outside lands in it.
 
-Each step's `call_soon` callbacks form a lane, kept FIFO; each due timer is a lane of its
-own. The chooser picks among lane heads (among every ready callback under
-`Legality.REORDER_ALL`), or a replayed recording does, and each choice among more than one
-option is recorded in `schedule`.
+A stock event loop runs its ready callbacks strictly FIFO, in iterations: each iteration
+first appends every timer that has fallen due, then runs the callbacks that were ready as
+it began; what they schedule waits for the next iteration. Nothing inside the loop can
+swap two callbacks already queued. Only the world outside decides anything: when a timer
+falls due relative to the work queued before it (how long that work took), and when a
+call from outside the loop arrives (the harness's post, I/O).
+
+So the virtual loop keeps the one FIFO queue and the iterations, and its choices are
+**arrivals**: a due timer, or a batch of callbacks scheduled from outside the loop, lands
+at the start of an iteration (appended to the queue), either now or held back behind the
+work queued now, to land at a later iteration of the same instant. Option 0 lands it: a run
+whose every choice is 0 is the stock loop's order. Real timing bounds the holds: timers
+armed at one instant fall due in the order they were armed (one chain: a later one never
+lands while an earlier one is held), a timer due at the instant it was armed (a zero
+delay) lands at the next iteration as on the stock loop, and nothing is held past its
+instant (the clock moves only once every arrival has landed).
+
+Under `Legality.REORDER_ALL` every arrival lands at once and any queued callback may run
+next: it finds more, but may report what production cannot run.
 """
 
 from __future__ import annotations
 
 import asyncio
+import itertools
 from collections import deque
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Hashable
+from dataclasses import dataclass
 
 from invariants.adapter import TIMER_TIE, Chooser, FirstChooser
 from invariants.aio.clock import Clock
 from invariants.aio.errors import ScheduleDivergence
 from invariants.aio.labels import describe
 from invariants.aio.replay import NEVER, Replay
-from invariants.aio.schedule import OVERTAKEN_NAMED, Decision, Legality, Schedule, format_time
+from invariants.aio.schedule import (
+    HELD,
+    OVERTAKEN_NAMED,
+    Decision,
+    Legality,
+    Schedule,
+    format_time,
+)
 
-# How many options a chooser's `why` names (the count is always given).
+# How many options (or queued callbacks) a chooser's `why` names (the count is always given).
 WHY_NAMED = 8
 
 Lane = deque[asyncio.Handle]
 
 
+
+@dataclass(slots=True)
+class Arrival:
+    """Callbacks from outside the FIFO chain, landing together: a due timer, or a batch
+    scheduled from outside the loop. Arrivals of one `chain` land in order."""
+
+    handles: Lane
+    chain: Hashable
+    forced: bool = False  # lands at the next iteration, as on every stock run
+
+
 class ReadyOrder:
-    """The sealed lanes, oldest first, and the choice among them at the clock's instant."""
+    """The FIFO queue, the arrivals not landed yet, and the choices between them."""
 
     def __init__(
         self, clock: Clock, chooser: Chooser, legality: Legality, replay: Schedule | None,
     ) -> None:
-        self.lanes: deque[Lane] = deque()
+        self.fifo: Lane = deque()
+        self.pending: list[Arrival] = []
+        self.todo = 0  # callbacks left to run in this iteration
+        self._outside = itertools.count()
         self._clock = clock
         self._chooser = chooser
         self._legality = legality
@@ -44,50 +82,116 @@ class ReadyOrder:
         """The step of the replay's next recorded choice (NEVER when not replaying)."""
         return self.replay.next_step if self.replay is not None else NEVER
 
-    def add_timers(self, timers: Iterable[asyncio.TimerHandle]) -> None:
-        self.lanes.extend(deque((timer,)) for timer in timers)
+    def outside(self, handles: Lane) -> None:
+        """`handles`, scheduled from outside the loop, arrive: independent of every other
+        arrival."""
+        self.pending.append(Arrival(handles, ("outside", next(self._outside))))
 
-    def choose(self, step: int) -> asyncio.Handle | None:
-        """The handle to run at `step`, taken off its lane; None when every ready callback
-        was cancelled."""
-        lanes = self.lanes
-        emptied = False
-        for lane in lanes:
-            while lane and lane[0]._cancelled:
-                lane.popleft()
-            if not lane:
-                emptied = True
-        if emptied:
-            lanes = self.lanes = deque(lane for lane in lanes if lane)
-        if not lanes:
-            return None
-        if self.reorder_all:
-            return self._choose_any(lanes, step)
-        count = len(lanes)
-        pick = 0 if count == 1 else self._decide(step, count, lambda i: lanes[i][0])
-        lane = lanes[pick]
-        handle = lane.popleft()
-        if not lane:
-            del lanes[pick]
+    def begin_iteration(self, step: int) -> None:
+        """An iteration begins before `step`: due timers arrive, arrivals land or are
+        held, and the callbacks queued now are the iteration's."""
+        clock = self._clock
+        if clock.timers and clock.timers[0][0] <= clock.now_us:
+            now = clock.now_us
+            self.pending.extend(
+                Arrival(deque((timer,)), ("timer", armed), armed == now)
+                for timer, armed in clock.release_due()
+            )
+        if self.pending:
+            self._land(step)
+        self.todo = len(self.fifo)
+
+    def _land(self, step: int) -> None:
+        """Land the arrivals: which comes next among the first of each chain (option 0,
+        the oldest: the stock order), until all have landed or the rest is held."""
+        chains: dict[Hashable, deque[Arrival]] = {}
+        for arrival in self.pending:
+            if not _cancelled(arrival):
+                chains.setdefault(arrival.chain, deque()).append(arrival)
+        self.pending = []
+        fifo, landed = self.fifo, False
+        while chains:
+            forced = any(chain[0].forced for chain in chains.values())
+            can_hold = not forced and (landed or bool(fifo))
+            count = len(chains)
+            pick = 0
+            if count > 1 or can_hold:
+                pick = self._decide(step, chains, can_hold)
+            if pick == count:  # hold the rest: it lands at a later iteration
+                self.pending = [arrival for chain in chains.values() for arrival in chain]
+                return
+            key = next(itertools.islice(chains, pick, None)) if pick else next(iter(chains))
+            chain = chains[key]
+            fifo.extend(chain.popleft().handles)
+            if not chain:
+                del chains[key]
+            landed = True
+
+    def _decide(
+        self, step: int, chains: dict[Hashable, deque[Arrival]], can_hold: bool,
+    ) -> int:
+        """Which chain's first arrival lands next (0: the oldest), or, as the last option
+        where `can_hold`, none: the rest waits behind the queued work."""
+        count = len(chains)
+        options = count + can_hold
+        now = self._clock.now_us
+        heads = [describe(chain[0].handles[0])
+                 for chain in itertools.islice(chains.values(), WHY_NAMED)]
+        replay = self.replay
+        recorded: Decision | None = None
+        if replay is not None:
+            recorded = replay.decide(step, now, options)
+            pick = recorded.chosen
+        else:
+            kind = TIMER_TIE if self._clock.tie else "aio ready order"
+            more = f" and {count - WHY_NAMED} more" if count > WHY_NAMED else ""
+            hold = (
+                f"; or hold them behind {len(self.fifo)} queued: "
+                f"{', '.join(self._named(self.fifo, WHY_NAMED))}" if can_hold else ""
+            )
+            why = (f"{kind} at t={format_time(now)}, step {step}: which lands next: "
+                   f"{', '.join(heads)}{more}{hold}")
+            pick = self._chooser.choose(options, why)
+            if not (isinstance(pick, int) and 0 <= pick < options):
+                raise ValueError(
+                    f"chooser picked {pick!r} of {options} options (0..{options - 1})"
+                )
+        if pick == count:
+            ran = HELD + ", ".join(heads[:OVERTAKEN_NAMED])
+            overtaken = self._named(self.fifo, OVERTAKEN_NAMED)
+        else:
+            ran = heads[pick] if pick < len(heads) else describe(
+                next(itertools.islice(chains.values(), pick, None))[0].handles[0])
+            overtaken = tuple(heads[:min(pick, OVERTAKEN_NAMED)])
+        if replay is not None and recorded is not None:
+            replay.confirm(recorded, step, now, ran, overtaken)
+        self.schedule.decisions.append(Decision(step, now, options, pick, ran, overtaken))
+        return pick
+
+    @staticmethod
+    def _named(lane: Lane, count: int) -> tuple[str, ...]:
+        return tuple(describe(handle) for handle in itertools.islice(lane, count))
+
+    def next_handle(self, step: int) -> asyncio.Handle:
+        """The callback to run at `step`, taken off the queue (which is not empty)."""
+        self.todo -= 1
+        if self.reorder_all and len(self.fifo) > 1:
+            return self._choose_any(step)
+        return self.fifo.popleft()
+
+    def _choose_any(self, step: int) -> asyncio.Handle:
+        fifo = self.fifo
+        live = [handle for handle in fifo if not handle._cancelled]
+        if len(live) <= 1:
+            return fifo.popleft()
+        pick = self._decide_any(step, len(live), live.__getitem__)
+        handle = live[pick]
+        fifo.remove(handle)
         return handle
 
-    def _choose_any(self, lanes: deque[Lane], step: int) -> asyncio.Handle | None:
-        ready = [
-            (lane, handle) for lane in lanes for handle in lane
-            if not handle._cancelled
-        ]
-        if not ready:
-            lanes.clear()
-            return None
-        count = len(ready)
-        pick = 0 if count == 1 else self._decide(step, count, lambda i: ready[i][1])
-        lane, handle = ready[pick]
-        lane.remove(handle)
-        if not lane:
-            lanes.remove(lane)
-        return handle
-
-    def _decide(self, step: int, count: int, option: Callable[[int], asyncio.Handle]) -> int:
+    def _decide_any(
+        self, step: int, count: int, option: Callable[[int], asyncio.Handle],
+    ) -> int:
         now = self._clock.now_us
         replay = self.replay
         recorded: Decision | None = None
@@ -113,15 +217,16 @@ class ReadyOrder:
 
     def put_back(self, handle: asyncio.Handle) -> None:
         """`handle`, taken but not run, is ready again, first."""
-        self.lanes.appendleft(deque((handle,)))
+        self.fifo.appendleft(handle)
+        self.todo += 1
 
     def heads(self) -> str:
-        """The lane heads, named as in a chooser's `why`."""
-        return ", ".join(describe(lane[0]) for lane in list(self.lanes)[:WHY_NAMED])
+        """The first queued callbacks, named as in a chooser's `why`."""
+        return ", ".join(self._named(self.fifo, WHY_NAMED))
 
     def forced(self, step: int, handle: asyncio.Handle) -> ScheduleDivergence | None:
-        """In replay, the error when `step`, one with the single option `handle`, is one
-        the recording had a choice at."""
+        """In replay, the error when `step`, one with no choice, is one the recording had
+        a choice at."""
         if self.replay is not None and step == self.replay.next_step:
             return self.replay.forced(step, self._clock.now_us, describe(handle))
         return None
@@ -137,3 +242,15 @@ class ReadyOrder:
         self._chooser = FirstChooser()
         self.replay = None
         self.schedule = Schedule(legality=self._legality)
+
+    def clear(self) -> None:
+        self.fifo.clear()
+        self.pending.clear()
+        self.todo = 0
+
+
+def _cancelled(arrival: Arrival) -> bool:
+    """A timer cancelled before it landed (a batch from outside lands whatever it holds:
+    its cancelled callbacks are skipped as they come up)."""
+    handles = arrival.handles
+    return len(handles) == 1 and handles[0]._cancelled

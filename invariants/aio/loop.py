@@ -17,14 +17,25 @@ from __future__ import annotations
 
 import asyncio
 import math
+import time
+from asyncio.base_events import _format_handle  # type: ignore[attr-defined]
+from asyncio.log import logger
 from collections import deque
 from collections.abc import Callable, Coroutine, Generator
 from contextvars import Context
 from typing import Any, TypeVar, TypeVarTuple, Unpack
 
 from invariants.adapter import Chooser, FirstChooser
+from invariants.aio import arguments
+from invariants.aio.asyncgens import AsyncGenHooks
 from invariants.aio.clock import US, Clock
-from invariants.aio.diagnostics import DEFAULT_STEP_BUDGET, StepBudget, stuck_message
+from invariants.aio.diagnostics import (
+    DEFAULT_STEP_BUDGET,
+    DEFAULT_TIME_LIMIT,
+    StepBudget,
+    overtime_message,
+    stuck_message,
+)
 from invariants.aio.drive import Drive
 from invariants.aio.errors import Stuck
 from invariants.aio.fences import FencedEventLoop
@@ -32,45 +43,70 @@ from invariants.aio.lanes import Lane, ReadyOrder
 from invariants.aio.schedule import Legality, Schedule
 from invariants.aio.tasks import TaskBook
 
-__all__ = ["DEFAULT_STEP_BUDGET", "VirtualLoop"]
+__all__ = ["DEFAULT_STEP_BUDGET", "DEFAULT_TIME_LIMIT", "VirtualLoop"]
 
 _T = TypeVar("_T")
+_perf_counter = time.perf_counter  # bound now: the real clock, whatever patches `time` later
 _Ts = TypeVarTuple("_Ts")
 
 
-class VirtualLoop(FencedEventLoop):
+class VirtualLoop(AsyncGenHooks, FencedEventLoop):
     """An asyncio event loop in virtual time whose ready order comes from `chooser`.
 
-    `legality` is `Legality.LANES` (only schedules production can run) or `Legality.REORDER_ALL`
-    (any ready callback next). `replay`, a recorded `Schedule`, takes every choice from the
-    recording and raises `ScheduleDivergence` at the first step the run differs from it.
+    `legality` is `Legality.PRODUCTION` (only schedules production can run) or
+    `Legality.REORDER_ALL` (any ready callback next). `replay`, a recorded `Schedule`,
+    takes every choice from the recording and raises `ScheduleDivergence` at the first step
+    the run differs from it.
     `step_budget` steps may run at one virtual instant before `Runaway` (None: no bound).
+    `time_limit` seconds of virtual time may pass in `run_until_complete` before it raises
+    `Stuck` (None: no bound): awaited work that cannot finish while timers keep firing (a
+    heartbeat beside a `main` waiting for ever) would otherwise run for ever.
     """
 
     def __init__(
         self,
         chooser: Chooser | None = None,
         *,
-        legality: Legality = Legality.LANES,
+        legality: Legality | str = Legality.PRODUCTION,
         replay: Schedule | None = None,
         step_budget: int | None = DEFAULT_STEP_BUDGET,
+        time_limit: float | None = DEFAULT_TIME_LIMIT,
     ) -> None:
+        if time_limit is not None and not (
+            isinstance(time_limit, int | float) and not isinstance(time_limit, bool)
+            and 0 < time_limit < math.inf
+        ):
+            raise ValueError(
+                f"time_limit must be a positive number of seconds or None, got {time_limit!r}"
+            )
+        legality = arguments.legality(legality)
+        step_budget = arguments.step_budget(step_budget)
         super().__init__()
         self._clock_resolution = 1e-6
         self._clock = Clock()
-        # The lane being filled (what `call_soon` appends to: BaseEventLoop's `_ready`),
-        # sealed into the ready order at the next step.
-        self._ready: Lane = deque()
         self._order = ReadyOrder(
             self._clock, chooser if chooser is not None else FirstChooser(), legality, replay,
         )
+        # What `call_soon` appends to (BaseEventLoop's `_ready`): while the loop runs, the
+        # FIFO queue itself; between drives, work from outside, which arrives as the next
+        # drive starts (`fresh_lane` makes each batch an arrival of its own).
+        self._ready: Lane = deque()
+        self._stop_asked = False  # `stop()`, obeyed as the iteration ends (as asyncio does)
+        self._iterated = False  # an iteration began in this drive (a stop before it: one)
         self._budget = StepBudget(step_budget)
+        # How much virtual time `run_until_complete` may take (None: no bound), and the
+        # instant the outermost one under way must end by.
+        self._time_limit_us = None if time_limit is None else round(time_limit * US)
+        self._limit_at: int | None = None
         self._step = 0
         self._tasks = TaskBook(self)
         self._drive = Drive()
         # What a harness kit attaches (a trace log, a fault book), found through the
         # running loop by code that must stay a no-op outside the harness.
         self.rig: object | None = None
+        # An error that must end the drive once the callback running now returns (see
+        # `abort_step`).
+        self._abort: BaseException | None = None
         self._clock_moved()
 
     # The clock, and what has run.
@@ -154,38 +190,77 @@ class VirtualLoop(FencedEventLoop):
     # One step.
 
     def _run_once(self) -> None:
-        fresh = self._ready
         order = self._order
-        lanes = order.lanes
-        if fresh:
-            lanes.append(fresh)
-            self._ready = deque()
-        clock = self._clock
-        timers = clock.timers
-        if timers and timers[0][0] <= clock.now_us:
-            order.add_timers(clock.release_due())
-        handle: asyncio.Handle | None
-        if len(lanes) == 1 and not (order.reorder_all and len(lanes[0]) > 1):
-            lane = lanes[0]
-            handle = lane.popleft()
-            if not lane:
-                lanes.clear()
-            if handle._cancelled:
+        if not order.todo:  # an iteration begins: arrivals land, or time moves
+            if self._stop_asked and self._iterated:
+                self._stopping = True
                 return
-        elif lanes:
-            handle = order.choose(self._step + 1)
-            if handle is None:
-                return
+            self._iterated = True
+            order.begin_iteration(self._step + 1)
             if order.replay is not None:  # a replayed choice moves the next one recorded
                 self._budget.rearm(order.replay_at)
-        else:
-            self._when_idle()
+            if not order.fifo:
+                self._when_idle()
+                return
+        handle = order.next_handle(self._step + 1)
+        if handle._cancelled:
             return
         step = self._step + 1
         self._step = step
         if step >= self._budget.alarm_step:
             self._alarm(step, handle)
+        if self._debug:  # type: ignore[attr-defined]
+            self._run_timed(handle)
+        else:
+            handle._run()
+        if self._abort is not None:
+            self._raise_abort(handle)
+
+    def _run_timed(self, handle: asyncio.Handle) -> None:
+        """Debug mode: asyncio's slow-callback warning, on the real time a callback took
+        (virtual time stands still within a step)."""
+        started = _perf_counter()
         handle._run()
+        took = _perf_counter() - started
+        if took >= self.slow_callback_duration:
+            logger.warning("Executing %s took %.3f seconds", _format_handle(handle), took)
+
+    def stop(self) -> None:
+        """Stop once the callbacks of the iteration under way have run, as asyncio does."""
+        self._stop_asked = True
+
+    def run_forever(self) -> None:
+        self._begin_drive()
+        try:
+            super().run_forever()
+        finally:
+            self._end_drive()
+
+    def _begin_drive(self) -> None:
+        """Work scheduled from outside since the last drive arrives; the loop's own
+        scheduling goes to the FIFO queue."""
+        self.fresh_lane()
+        self._ready = self._order.fifo
+        self._iterated = False
+
+    def _end_drive(self) -> None:
+        self._ready = deque()
+        self._stop_asked = False
+
+    def abort_step(self, error: BaseException) -> None:
+        """End the drive with `error` as soon as the callback running now returns. For an
+        error that must reach whoever drives the loop from wherever it was raised (the
+        harness's step budget, which may land inside a task: a task keeps an exception
+        raised in it as its result, and the loop would carry on)."""
+        self._abort = error
+
+    def _raise_abort(self, handle: asyncio.Handle) -> None:
+        error, self._abort = self._abort, None
+        task = getattr(handle._callback, "__self__", None)  # type: ignore[attr-defined]
+        if isinstance(task, asyncio.Task) and task.done() and not task.cancelled():
+            task.exception()  # retrieved: the error is raised here, not logged at exit
+        assert error is not None
+        raise error
 
     def _alarm(self, step: int, handle: asyncio.Handle) -> None:
         """A runaway, or a replayed run reaching a recorded decision with one option."""
@@ -198,13 +273,18 @@ class VirtualLoop(FencedEventLoop):
         raise self._budget.runaway(step, self._clock.now_us, self._order.heads())
 
     def _when_idle(self) -> None:
-        """Nothing is ready: jump to the earliest live timer, or end the drive, or stuck."""
+        """Nothing is ready: jump to the earliest live timer (its iteration lands it), or
+        end the drive, or stuck."""
         clock, drive = self._clock, self._drive
         due = clock.next_due()
         if due is not None and drive.wakes(due):
+            if self._limit_at is not None and due > self._limit_at:
+                raise Stuck(overtime_message(
+                    clock.now_us, self._step, self._time_limit_us or 0, drive.awaited,
+                    asyncio.all_tasks(self),
+                ))
             clock.now_us = due
             self._clock_moved()
-            self._order.add_timers(clock.release_due())
             return
         if drive.deadline_us is None:
             raise Stuck(stuck_message(
@@ -228,29 +308,33 @@ class VirtualLoop(FencedEventLoop):
         if new_task:
             awaited._log_destroy_pending = False  # type: ignore[attr-defined]
         self._drive.awaited.append(awaited)
+        outermost = self._limit_at is None and self._time_limit_us is not None
+        if outermost:
+            self._limit_at = self._clock.now_us + (self._time_limit_us or 0)
         try:
             result = super().run_until_complete(awaited)
         finally:
+            if outermost:
+                self._limit_at = None
             self._drive.awaited.pop()
             self._tasks.forget_started()
+            self._abort = None
         self.raise_fenced()
         return result
 
     def advance(self, ms: int) -> None:
         """Run everything due within the next `ms` virtual milliseconds (inclusive); the
         clock then reads exactly `ms` later."""
-        self.advance_us(ms * 1000)
+        self.advance_us(arguments.whole("advance", "ms", ms, "milliseconds") * 1000)
 
     def advance_us(self, us: int) -> None:
-        if us < 0:
-            raise ValueError(f"advance: the time must be >= 0, got {us} us")
+        us = arguments.whole("advance_us", "us", us, "microseconds")
         self._drive_to(self._clock.now_us + us, until_idle=False)
 
     def run_until_idle(self, limit_ms: int) -> bool:
         """Run until nothing is ready and no timer is armed (True; the clock stays at the
         last step) or `limit_ms` virtual milliseconds passed (False)."""
-        if limit_ms < 0:
-            raise ValueError(f"run_until_idle: limit_ms must be >= 0, got {limit_ms}")
+        limit_ms = arguments.whole("run_until_idle", "limit_ms", limit_ms, "milliseconds")
         return self._drive_to(self._clock.now_us + limit_ms * 1000, until_idle=True)
 
     def _drive_to(self, deadline_us: int, *, until_idle: bool) -> bool:
@@ -258,14 +342,17 @@ class VirtualLoop(FencedEventLoop):
             idle = self._drive.run(self, deadline_us, until_idle=until_idle)
         finally:
             self._tasks.forget_started()
+            self._abort = None
         self.raise_fenced()
         return idle
 
     def fresh_lane(self) -> None:
-        """Callbacks scheduled from outside the loop after this call form a new lane:
-        independent of those scheduled before (two posts, say), so either may go first."""
-        if self._ready:
-            self._order.lanes.append(self._ready)
+        """Callbacks scheduled from outside the loop after this call arrive apart from
+        those scheduled before (two posts, say): either may land first. From inside a
+        running step, nothing: what a step schedules is the FIFO queue's."""
+        ready = self._ready
+        if ready and ready is not self._order.fifo:
+            self._order.outside(ready)
             self._ready = deque()
 
     def check_replay_finished(self) -> None:
@@ -282,7 +369,7 @@ class VirtualLoop(FencedEventLoop):
 
     def close(self) -> None:
         super().close()
-        self._order.lanes.clear()
+        self._order.clear()
         self._clock.timers.clear()
 
     def __del__(self) -> None:

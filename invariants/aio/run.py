@@ -9,7 +9,7 @@ from typing import Any, Generic, TypeVar
 
 from invariants.adapter import Chooser
 from invariants.aio.errors import VirtualLoopError
-from invariants.aio.loop import DEFAULT_STEP_BUDGET, VirtualLoop
+from invariants.aio.loop import DEFAULT_STEP_BUDGET, DEFAULT_TIME_LIMIT, VirtualLoop
 from invariants.aio.schedule import Legality, Schedule
 
 _T = TypeVar("_T")
@@ -29,15 +29,22 @@ def run(
     main: Coroutine[Any, Any, _T],
     *,
     chooser: Chooser | None = None,
-    legality: Legality = Legality.LANES,
+    legality: Legality | str = Legality.PRODUCTION,
     replay: Schedule | None = None,
     step_budget: int | None = DEFAULT_STEP_BUDGET,
+    time_limit: float | None = DEFAULT_TIME_LIMIT,
 ) -> RunResult[_T]:
     """Run `main` to completion on a new `VirtualLoop`, as `asyncio.run` would: raises
-    `Stuck` when it can never finish, `Runaway` past the step budget, `FencedCall` for a
+    `Stuck` when it can never finish (or is unfinished after `time_limit` seconds of
+    virtual time), `Runaway` past the step budget, `FencedCall` for a
     fenced call (even one the program caught), and, replaying, `ScheduleDivergence`. Tasks
     left pending are cancelled and run out FIFO, unrecorded, before the loop closes."""
-    loop = VirtualLoop(chooser, legality=legality, replay=replay, step_budget=step_budget)
+    try:
+        loop = VirtualLoop(chooser, legality=legality, replay=replay, step_budget=step_budget,
+                           time_limit=time_limit)
+    except (TypeError, ValueError):
+        main.close()  # a bad argument: `main` will never run, so no "never awaited" either
+        raise
     try:
         result = loop.run_until_complete(main)
         loop.check_replay_finished()

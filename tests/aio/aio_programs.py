@@ -54,6 +54,23 @@ async def same_instant(log: list[str]) -> None:
     await asyncio.gather(*(asyncio.create_task(worker(n), name=n) for n in "abc"))
 
 
+async def crossing(log: list[str]) -> None:
+    """Three workers whose chains cross at 30 ms: each armed its last timer at another
+    instant (0, 10 and 20 ms), so their wake-ups are a three-way timer tie."""
+    loop = asyncio.get_running_loop()
+
+    async def worker(name: str, *sleeps: float) -> None:
+        for seconds in sleeps:
+            await asyncio.sleep(seconds)
+        log.append(f"{name}@{loop.time():.3f}")
+
+    await asyncio.gather(
+        asyncio.create_task(worker("a", 0.030), name="a"),
+        asyncio.create_task(worker("b", 0.010, 0.020), name="b"),
+        asyncio.create_task(worker("c", 0.020, 0.010), name="c"),
+    )
+
+
 async def chains_meet(log: list[str]) -> None:
     """Two chains of work meeting: a 20 ms sleep armed at 0 and a 10 ms one armed at 10 ms,
     both due at 20 ms (a cooldown ending as a leg lands), each wake-up logged."""
@@ -67,8 +84,9 @@ async def chains_meet(log: list[str]) -> None:
 
 
 async def reply_or_timeout(log: list[str]) -> None:
-    """A reply due at 100 ms against an `asyncio.timeout(0.1)`: a timer tie the chooser
-    settles (the race production meets when a reply lands on its deadline)."""
+    """A reply due at 100 ms, sent back at 50 ms over a 50 ms hop, against an
+    `asyncio.timeout(0.1)` armed at 0: a timer tie the chooser settles (the race production
+    meets when a reply lands on its deadline)."""
     loop = asyncio.get_running_loop()
     reply: asyncio.Future[str] = loop.create_future()
 
@@ -76,7 +94,7 @@ async def reply_or_timeout(log: list[str]) -> None:
         if not reply.done():
             reply.set_result("reply")
 
-    loop.call_later(0.1, answer)
+    loop.call_later(0.05, loop.call_later, 0.05, answer)
     try:
         async with asyncio.timeout(0.1):
             log.append(await reply)
@@ -122,12 +140,15 @@ async def hash_ordered(log: list[str]) -> None:
 
 
 async def mixed(log: list[str]) -> None:
-    """Everything at once: the same-instant workers, the reply race and the ping-pong."""
-    await asyncio.gather(same_instant(log), reply_or_timeout(log), ping_pong(log))
+    """Everything at once: the same-instant and crossing workers, the reply race and the
+    ping-pong."""
+    await asyncio.gather(same_instant(log), crossing(log), reply_or_timeout(log),
+                         ping_pong(log))
 
 
 PROGRAMS: dict[str, Callable[[list[str]], Coroutine[Any, Any, None]]] = {
     "same_instant": same_instant,
+    "crossing": crossing,
     "reply_or_timeout": reply_or_timeout,
     "ping_pong": ping_pong,
     "hash_ordered": hash_ordered,

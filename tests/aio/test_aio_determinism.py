@@ -81,23 +81,23 @@ def test_a_replay_under_another_hash_seed_names_the_first_divergent_step(
 
 
 def test_replay_divergences_in_one_process() -> None:
-    _, schedule = run_program("same_instant", SeededChooser(3))
+    _, schedule = run_program("crossing", SeededChooser(3))
     with pytest.raises(ScheduleDivergence, match="this run had 3 options; the recording"):
-        run_program("same_instant", replay=_with(schedule, options=2))
+        run_program("crossing", replay=_with(schedule, options=2))
     with pytest.raises(ScheduleDivergence, match="recording had no choice here"):
-        run_program("same_instant", replay=_with(schedule, step=+1))
+        run_program("crossing", replay=_with(schedule, step=+1))
     with pytest.raises(ScheduleDivergence, match="this run had one option"):
-        run_program("same_instant", replay=_with(schedule, step=-4))
+        run_program("crossing", replay=_with(schedule, step=-4))
     with pytest.raises(ScheduleDivergence, match="the recording has no more choices"):
-        run_program("same_instant", replay=Schedule(decisions=schedule.decisions[:1]))
+        run_program("crossing", replay=Schedule(decisions=schedule.decisions[:1]))
     extra = Schedule(decisions=[*schedule.decisions, schedule.decisions[-1]])
     extra.decisions[-1] = _shifted(extra.decisions[-1], 10_000)
     with pytest.raises(ScheduleDivergence, match=r"recorded choice\(s\) left"):
-        run_program("same_instant", replay=extra)
+        run_program("crossing", replay=extra)
 
 
 def test_a_recording_names_its_python_and_a_divergence_says_so_when_it_differs() -> None:
-    _, schedule = run_program("same_instant", SeededChooser(3))
+    _, schedule = run_program("crossing", SeededChooser(3))
     assert schedule.python == f"{sys.version_info.major}.{sys.version_info.minor}." + str(
         sys.version_info.micro
     )
@@ -105,7 +105,7 @@ def test_a_recording_names_its_python_and_a_divergence_says_so_when_it_differs()
     elsewhere.python = "3.99.0"
     elsewhere.decisions[0] = _with(elsewhere, options=9).decisions[0]
     with pytest.raises(ScheduleDivergence, match=r"\(recorded on Python 3.99.0, replayed on"):
-        run_program("same_instant", replay=elsewhere)
+        run_program("crossing", replay=elsewhere)
 
 
 def test_the_loop_keeps_the_recording_it_was_given() -> None:

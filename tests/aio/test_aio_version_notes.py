@@ -1,7 +1,8 @@
 """The reply/timeout race, explored over every schedule of a small program: a reply that
-lands on its deadline is delivered and still lost with `asyncio.timeout` on 3.11-3.13,
-and with `asyncio.wait_for` only from 3.12 (3.11's wait_for returns a reply that arrived
-before it woke)."""
+lands on its deadline (sent back over a hop, so its timer and the timeout's were armed at
+different instants and may fall due in either order) is delivered and still lost with
+`asyncio.timeout` on 3.11-3.13, and with `asyncio.wait_for` only from 3.12 (3.11's
+wait_for returns a reply that arrived before it woke)."""
 
 from __future__ import annotations
 
@@ -22,7 +23,7 @@ async def reply_on_the_deadline(log: list[str], use_wait_for: bool) -> None:
         if not reply.done():
             reply.set_result("reply")
 
-    loop.call_later(0.1, answer)
+    loop.call_later(0.05, loop.call_later, 0.05, answer)  # sent back at 50 ms over a hop
     try:
         if use_wait_for:
             log.append(await asyncio.wait_for(reply, 0.1))

@@ -16,7 +16,7 @@ from typing import Any
 from harness.jobs import Command
 from harness.params import add_param_option, parse_assignments
 from harness.settings import Overrides, for_command, importing_from
-from invariants.adapter import DEFAULT_CAPABILITIES, AdapterExited, Capability
+from invariants.adapter import DEFAULT_CAPABILITIES, AdapterExited, Capability, MeshHung
 from invariants.adapter_spec import load_factory
 from invariants.conformance.determinism import guarded
 from invariants.conformance.programs import PROGRAMS, conformance, result_lines
@@ -62,6 +62,9 @@ def _check_one(spec: str, factory: Any, params: Any) -> bool:
     try:
         declared, results = conformance(factory, params)
         results = guarded(spec, factory, results)
+    except MeshHung as exc:  # the harness's verdict on a step: no code of the mesh's to show
+        print(f"  {exc}", flush=True)
+        return False
     except Exception as exc:  # the adapter or its mesh raised: its traceback, then one line
         print(own_traceback(exc, (*HIDDEN_PACKAGES, "harness")), end="", file=sys.stderr)
         line = str(exc) if isinstance(exc, AdapterExited) else (
