@@ -6,7 +6,7 @@ the fault book: removing a hub, say). The base class provides the rest of the pr
 `advance`, `run_until_idle`, `now_ms`, `trace`, `inject` (the `FAULT_INJECTED` event, the
 fault book, `TURN_BLOCKED` / `TURN_RELEASED` around a block), and `capabilities`.
 
-`spawn(coro)` schedules the mesh's coroutine in a lane of its own and runs nothing: a
+`spawn(coro)` schedules the mesh's coroutine as an arrival of its own and runs nothing: a
 `post` that spawns its delivery is carried out by the next `advance` or `run_until_idle`,
 so "post, then advance" means what it means on any adapter, and two posts before one
 `advance` are independent (the chooser may run either first).
@@ -127,7 +127,7 @@ class AsyncMeshAdapter:
 
     def spawn(self, coro: Coroutine[Any, Any, _T], *, name: str | None = None
               ) -> asyncio.Task[_T]:
-        """Schedule `coro` as a task in a lane of its own; nothing runs until the next
+        """Schedule `coro` as a task arriving on its own; nothing runs until the next
         `advance` or `run_until_idle`."""
         self.loop.fresh_lane()
         task = self.loop.create_task(coro, name=name)

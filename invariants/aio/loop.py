@@ -1,16 +1,15 @@
 """The virtual-time event loop: one ready callback per step, the order asked of a Chooser.
 
 Time moves only when nothing is ready: the clock (integer microseconds) jumps to the
-earliest live timer. Each step's `call_soon` callbacks form a lane, kept FIFO; the chooser
-picks among lane heads, and so among timers due at the same instant (each due timer is a
-lane of its own). Concatenated in creation order the lanes are asyncio's own call order,
-so option 0 at every decision, `FirstChooser`'s, is plain FIFO. With a single option the
-chooser is not asked; every decision with more is recorded in `schedule`. A decision at
-an instant where a timeout fell due, or where timers armed at different instants fell due
-together, is a timer tie (its `why` says so: `TIMER_TIE`): what runs before the timeout,
-and between it and the wake-up of the task it cancels, decides whether a reply landing on
-its deadline counts; two chains of work meeting (a cooldown ending as a post lands) race
-the same way.
+earliest live timer. The ready queue is FIFO and runs in iterations, as asyncio's does;
+the chooser decides only where due timers and calls from outside the loop land in it
+(`invariants.aio.lanes`), so option 0 at every decision, `FirstChooser`'s, is the stock
+loop's order. With a single option the chooser is not asked; every decision with more is
+recorded in `schedule`. A decision at an instant where a timeout fell due, or where timers
+armed at different instants fell due together, is a timer tie (its `why` says so:
+`TIMER_TIE`): what lands before the timeout, and what runs between it and the wake-up of
+the task it cancels, decides whether a reply landing on its deadline counts; two chains of
+work meeting (a cooldown ending as a post lands) race the same way.
 """
 
 from __future__ import annotations
