@@ -4,15 +4,17 @@ A spec names an importable module and a callable in it (dotted attributes allowe
 `pkg.mod:Factory.create`) that takes a `Chooser` and returns a `MeshAdapter`. Every entry
 point loads factories here (the plugin, `check`, `adapter-check`, `fuzz` and its workers).
 Every problem is one line naming where the spec came from (`--harness-adapter`,
-`[tool.harness] adapter`, ...), so a typo is obvious.
+`[tool.harness] adapter`, ...), so a typo is obvious: a factory that returns None or a
+plain value (a dict, a coroutine) is found as it loads, by calling it once.
 """
 
 from __future__ import annotations
 
 import importlib
+import inspect
 from typing import cast
 
-from invariants.adapter import AdapterFactory
+from invariants.adapter import AdapterFactory, FirstChooser, calling_adapter
 from invariants.user_errors import UserError
 
 REFERENCE_ADAPTER = "reference_impl.adapter:make_adapter"
@@ -60,5 +62,29 @@ def load_factory(spec: str, origin: str) -> AdapterFactory:
         raise AdapterSpecError(
             f"{origin}: {spec!r} is a {type(target).__name__}, not a callable factory"
         )
-    return cast(AdapterFactory, target)
+    factory = cast(AdapterFactory, target)
+    _check_returns_an_adapter(factory, spec, origin)
+    return factory
+
+
+def _check_returns_an_adapter(factory: AdapterFactory, spec: str, origin: str) -> None:
+    """Call `factory` once: None or a built-in value (a dict, a coroutine) is no adapter,
+    and every later call would fail far from the spec (`'dict' object has no attribute
+    'create_hub'`). A factory that raises is left to the entry point, which reports what
+    the adapter raised as it does for any step."""
+    try:
+        with calling_adapter(spec, "from its factory"):
+            made: object = factory(FirstChooser())
+    except Exception:
+        return
+    if made is not None and type(made).__module__ != "builtins":
+        return  # an object of the mesh's own: the adapter (conformance judges the rest)
+    what = "None" if made is None else f"a {type(made).__name__}"
+    hint = (" (an `async def` factory? it must build the adapter and return it)"
+            if inspect.iscoroutine(made) else "")
+    if inspect.iscoroutine(made):
+        made.close()  # never to be awaited: no "never awaited" warning either
+    raise AdapterSpecError(
+        f"{origin}: factory {spec!r} returned {what}, not a mesh adapter{hint}"
+    )
 
