@@ -80,14 +80,18 @@ class Clock:
                 self._cancelled -= 1
             else:
                 due.append((timer, armed))
-                if not self.tie:
-                    self._note_due(timer, armed)
         return due
 
-    def _note_due(self, timer: asyncio.TimerHandle, armed: int) -> None:
-        if self._first_armed is None:
-            self._first_armed = armed
-        self.tie = armed != self._first_armed or _is_timeout(timer)
+    def note_ties(self, due: list[tuple[asyncio.TimerHandle, int]]) -> None:
+        """`due` fell due at this instant with a choice to make about them: note whether
+        the instant's choices are timer ties. (A timer that falls due alone, nothing else
+        waiting, lands with no choice, and nothing arriving later in its instant has one.)"""
+        for timer, armed in due:
+            if self.tie:
+                return
+            if self._first_armed is None:
+                self._first_armed = armed
+            self.tie = armed != self._first_armed or _is_timeout(timer)
 
     def next_due(self) -> int | None:
         """When the earliest live timer is due (cancelled ones at the head are dropped

@@ -90,16 +90,22 @@ class ReadyOrder:
     def begin_iteration(self, step: int) -> None:
         """An iteration begins before `step`: due timers arrive, arrivals land or are
         held, and the callbacks queued now are the iteration's."""
-        clock = self._clock
+        clock, fifo, pending = self._clock, self.fifo, self.pending
         if clock.timers and clock.timers[0][0] <= clock.now_us:
+            due = clock.release_due()
+            if len(due) == 1 and not pending and not fifo:  # one timer alone: no choice
+                fifo.append(due[0][0])
+                self.todo = 1
+                return
+            clock.note_ties(due)
             now = clock.now_us
-            self.pending.extend(
-                Arrival(deque((timer,)), ("timer", armed), armed == now)
-                for timer, armed in clock.release_due()
-            )
-        if self.pending:
+            pending.extend(Arrival(deque((timer,)), ("timer", armed), armed == now)
+                           for timer, armed in due)
+        if len(pending) == 1 and not fifo:  # one arrival alone: no choice
+            fifo.extend(pending.pop().handles)
+        elif pending:
             self._land(step)
-        self.todo = len(self.fifo)
+        self.todo = len(fifo)
 
     def _land(self, step: int) -> None:
         """Land the arrivals: which comes next among the first of each chain (option 0,

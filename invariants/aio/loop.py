@@ -46,6 +46,7 @@ __all__ = ["DEFAULT_STEP_BUDGET", "DEFAULT_TIME_LIMIT", "VirtualLoop"]
 
 _T = TypeVar("_T")
 _perf_counter = time.perf_counter  # bound now: the real clock, whatever patches `time` later
+_HORIZON = 1e12  # seconds: a finite delay below it is a plain sum of microseconds
 _Ts = TypeVarTuple("_Ts")
 
 
@@ -143,7 +144,10 @@ class VirtualLoop(AsyncGenHooks, FencedEventLoop):
         self, delay: float, callback: Callable[[Unpack[_Ts]], object], *args: *_Ts,
         context: Context | None = None,
     ) -> asyncio.TimerHandle:
-        return self._timer(self._clock.after(delay), callback, args, context)
+        clock = self._clock
+        if delay.__class__ is float and 0.0 <= delay < _HORIZON:  # the common case, inline
+            return self._timer(clock.now_us + round(delay * US), callback, args, context)
+        return self._timer(clock.after(delay), callback, args, context)
 
     def call_at(
         self, when: float, callback: Callable[[Unpack[_Ts]], object], *args: *_Ts,
@@ -196,10 +200,13 @@ class VirtualLoop(AsyncGenHooks, FencedEventLoop):
                 return
             self._iterated = True
             order.begin_iteration(self._step + 1)
+            if not order.fifo:
+                if not self._when_idle():
+                    return
+                order.begin_iteration(self._step + 1)  # what fell due at the new instant
             if order.replay is not None:  # a replayed choice moves the next one recorded
                 self._budget.rearm(order.replay_at)
             if not order.fifo:
-                self._when_idle()
                 return
         handle = order.next_handle(self._step + 1)
         if handle._cancelled:
@@ -271,9 +278,9 @@ class VirtualLoop(AsyncGenHooks, FencedEventLoop):
             raise forced
         raise self._budget.runaway(step, self._clock.now_us, self._order.heads())
 
-    def _when_idle(self) -> None:
-        """Nothing is ready: jump to the earliest live timer (its iteration lands it), or
-        end the drive, or stuck."""
+    def _when_idle(self) -> bool:
+        """Nothing is ready: jump to the earliest live timer (True: its iteration lands
+        it), or end the drive (False), or stuck."""
         clock, drive = self._clock, self._drive
         due = clock.next_due()
         if due is not None and drive.wakes(due):
@@ -284,7 +291,7 @@ class VirtualLoop(AsyncGenHooks, FencedEventLoop):
                 ))
             clock.now_us = due
             self._clock_moved()
-            return
+            return True
         if drive.deadline_us is None:
             raise Stuck(stuck_message(
                 clock.now_us, self._step, drive.awaited, asyncio.all_tasks(self),
@@ -294,6 +301,7 @@ class VirtualLoop(AsyncGenHooks, FencedEventLoop):
             clock.now_us = end
             self._clock_moved()
         self._stopping = True
+        return False
 
     # Entry points.
 
