@@ -140,6 +140,26 @@ GUARDED = {
             else:
                 target()
         """,
+    # `except*` handlers are wired as `except` handlers are (they cannot return)
+    "star-guard-in-try-body-then-else": """
+        def f(d):
+            try:
+                if not d.may_answer():
+                    return
+            except* OSError:
+                raise
+            else:
+                target()
+        """,
+    "star-handler-after-guard": """
+        def f(d):
+            if not d.may_answer():
+                return
+            try:
+                work()
+            except* OSError:
+                target()
+        """,
     "with-body": """
         def f(d):
             if not d.may_answer():
@@ -228,6 +248,24 @@ UNGUARDED = {
                 if not d.may_answer():
                     return
             except OSError:
+                target()
+        """,
+    "star-handler-reached-from-before-guard": """
+        def f(d):
+            try:
+                work()
+                if not d.may_answer():
+                    return
+            except* OSError:
+                target()
+        """,
+    "star-guard-in-one-handler-not-the-next": """
+        def f(d):
+            try:
+                work()
+            except* OSError:
+                assert d.may_answer()
+            except* ValueError:
                 target()
         """,
     "finally-reached-from-before-guard": """

@@ -11,7 +11,8 @@ call and a timeout-admitting predicate; an event-driven retry, an `if` on a
 timeout-admitting predicate whose true branch calls the non-idempotent call again or hands
 it to a scheduler as a callback; and an event-loop retry, a handler catching a timeout that
 schedules the call again (`loop.call_later(delay, self.deliver, d)`, `call_at`,
-`loop.create_task(self.deliver(d))`). A call listed in `idempotent_calls` never counts.
+`loop.create_task(self.deliver(d))`). A handler is `except` or `except*` alike. A call
+listed in `idempotent_calls` never counts.
 """
 
 from __future__ import annotations
@@ -44,11 +45,20 @@ IDEMPOTENT_CALLS = Names("idempotent_calls", ())
 _IF_IDEMPOTENT = "(or list it in idempotent_calls if repeating it is safe)"
 # Exception types a timeout also is (TimeoutError < OSError < Exception < BaseException).
 _TIMEOUT_BASES = ("OSError", "Exception", "BaseException")
-# Event-loop calls that run a callback (or a coroutine) later.
+# Event-loop calls that run a callback (or a coroutine) later, as methods of any receiver
+# (`loop.call_later`, `asyncio.create_task`, `tg.create_task`).
 _SCHEDULERS = frozenset(
     {"call_later", "call_at", "call_soon", "call_soon_threadsafe", "create_task",
      "ensure_future", "run_coroutine_threadsafe"}
 )
+# asyncio's functions among them, also called by a bare imported name (`create_task(...)`
+# after `from asyncio import create_task`).
+_ASYNCIO_SCHEDULERS = frozenset(
+    {"asyncio.create_task", "asyncio.ensure_future", "asyncio.run_coroutine_threadsafe"}
+)
+# tenacity's decorator and its iterator forms (`for attempt in Retrying(...)`,
+# `async for attempt in AsyncRetrying(...)`), matched on the last name
+_TENACITY_RETRIERS = frozenset({"retry", "Retrying", "AsyncRetrying"})
 
 
 def applies(ctx: FileContext) -> bool:
@@ -62,7 +72,8 @@ def prefilter(ctx: FileContext) -> bool:
     if not names or re.search(rf"\b(?:{names})\b", ctx.text) is None:
         return False
     exceptions = map(last_part, TIMEOUT_EXCEPTIONS.of(config))
-    triggers = (*TIMEOUT_PREDICATES.of(config), *exceptions, "retry")
+    # `AsyncRetrying(stop=...)` retries every exception and need not say "retry"
+    triggers = (*TIMEOUT_PREDICATES.of(config), *exceptions, *_TENACITY_RETRIERS)
     return any(word in ctx.text for word in triggers)
 
 
@@ -105,6 +116,18 @@ def _names_timeout(
     )
 
 
+# `except* T` runs its body when a T is raised, alone or in an exception group (a
+# TaskGroup's): to these shapes it catches a timeout wherever `except T` does.
+_HANDLERS = (cst.ExceptHandler, cst.ExceptStarHandler)
+
+
+def _report(ctx: FileContext, node: cst.CSTNode, message: str, symbol: str) -> None:
+    """One finding per call: nested loops or tries, two predicates in one gate, or two
+    shapes (a gate around a scheduler) may each meet the same call."""
+    if not ctx.reported(RULE_ID, node):
+        ctx.report(RULE_ID, node, message, symbol)
+
+
 def _inside(record: CallRecord, node: cst.CSTNode) -> bool:
     return any(ancestor is node for ancestor in record.ancestors)
 
@@ -117,12 +140,13 @@ def _ends_the_loop(body: cst.BaseSuite) -> bool:
     )
 
 
-def _tries_in(statements: Sequence[cst.BaseStatement]) -> Iterator[cst.Try]:
-    """Try statements in a loop body, not descending into nested defs."""
+def _tries_in(statements: Sequence[cst.BaseStatement]) -> Iterator[cst.Try | cst.TryStar]:
+    """Try statements (`except` or `except*`) in a loop body, not descending into nested
+    defs."""
     for statement in statements:
         if isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
             continue
-        if isinstance(statement, cst.Try):
+        if isinstance(statement, (cst.Try, cst.TryStar)):
             yield statement
         for block in child_blocks(statement):
             yield from _tries_in(block)
@@ -154,8 +178,8 @@ def _retry_loops(ctx: FileContext) -> None:
                 if (catches and not _ends_the_loop(handler.body)) or consults:
                     why = "catching a timeout" if catches else "a timeout-admitting predicate"
                     for record in sent:
-                        ctx.report(
-                            RULE_ID,
+                        _report(
+                            ctx,
                             record.node,
                             f"{_call_name(record.node)}() is re-sent after {why}: a timed-out "
                             "callee still holds the request; gate the retry on is_resendable "
@@ -170,10 +194,6 @@ def _call_name(call: cst.Call) -> str:
     if isinstance(func, cst.Attribute):
         return func.attr.value
     return func.value if isinstance(func, cst.Name) else "call"
-
-
-# tenacity's decorator and its iterator forms (`for attempt in Retrying(...)`)
-_TENACITY_RETRIERS = frozenset({"retry", "Retrying", "AsyncRetrying"})
 
 
 def _retry_admits_timeouts(ctx: FileContext, decorator: cst.BaseExpression) -> bool:
@@ -243,8 +263,8 @@ def _tenacity(ctx: FileContext) -> None:
         what = "is a non-idempotent call" if own_name else "makes a non-idempotent call"
         for decorator in function.decorators:
             if _retry_admits_timeouts(ctx, decorator.decorator):
-                ctx.report(
-                    RULE_ID,
+                _report(
+                    ctx,
                     decorator.decorator,
                     f"@retry on {function.name.value}() admits timeouts and it {what}: a "
                     f"timed-out callee still holds the request {_IF_IDEMPOTENT}",
@@ -265,8 +285,8 @@ def _helpers(ctx: FileContext) -> None:
                 and _is_non_idempotent(ctx, arg.body)
             )
             if sends or _non_idempotent_name(ctx, arg):
-                ctx.report(
-                    RULE_ID,
+                _report(
+                    ctx,
                     record.node,
                     "a non-idempotent call is retried under a timeout-admitting predicate: "
                     f"use is_resendable {_IF_IDEMPOTENT}",
@@ -297,8 +317,8 @@ def _gates(ctx: FileContext) -> None:
             continue  # `not is_transient(exc)`: its true branch gives up
         for sent in calls:
             if _inside(sent, gate.body) and _sends(ctx, sent.node):
-                ctx.report(
-                    RULE_ID,
+                _report(
+                    ctx,
                     sent.node,
                     "a non-idempotent call is re-sent behind a timeout-admitting gate: a "
                     "timed-out callee still holds the request; gate the retry on is_resendable "
@@ -316,8 +336,8 @@ def _tenacity_loops(ctx: FileContext) -> None:
             continue
         for record in ctx.calls:
             if _inside(record, loop.body) and _is_non_idempotent(ctx, record.node):
-                ctx.report(
-                    RULE_ID,
+                _report(
+                    ctx,
                     record.node,
                     f"{_call_name(record.node)}() is re-sent by a tenacity loop that admits "
                     f"timeouts: a timed-out callee still holds the request {_IF_IDEMPOTENT}",
@@ -325,28 +345,35 @@ def _tenacity_loops(ctx: FileContext) -> None:
                 )
 
 
+def _scheduler(ctx: FileContext, func: cst.BaseExpression) -> str | None:
+    """The scheduler's name when `func` is one: `x.call_later`, or a bare name imported from
+    asyncio (`create_task` after `from asyncio import create_task`)."""
+    if isinstance(func, cst.Attribute):
+        return func.attr.value if func.attr.value in _SCHEDULERS else None
+    name = ctx.name_of(func)
+    return last_part(name) if name in _ASYNCIO_SCHEDULERS else None
+
+
 def _scheduled(ctx: FileContext) -> None:
     """`except TimeoutError: loop.call_later(delay, self.deliver, d)`: a handler of a
     timeout hands the call to the event loop again (a gate on a predicate is `_gates`)."""
     for record in ctx.calls:
-        func = record.node.func
-        if not isinstance(func, cst.Attribute) or func.attr.value not in _SCHEDULERS:
+        scheduler = _scheduler(ctx, record.node.func)
+        if scheduler is None:
             continue
         if not any(_non_idempotent_name(ctx, a.value) or (
             isinstance(a.value, cst.Call) and _is_non_idempotent(ctx, a.value)
         ) for a in record.node.args):
             continue
         handler = next(
-            (a for a in reversed(record.ancestors) if isinstance(a, cst.ExceptHandler)), None
+            (a for a in reversed(record.ancestors) if isinstance(a, _HANDLERS)), None
         )
         if handler is None or not _names_timeout(ctx, handler.type):
             continue
-        if ctx.reported(RULE_ID, record.node):  # also behind a gate (`_gates`)
-            continue
-        ctx.report(
-            RULE_ID,
+        _report(
+            ctx,
             record.node,
-            f"{func.attr.value}() schedules a non-idempotent call again after a timeout: a "
+            f"{scheduler}() schedules a non-idempotent call again after a timeout: a "
             f"timed-out callee still holds the request; gate it on is_resendable "
             f"{_IF_IDEMPOTENT}",
             record.symbol,
@@ -449,6 +476,31 @@ class Router:
             await self.link.write(d)
         except RejectedError:
             self.loop.call_later(1.0, self.deliver, d)
+""",
+    # the same TaskGroup batch after a failure that is not a timeout, or a timeout it
+    # gives up on: `except*` is read as `except` is
+    """
+import asyncio
+
+async def deliver_batch(router, batch):
+    for attempt in range(3):
+        try:
+            async with asyncio.TaskGroup() as tg:
+                for d in batch:
+                    tg.create_task(router.deliver(d))
+            return
+        except* ValueError:
+            log.warning("batch rejected, re-sending")
+
+async def post_batch(hub, batch):
+    while True:
+        try:
+            async with asyncio.TaskGroup() as tg:
+                for d in batch:
+                    tg.create_task(hub.post(d))
+            return
+        except* (asyncio.TimeoutError, RejectedError):
+            raise
 """,
 )
 
@@ -575,6 +627,88 @@ class Router:
             self.loop.create_task(self.deliver(d))
 """,
         (9, 11, 17),
+    ),
+    (  # a batch re-sent through a TaskGroup after an `except*` timeout that only logs
+        """
+import asyncio
+
+async def deliver_batch(router, batch):
+    for attempt in range(3):
+        try:
+            async with asyncio.TaskGroup() as tg:
+                for d in batch:
+                    tg.create_task(router.deliver(d))
+            return
+        except* TimeoutError:
+            log.warning("batch timed out, re-sending")
+""",
+        (9,),
+    ),
+    (  # `except*` naming a timeout as `except` would: qualified, in a tuple, aliased; and
+       # an event-loop retry from an `except*` handler
+        """
+import asyncio
+import asyncio as aio
+from asyncio import TimeoutError as Expired
+
+async def post_batch(hub, batch):
+    while True:
+        try:
+            async with asyncio.TaskGroup() as tg:
+                for d in batch:
+                    tg.create_task(hub.post(d))
+            return
+        except* asyncio.TimeoutError:
+            log.warning("batch timed out, re-sending")
+
+async def send_batch(link, batch):
+    for attempt in range(3):
+        try:
+            async with aio.TaskGroup() as tg:
+                tg.create_task(link.send(batch))
+        except* (RejectedError, Expired):
+            log.warning("batch failed, re-sending")
+
+class Router:
+    async def deliver(self, d):
+        try:
+            await self.link.write(d)
+        except* aio.TimeoutError:
+            self.loop.call_soon(self.deliver, d)
+""",
+        (11, 20, 29),
+    ),
+    (  # tenacity's async iterator, retrying every exception (the file never says "retry")
+        """
+from tenacity import AsyncRetrying, stop_after_attempt
+
+async def deliver_it(router, d):
+    async for attempt in AsyncRetrying(stop=stop_after_attempt(3)):
+        with attempt:
+            await router.deliver(d)
+""",
+        (7,),
+    ),
+    (  # asyncio's create_task by its module's name and by a bare imported one, from a
+       # timeout handler
+        """
+import asyncio
+from asyncio import create_task as spawn
+
+class Router:
+    async def post(self, d):
+        try:
+            await asyncio.wait_for(self.link.write(d), 5.0)
+        except TimeoutError:
+            asyncio.create_task(self.post(d))
+
+    async def send(self, d):
+        try:
+            await asyncio.wait_for(self.link.write(d), 5.0)
+        except asyncio.TimeoutError:
+            spawn(self.send(d))
+""",
+        (10, 16),
     ),
 )
 

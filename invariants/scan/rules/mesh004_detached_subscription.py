@@ -25,7 +25,7 @@ from collections.abc import Sequence
 import libcst as cst
 
 from invariants.scan.context import FileContext
-from invariants.scan.names import child_blocks, dotted_name, last_part, matches_suffix
+from invariants.scan.names import child_blocks, last_part, matches_suffix
 from invariants.scan.options import Names
 from invariants.scan.rules.spec import InvalidExample, Rule
 from invariants.scan.rules.walk import all_statements
@@ -107,12 +107,13 @@ def _is_subscription(
     return any(_callback_like(ctx, arg, functions) for arg in call.args)
 
 
-def _task_groups(item: cst.WithItem) -> str | None:
-    """`tg` for `asyncio.TaskGroup() as tg` (or any `...TaskGroup()`)."""
+def _task_groups(ctx: FileContext, item: cst.WithItem) -> str | None:
+    """`tg` for `asyncio.TaskGroup() as tg` (or any `...TaskGroup()`, also through an import
+    alias: `TG() as tg` after `from asyncio import TaskGroup as TG`)."""
     context = item.item
     if not isinstance(context, cst.Call) or item.asname is None:
         return None
-    called = dotted_name(context.func) or ""
+    called = ctx.name_of(context.func) or ""
     target = item.asname.name
     if last_part(called) == "TaskGroup" and isinstance(target, cst.Name):
         return target.value
@@ -127,7 +128,10 @@ def _in_task_group(ctx: FileContext, small: cst.Expr, groups: dict[int, frozense
 
 
 def _group_scopes(
-    body: Sequence[cst.BaseStatement], groups: frozenset[str], found: dict[int, frozenset[str]]
+    ctx: FileContext,
+    body: Sequence[cst.BaseStatement],
+    groups: frozenset[str],
+    found: dict[int, frozenset[str]],
 ) -> None:
     """For every expression statement: the task-group names of the `with` blocks around it."""
     for statement in body:
@@ -138,9 +142,9 @@ def _group_scopes(
             continue
         inner = groups
         if isinstance(statement, cst.With):
-            inner = groups | {g for item in statement.items if (g := _task_groups(item))}
+            inner = groups | {g for item in statement.items if (g := _task_groups(ctx, item))}
         for block in child_blocks(statement):  # also def, class and with bodies
-            _group_scopes(block, inner, found)
+            _group_scopes(ctx, block, inner, found)
 
 
 def check(ctx: FileContext) -> None:
@@ -148,7 +152,7 @@ def check(ctx: FileContext) -> None:
     functions = _defined_functions(ctx)
     groups: dict[int, frozenset[str]] = {}
     if "TaskGroup" in ctx.text:
-        _group_scopes(ctx.module.body, frozenset(), groups)
+        _group_scopes(ctx, ctx.module.body, frozenset(), groups)
     for statement, symbol in all_statements(ctx.module.body):
         if not isinstance(statement, cst.SimpleStatementLine):
             continue
@@ -206,14 +210,17 @@ class Consumer:
         self._subscription.subscribe(topics=topics)
         self._subscription.subscribe(topics=topics, listener=listener)
 """,
-    # a task group owns (and awaits) its tasks
+    # a task group owns (and awaits) its tasks, whatever name it is imported by
     """
 import asyncio
+from asyncio import TaskGroup as Group
 
 async def run(router, items):
     async with asyncio.TaskGroup() as tg:
         for item in items:
             tg.create_task(router.post(item))
+    async with Group() as group:
+        group.create_task(router.post(items))
 """,
 )
 

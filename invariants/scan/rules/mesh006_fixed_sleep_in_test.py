@@ -27,6 +27,7 @@ def prefilter(ctx: FileContext) -> bool:
 
 
 def _positive_literal(expr: cst.BaseExpression) -> bool:
+    """An int or float literal above zero (`-1`, `1 + 1` and names are not literals)."""
     if isinstance(expr, (cst.Integer, cst.Float)):
         return float(expr.evaluated_value) > 0
     return False
@@ -37,6 +38,7 @@ def check(ctx: FileContext) -> None:
         name = ctx.name_of(record.node.func)
         if name is None or name not in SLEEP_CALLS.of(ctx.config) or not record.node.args:
             continue
+        # the first argument as written, positional or keyword (`asyncio.sleep(delay=0.5)`)
         if _positive_literal(record.node.args[0].value):
             ctx.report(
                 RULE_ID,
@@ -52,6 +54,7 @@ import asyncio
 
 async def test_flush(hub, clock):
     await asyncio.sleep(0)
+    await asyncio.sleep(delay=0)
     clock.sleep(5)
     await hub.wait_until(lambda: hub.idle)
 """,
@@ -68,8 +71,9 @@ async def test_flush(hub):
     time.sleep(0.5)
     sleep(2)
     await asyncio.sleep(1)
+    await asyncio.sleep(delay=0.5)
 """,
-        (7, 8, 9),
+        (7, 8, 9, 10),
     ),
 )
 
