@@ -106,6 +106,12 @@ class AsyncMeshAdapter:
     def now_ms(self) -> int:
         return self.loop.now_ms
 
+    def timers_due_ms(self) -> list[int]:
+        """When the timers the mesh has armed fall due (virtual ms, each instant once,
+        soonest first, later than now): the harness aims work at them, so that a post or
+        a call lands in the instant a mesh's own timer fires."""
+        return list(dict.fromkeys(us // 1000 for us in self.loop.due_instants_us()))
+
     def trace(self) -> Sequence[TraceEvent]:
         return self.rig.trace.events
 

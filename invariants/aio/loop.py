@@ -172,6 +172,13 @@ class VirtualLoop(AsyncGenHooks, FencedEventLoop):
             self._clock.arm(when_us, timer)
         return timer
 
+    def due_instants_us(self) -> list[int]:
+        """When the live timers armed now fall due, after the current instant: each
+        instant once, soonest first (what a harness may aim work at)."""
+        now = self._clock.now_us
+        return sorted({when for when, _n, timer, _armed in self._clock.timers
+                       if when > now and not timer._cancelled})
+
     def _timer_handle_cancelled(self, handle: asyncio.TimerHandle) -> None:
         self._clock.cancelled(handle)
 

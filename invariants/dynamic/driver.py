@@ -241,6 +241,20 @@ class MeshMachine(FamilyBodies, RuleBasedStateMachine):
         self.chooser.load(schedule, ties)
         self.advance_clock(ms)
 
+    def do_aim(self, timer: int, less_ms: int, schedule: list[int],
+               ties: Sequence[int] = ()) -> None:
+        """Advance to `less_ms` before the instant one of the mesh's own armed timers falls
+        due (the `timer`-th such instant, counted modulo how many there are; a plain 1 ms
+        when none is armed that far ahead): the next step's work then lands as that timer
+        fires, after a hop of `less_ms` (0: in its instant, once it has run). A race between
+        a mesh's timer and the work landing with it needs them due together, which drawn
+        durations rarely give and aiming always does, whatever the mesh's own numbers."""
+        mesh = self.mesh
+        now = mesh.now_ms()
+        due = getattr(mesh, "timers_due_ms", None)
+        instants = [t - less_ms for t in (due() if callable(due) else ()) if t - less_ms > now]
+        self.do_advance(instants[timer % len(instants)] - now if instants else 1, schedule, ties)
+
     def advance_clock(self, ms: int) -> None:
         """`advance(ms)`, and the virtual clock checked: the harness knows where it must be."""
         mesh = self.mesh

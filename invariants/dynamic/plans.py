@@ -130,6 +130,13 @@ _TIE_SCRIPTS = st.one_of(
 )
 
 
+def _aim_rule() -> Callable[..., Any]:
+    """Advance to just before one of the mesh's own timers falls due (`do_aim`): drawn for
+    meshes that mark their timer ties (the asyncio kit's, whose loop knows its timers)."""
+    return rule(timer=st.integers(0, 7), less_ms=st.sampled_from([1, 0, 2]),
+                schedule=st.lists(st.integers(0, 7), max_size=6), ties=_TIE_SCRIPTS)
+
+
 def _advance_rule(capabilities: frozenset[Capability]) -> Callable[..., Any]:
     """How far each `advance` goes and its schedule; a script for the timer ties too where
     the mesh marks them (drawn only there: a draw more changes every later choice)."""
@@ -384,6 +391,8 @@ def machine_class(
         "init": _init_rule(plan, scenarios),
         "advance": _advance_rule(capabilities)(_wrap("advance", MeshMachine.do_advance)),
     }
+    if ties:
+        namespace["aim"] = _aim_rule()(_wrap("aim", MeshMachine.do_aim))
     for family in sorted(plan.core | plan.extra):
         body = getattr(MeshMachine, f"do_{family}")
         namespace[family] = precondition(_is_enabled(family))(
