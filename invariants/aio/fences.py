@@ -16,7 +16,7 @@ from __future__ import annotations
 import asyncio
 import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from concurrent.futures import Executor
 from contextvars import Context
 from typing import Any, NoReturn, TypeVar, TypeVarTuple, Unpack
@@ -67,15 +67,35 @@ def fenced_call(loop: object, call: str, why: str) -> FencedCall:
     return outside.refuse(loop, call, f"{type(loop).__name__}.{call} is fenced: {why}")
 
 
-def _fence(call: str) -> Callable[..., NoReturn]:
+# The fenced calls asyncio defines as plain methods; the others are coroutine methods.
+_SYNCHRONOUS = frozenset({
+    "add_reader", "remove_reader", "add_writer", "remove_writer",
+    "add_signal_handler", "remove_signal_handler",
+})
+
+
+def _fence(call: str) -> Callable[..., Any]:
     why = FENCED[call]
 
-    def fenced(self: FencedEventLoop, *args: Any, **kwargs: Any) -> NoReturn:
-        raise fenced_call(self, call, why)
+    def fenced(self: FencedEventLoop, *args: Any, **kwargs: Any) -> Coroutine[Any, Any, Any]:
+        site = outside.call_site(sys._getframe(1))
+        error = fenced_call(self, call, f"{why} (called in {site})")
+        if call in _SYNCHRONOUS or not self.is_running():
+            raise error
+        # A coroutine method while the loop runs: the refusal ends the drive as this step
+        # returns, and the caller waits for ever instead of seeing the error, so the
+        # program cannot catch it and log it (as a mesh's connect retry would, once per
+        # example of a search, burying the one line under thousands).
+        return _never(self)
 
     fenced.__name__ = fenced.__qualname__ = call
-    fenced.__doc__ = f"Fenced: raises FencedCall ({why})."
+    fenced.__doc__ = f"Fenced: fails the run with FencedCall ({why})."
     return fenced
+
+
+async def _never(loop: asyncio.AbstractEventLoop) -> NoReturn:
+    await loop.create_future()
+    raise AssertionError("a fenced call's future is never resolved")
 
 
 class FencedEventLoop(asyncio.BaseEventLoop):

@@ -25,7 +25,7 @@ from contextvars import Context
 from typing import Any, TypeVar, TypeVarTuple, Unpack
 
 from invariants.adapter import Chooser, FirstChooser
-from invariants.aio import arguments
+from invariants.aio import arguments, outside
 from invariants.aio.asyncgens import AsyncGenHooks
 from invariants.aio.clock import US, Clock
 from invariants.aio.diagnostics import (
@@ -287,7 +287,9 @@ class VirtualLoop(AsyncGenHooks, FencedEventLoop):
 
     def _when_idle(self) -> bool:
         """Nothing is ready: jump to the earliest live timer (True: its iteration lands
-        it), or end the drive (False), or stuck."""
+        it), or end the drive (False), or stuck. First, what another thread did or may
+        still do is raised: time must not move past work it may yet deliver."""
+        outside.before_idle(self)
         clock, drive = self._clock, self._drive
         due = clock.next_due()
         if due is not None and drive.wakes(due):

@@ -20,7 +20,6 @@ from typing import Any
 import pytest
 
 from invariants.aio import FencedCall, Stuck, VirtualLoop, run
-from invariants.aio.outside import before_idle
 
 HERE = "test_aio_outside_world.py:"
 
@@ -271,14 +270,6 @@ def test_a_subprocess_in_a_step_is_refused() -> None:
 
 # A thread the run may depend on, alive when virtual time would move.
 
-class IdleChecked(VirtualLoop):
-    """The loop with `before_idle` where it belongs: first thing when nothing is ready."""
-
-    def _when_idle(self) -> Any:
-        before_idle(self)
-        return super()._when_idle()
-
-
 def _late_thread_program(loop: VirtualLoop) -> tuple[Coroutine[Any, Any, int], threading.Event]:
     """A thread started after the loop was created (by the test, outside any step) that
     would deliver after a while; the task waits for it under a 5 s timeout."""
@@ -297,7 +288,7 @@ def _late_thread_program(loop: VirtualLoop) -> tuple[Coroutine[Any, Any, int], t
 
 
 def test_virtual_time_does_not_move_past_a_live_thread() -> None:
-    loop = IdleChecked()
+    loop = VirtualLoop()
     main, go = _late_thread_program(loop)
     try:
         with pytest.raises(FencedCall) as caught:
@@ -305,19 +296,20 @@ def test_virtual_time_does_not_move_past_a_live_thread() -> None:
     finally:
         go.set()
     message = str(caught.value)
-    assert message.startswith("IdleChecked would move on from t=0 ms while thread(s) started")
+    assert message.startswith("VirtualLoop would move on from t=0 ms while thread(s) started")
     assert f"'late' (in _late_thread_program.<locals>.deliver() at {HERE}" in message
     assert loop.now_us == 0
     loop.close()
 
 
-def test_negative_control_without_the_idle_check_time_jumps_to_the_timeout() -> None:
+def test_negative_control_once_the_thread_has_ended_time_jumps_to_the_timeout() -> None:
     loop = VirtualLoop()
     main, go = _late_thread_program(loop)
-    try:
-        with pytest.raises(TimeoutError):
-            loop.run_until_complete(main)
-    finally:
-        go.set()
+    go.set()
+    for thread in threading.enumerate():
+        if thread.name == "late":
+            thread.join()
+    with pytest.raises(TimeoutError):
+        loop.run_until_complete(main)
     assert loop.now_us == 5_000_000
     loop.close()
