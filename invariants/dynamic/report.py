@@ -1,8 +1,10 @@
 """The failure report of a dynamic check: what broke, and the failing run as a diagram.
 
 Hypothesis prints the shrunk step program (`state.*` lines) and the reproduce blob; this
-module adds the violations and the trace as a Mermaid sequenceDiagram (the violating
-events highlighted), and can write the diagram to a file for a CI artifact.
+module adds the violations, the trace as a Mermaid sequenceDiagram (the violating
+events highlighted) and the schedule the adapter's loop ran, can write the diagram to a
+file for a CI artifact, and reads the step program and the blob back out of a failure
+text for the reports that carry them as fields (`check --format json`).
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import importlib.util
 import os
+import re
 import traceback
 from collections.abc import Iterable, Mapping, Sequence
 from functools import cache
@@ -56,9 +59,39 @@ def schedule_of(adapter: object) -> str | None:
     return str(text()) if callable(text) else None
 
 
+SCHEDULE_HEAD = "Schedule of the failing run (virtual loop): "
+# The lines a failure text's step program starts under: a seed program's, the search's.
+PROGRAM_HEADS = ("Seed program '", "Falsifying example")
+_REPRODUCE = re.compile(r"@reproduce_failure\(.*?\)")
+
+
 def schedule_note(schedule: str) -> str:
     """The schedule of the failing run, as real code reads it."""
-    return f"Schedule of the failing run (virtual loop): {schedule}"
+    return f"{SCHEDULE_HEAD}{schedule}"
+
+
+def step_program(text: str) -> str | None:
+    """The step program in a failure text: each `state = ...` and `state.*` line with the
+    indented lines that continue it (Hypothesis breaks long arguments over lines), the
+    notes between them left out; None where the text has none (a contradiction in the
+    run's counts, or a factory that raised before any step)."""
+    kept: list[str] = []
+    inside = False
+    for line in text.splitlines():
+        if line.startswith(("state = ", "state.")):
+            inside = True
+        elif not (inside and line[:1].isspace()):
+            inside = False
+            continue
+        kept.append(line)
+    return "\n".join(kept) if kept else None
+
+
+def reproduce_decorator(text: str) -> str | None:
+    """The `@reproduce_failure(...)` decorator Hypothesis printed for the failure, if any
+    (a seed program needs none)."""
+    found = _REPRODUCE.search(text)
+    return found.group(0) if found else None
 
 
 def write_diagram(path: Path, diagram: str) -> None:

@@ -5,7 +5,9 @@ Each invariant's row carries its evidence: per obligation, how many cases the ru
 exercised. A row whose run saw no case of some obligation is "not exercised", a failure,
 with the likely cause; an invariant about a capability the adapter does not declare is
 "not applicable", listed and not a failure; an exception from the mesh is shown with its
-traceback.
+traceback. A failing row shows its counterexample as pytest does: the step program, the
+Mermaid diagram and, for an adapter on the asyncio kit, the schedule its loop ran; the
+JSON carries them as fields (`harness.jobs.check.counterexample`).
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import textwrap
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from harness.jobs.check.counterexample import Counterexample
 from harness.scan_verdict import ScanVerdict
 from invariants.checks import CHECKS
 from invariants.dynamic.report import obligation_lines
@@ -36,9 +39,10 @@ class InvariantRow:
     unexercised: Mapping[str, str] = field(default_factory=dict)  # obligation -> likely cause
     adapter: str = ""  # the adapter spec, where more than one is judged
     traceback: str = ""  # "error": the mesh's exception as Python prints it
-    counterexample: str = ""  # "violation": the program that shows it (the diagram left out)
+    failure: str = ""  # the failure text under the row: program, diagram, schedule, blob
     # Obligations of an optional capability the adapter lacks -> why (listed, not passed).
     inapplicable: Mapping[str, str] = field(default_factory=dict)
+    counterexample: Counterexample | None = None  # the failing example, as fields
 
 
 @dataclass
@@ -101,7 +105,8 @@ def to_json(result: CheckResult) -> str:
                   **({"not_applicable": row.inapplicable[name]}
                      if name in row.inapplicable else {})}
                  for name, count in row.counts.items()
-             ]}
+             ],
+             "counterexample": row.counterexample.to_json() if row.counterexample else None}
             for row in result.invariants
         ],
         "kill_matrix": None if result.matrix is None else {
@@ -190,8 +195,8 @@ def _invariant_row(row: InvariantRow, width: int) -> list[str]:
         lines.append(f"        {row.evidence}")
     if row.traceback:
         lines += ["        " + line for line in row.traceback.rstrip().splitlines()]
-    if row.counterexample:  # its head repeats the violation line shown above
-        lines += ["        " + line for line in row.counterexample.splitlines()[1:]
+    if row.failure:  # the violation line shown above is not repeated
+        lines += ["        " + line for line in row.failure.splitlines()
                   if line != row.evidence]
     return lines + obligation_lines(row.counts, row.unexercised, row.inapplicable, " " * 8)
 

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 from hypothesis import settings as Settings
 
+from harness.jobs.check.counterexample import counterexample_of, failure_shown
 from harness.jobs.check.report import CheckResult, InvariantRow
 from harness.jobs.check.subject import KILL_MATRIX_SKIPPED, Subject, bundled_reference
 from harness.run_state import hypothesis_profile
@@ -132,7 +133,7 @@ def _invariants_of(matrix: Matrix) -> list[InvariantRow]:
             rows.append(_row(cell.outcome))
         else:  # a cell without its outcome: the cell is all there is
             rows.append(InvariantRow(check, not cell.killed, cell.examples, cell.seconds,
-                                     cell.evidence))
+                                     cell.evidence, counts=_counts(check, {})))
     return rows
 
 
@@ -154,17 +155,16 @@ def _row(outcome: Outcome, adapter: str = "") -> InvariantRow:
     error = outcome.error
     trace = own_traceback(error) if error is not None else ""  # the mesh's frames, not ours
     return InvariantRow(outcome.check_id, outcome.ok, outcome.examples, outcome.seconds,
-                        _first_line(outcome), outcome.verdict, dict(outcome.evidence),
-                        dict(outcome.unexercised), adapter, trace, _counterexample(outcome),
-                        dict(outcome.inapplicable))
+                        _first_line(outcome), outcome.verdict,
+                        _counts(outcome.check_id, outcome.evidence),
+                        dict(outcome.unexercised), adapter, trace, failure_shown(outcome),
+                        dict(outcome.inapplicable), counterexample_of(outcome))
 
 
-def _counterexample(outcome: Outcome) -> str:
-    """The failure text of a violation up to its diagram: the violations, the shrunk step
-    program and the reproduce blob (the diagram is in the pytest item and the JSON)."""
-    if outcome.verdict != "violation" or not outcome.failure_text:
-        return ""
-    return outcome.failure_text.split("Trace of the failing run (Mermaid)", 1)[0].rstrip()
+def _counts(check_id: str, evidence: Mapping[str, int]) -> dict[str, int]:
+    """Every obligation of the check with the cases the run exercised, 0 where it saw none
+    (a run that errs before any example still lists what it did not check)."""
+    return {**dict.fromkeys(CHECKS[check_id].obligations, 0), **evidence}
 
 
 def _guards(config: ScanConfig) -> tuple[str, ...]:
