@@ -1,50 +1,92 @@
-"""Small pieces: no class over `MAX_CLASS_LINES` and no function over `MAX_FUNCTION_LINES`
-in the library (`harness/`, `invariants/`, `reference_impl/`; benchmarks and tests aside),
-counted from the `class`/`def` line to the node's last line, docstring included. A piece
-that grows past them is split by what it does, not squeezed."""
+"""benchmarks/sizes_report.py, the guide to the library's longest functions and classes: it
+counts a piece's lines right and lists real pieces of the library. It sets no limit: a
+piece is split by what it does, not to meet a number."""
 
 from __future__ import annotations
 
-import ast
+import importlib.util
+import sys
 from pathlib import Path
+from types import ModuleType
+
+import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-LIBRARY = ("harness", "invariants", "reference_impl")
-MAX_CLASS_LINES = 250
-MAX_FUNCTION_LINES = 60
+_PATH = ROOT / "benchmarks" / "sizes_report.py"
 
 
-def too_long(source: str, where: str) -> list[str]:
-    """`where:line name (n lines)` for each class or function over its limit."""
-    found = []
-    for node in ast.walk(ast.parse(source)):
-        if isinstance(node, ast.ClassDef):
-            limit = MAX_CLASS_LINES
-        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
-            limit = MAX_FUNCTION_LINES
-        else:
-            continue
-        lines = (node.end_lineno or node.lineno) - node.lineno + 1
-        if lines > limit:
-            found.append(f"{where}:{node.lineno} {node.name} ({lines} lines)")
-    return found
+def _load() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("sizes_report_benchmark", _PATH)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up
+    spec.loader.exec_module(module)
+    return module
 
 
-def test_no_class_or_function_in_the_library_is_over_its_limit() -> None:
-    found = [
-        problem
-        for package in LIBRARY
-        for path in sorted((ROOT / package).rglob("*.py"))
-        for problem in too_long(path.read_text(encoding="utf-8"), str(path.relative_to(ROOT)))
-    ]
-    assert found == []
+sizes = _load()
+
+SOURCE = '''\
+def short() -> None:
+    pass
 
 
-def test_control_a_long_function_and_a_long_class_are_named() -> None:
-    body = "".join(f"    x{i} = {i}\n" for i in range(MAX_FUNCTION_LINES))
-    methods = "".join(f"    def m{i}(self) -> None:\n        pass\n\n" for i in range(90))
-    source = f"def long() -> None:\n{body}\n\nclass Big:\n{methods}"
-    assert too_long(source, "x.py") == [
-        f"x.py:1 long ({MAX_FUNCTION_LINES + 1} lines)", "x.py:64 Big (270 lines)"
-    ]
-    assert too_long("def short() -> None:\n    pass\n", "x.py") == []
+class Outer:
+    """Two lines
+    of docstring."""
+
+    def method(self) -> None:
+        x = 1
+        y = 2
+
+    class Inner:
+        pass
+'''
+
+
+def test_a_piece_spans_its_def_line_to_its_last_line_nested_ones_named_by_their_owner() -> None:
+    found = {(p.kind, p.name): (p.line, p.lines) for p in sizes.pieces(SOURCE, "x.py")}
+    assert found == {
+        ("function", "short"): (1, 2),
+        ("class", "Outer"): (5, 10),
+        ("function", "Outer.method"): (9, 3),
+        ("class", "Outer.Inner"): (13, 2),
+    }
+
+
+def test_longest_ranks_by_length_within_a_kind() -> None:
+    found = sizes.pieces(SOURCE, "x.py")
+    assert [p.name for p in sizes.longest(found, "function", 5)] == ["Outer.method", "short"]
+    assert [p.name for p in sizes.longest(found, "class", 1)] == ["Outer"]
+
+
+def _opens(where: str, name: str) -> bool:
+    """`path:line` is the `def` or `class` line of `name` (its last dotted part)."""
+    path, line = where.split(":")
+    opening = (ROOT / path).read_text(encoding="utf-8").splitlines()[int(line) - 1]
+    words = opening.replace("(", " ").replace(":", " ").split()
+    return words[:1] in (["def"], ["class"], ["async"]) and name.rsplit(".", 1)[-1] in words
+
+
+def test_the_report_on_the_library_lists_real_pieces(capsys: pytest.CaptureFixture[str]) -> None:
+    assert sizes.main(["--top", "3"]) == 0
+    rows = [line.split() for line in capsys.readouterr().out.splitlines()
+            if line[:5].strip().isdigit()]
+    assert len(rows) == 6  # three functions, three classes
+    for lines, where, name in rows:
+        assert _opens(where, name), (where, name)
+        assert int(lines) > 1
+
+
+def test_control_a_row_that_names_the_wrong_line_or_piece_is_told_apart() -> None:
+    [piece] = [p for p in sizes.library_pieces(ROOT, ["benchmarks"]) if p.name == "main"
+               and p.path.endswith("sizes_report.py")]
+    assert _opens(f"{piece.path}:{piece.line}", "main")
+    assert not _opens(f"{piece.path}:{piece.line + 1}", "main")
+    assert not _opens(f"{piece.path}:{piece.line}", "report")
+
+
+def test_a_package_that_is_not_a_directory_is_a_usage_error() -> None:
+    with pytest.raises(SystemExit) as exited:
+        sizes.main(["no_such_package"])
+    assert exited.value.code == 2
