@@ -60,6 +60,9 @@ class Outcome:
     seconds: float
     violations: tuple[Violation, ...] = ()
     diagram: str | None = None
+    # The failing run's ready order, where the adapter's loop records one (`schedule_text`)
+    schedule: str | None = None
+    seed_program: str | None = None  # the seed program that failed, by name
     behaviours: Mapping[str, int] = field(default_factory=dict)  # examples reaching each
     evidence: Mapping[str, int] = field(default_factory=dict)  # obligation -> cases, summed
     unexercised: Mapping[str, str] = field(default_factory=dict)  # obligation -> likely cause
@@ -170,8 +173,11 @@ def run_invariant(
             name=name, capabilities=capabilities,
         )
         tally.add(outcome.behaviours, outcome.evidence, outcome.context)
-        if not outcome.passed:
-            return replace(outcome, examples=index, seconds=time.perf_counter() - started)
+        if not outcome.passed:  # the run's counts so far, as a failing search reports
+            return replace(outcome, examples=index, seconds=time.perf_counter() - started,
+                           seed_program=name, behaviours=dict(tally.behaviours),
+                           evidence=dict(tally.evidence), context=dict(tally.context),
+                           inapplicable=CHECKS[check_id].inapplicable(capabilities))
     # Keyed by the mesh: a database replays here only what was saved for this mesh.
     machine = keyed_machine_class(
         check_id,
@@ -247,6 +253,7 @@ def _search(check_id: str, machine: type[MeshMachine], settings: Settings, tally
         seconds=0.0,  # the caller's clock, which includes the seed programs
         violations=stats.violations if violated else (),
         diagram=stats.diagram if violated else None,
+        schedule=stats.schedule if violated else None,
         behaviours=dict(tally.behaviours),
         evidence=dict(evidence),
         unexercised=unexercised,
@@ -324,6 +331,7 @@ def run_program(
         seconds=time.perf_counter() - started,
         violations=stats.violations if verdict == "violation" else (),
         diagram=stats.diagram if verdict == "violation" else None,
+        schedule=stats.schedule if verdict == "violation" else None,
         behaviours=dict(stats.behaviours),
         evidence=dict(stats.evidence.get(check_id, {})),
         context=dict(stats.context.get(check_id, {})),
