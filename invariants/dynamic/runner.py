@@ -45,7 +45,7 @@ from invariants.dynamic.report import (
     failure_text,
     schedule_note,
 )
-from invariants.dynamic.seed_programs import SEED_PROGRAMS, Program
+from invariants.dynamic.seed_programs import SEED_PROGRAMS, Program, resolved
 
 Verdict = Literal["pass", "violation", "not exercised", "not applicable", "error"]
 
@@ -295,7 +295,9 @@ def run_program(
     name: str = "program",
     capabilities: frozenset[Capability] | None = None,
 ) -> Outcome:
-    """Run a fixed step program: each step, then the safety checks; teardown at the end."""
+    """Run a fixed step program: each step, then the safety checks; teardown at the end.
+    Durations the program states as the mesh's figures are the mesh's (`params`)."""
+    program = resolved(program, params or CheckParams())
     machine_type = machine_class(check_id, adapter_factory, params=params,
                                  diagram_path=diagram_path, capabilities=capabilities)
     with recording() as stats:

@@ -8,14 +8,41 @@ Hypothesis (same rules, same checks after every step, same liveness at teardown)
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from invariants.adapter import Route
+from invariants.checks import CheckParams
 
 Step = tuple[str, dict[str, Any]]
 Program = tuple[Step, ...]
 
 M, G, D = Route.MONOLITH, Route.GRAIN, Route.DIRECT
+
+
+@dataclass(frozen=True, slots=True)
+class Figure:
+    """A duration a program states as one of the mesh's own figures (a `CheckParams`
+    field, in ms) plus `plus` ms: "just past the subscribe timeout" is the mesh's timeout
+    and 100 ms, whatever the mesh's number, not the seeds' 30 s."""
+
+    name: str
+    plus: int = 0
+
+    def of(self, params: CheckParams) -> int:
+        value = getattr(params, self.name)
+        if not isinstance(value, int):
+            raise TypeError(f"{self.name} is not a figure in ms")
+        return max(value + self.plus, 0)
+
+
+def resolved(program: Program, params: CheckParams) -> Program:
+    """`program` with every `Figure` replaced by its value under `params`."""
+    return tuple(
+        (step, {key: value.of(params) if isinstance(value, Figure) else value
+                for key, value in arguments.items()})
+        for step, arguments in program
+    )
 
 
 def _init(*watermarks: int | None, roundtrip: bool = False) -> Step:
@@ -52,17 +79,20 @@ def _user(to: str, route: Route = M, count: int = 1, sender: str = "client") -> 
     return ("user", {"sender": sender, "to": to, "route": route, "count": count})
 
 
+# A moment past the first attempt of a subscription: its answer, or its timeout, is in.
+_PAST_FIRST_ATTEMPT = Figure("subscribe_timeout_ms", 1_000)
+
 # Subscriptions to a live hub and to a missing one, their subscriber's turn held just past
-# the subscriptions' timeout (30 s): each first request's answer (the response, the
-# NotFound) is handled in the 250 ms backoff before the second request, when none is
-# pending. The subscriber ignores a late answer: its handler must not raise (INV7), and it
-# must not start a second chain of retries (INV2).
+# the subscriptions' timeout: each first request's answer (the response, the NotFound) is
+# handled in the backoff before the second request, when none is pending. The subscriber
+# ignores a late answer: its handler must not raise (INV7), and it must not start a second
+# chain of retries (INV2).
 _ANSWER_IN_BACKOFF: Program = (
     _init(),
     ("subscribe", {"subscriber": "client", "to": "h0"}),
     ("subscribe", {"subscriber": "client", "to": "ghost"}),
-    ("block", {"to": "client", "duration_ms": 30_100}),
-    ("advance", {"ms": 31_000, "schedule": []}),
+    ("block", {"to": "client", "duration_ms": Figure("subscribe_timeout_ms", 100)}),
+    ("advance", {"ms": _PAST_FIRST_ATTEMPT, "schedule": []}),
 )
 
 
@@ -103,14 +133,14 @@ SEED_PROGRAMS: Mapping[str, Mapping[str, Program]] = {
         "missing-target": (
             _init(),
             ("subscribe", {"subscriber": "client", "to": "h0/gone"}),
-            ("advance", {"ms": 31_000, "schedule": []}),
+            ("advance", {"ms": _PAST_FIRST_ATTEMPT, "schedule": []}),
         ),
         # And to a hub that exists, beside it: that one is answered, never retried out.
         "live-target": (
             _init(),
             ("subscribe", {"subscriber": "client", "to": "h0"}),
             ("subscribe", {"subscriber": "peer", "to": "h1/gone"}),
-            ("advance", {"ms": 31_000, "schedule": []}),
+            ("advance", {"ms": _PAST_FIRST_ATTEMPT, "schedule": []}),
         ),
         # The silo stops while a subscription to a missing target waits out its first
         # backoff (its attempt failed NotFound, the retry not yet due): the stop ends it,
@@ -120,7 +150,7 @@ SEED_PROGRAMS: Mapping[str, Mapping[str, Program]] = {
             ("subscribe", {"subscriber": "client", "to": "h0/gone"}),
             ("advance", {"ms": 100, "schedule": []}),
             ("stop", {"graceful": True}),
-            ("advance", {"ms": 31_000, "schedule": []}),
+            ("advance", {"ms": _PAST_FIRST_ATTEMPT, "schedule": []}),
         ),
         "answer-in-backoff": _ANSWER_IN_BACKOFF,
     },
@@ -194,10 +224,10 @@ SEED_PROGRAMS: Mapping[str, Mapping[str, Program]] = {
             ("advance", {"ms": 100, "schedule": []}),
             ("stop", {"graceful": True}),
         ),
-        # Legs that outlive the 30 s budget: released, residual named oldest first.
+        # Legs that outlive the stop budget: released, residual named oldest first.
         "stop-budget-expiry": (
             _init(),
-            ("slow", {"to": "h2", "duration_ms": 45_000}),
+            ("slow", {"to": "h2", "duration_ms": Figure("stop_budget_ms", 15_000)}),
             _user("h2"),
             ("advance", {"ms": 1, "schedule": []}),
             _user("h2", sender="peer"),
