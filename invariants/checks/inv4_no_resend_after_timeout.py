@@ -373,6 +373,9 @@ class NoResendAfterTimeout(Monitor):
             )
             for did, d in self._deliveries.items()
             if d.timed_out is not None and d.calls != 1 and not self._resends
+            # Refused at the callee's door by the armed reject_next after its caller gave
+            # up: it reached no callee, as an armed refusal must not (one call, none held).
+            and not (d.calls == 0 and d.expect is FaultKind.REJECT_NEXT)
         ]
 
 

@@ -102,3 +102,18 @@ def test_a_mesh_with_a_hop_keeps_the_conventions_adapter_check_reads() -> None:
     _, results = conformance(HopMesh)
     assert "fault-order" in [r.program for r in results]
     assert [b.line(r.program) for r in results for b in r.broken] == []
+
+
+def test_a_call_refused_at_the_door_after_its_caller_timed_out_reached_no_callee() -> None:
+    # The harness armed a refusal; the call reached the callee's door only after its caller
+    # had timed out, and was refused there: no CALL_RECEIVED, and nothing to hold.
+    refused = Injected(FaultKind.REJECT_NEXT, "g", 1, 0, 0, 0)
+    t = Trace()
+    t.add(K.ATTEMPT, hub="router", delivery_id="d1", target="g", attempt=0)
+    t.at(RESPONSE_TIMEOUT_MS).add(K.ATTEMPT_FAILED, hub="router", delivery_id="d1",
+                                  attempt=0, error="timeout", timed_out=True)
+    assert inv4.check(t.events, facts=[refused], final=True) == []  # type: ignore[arg-type]
+    # Negative control: with no refusal armed, a timed-out call that reached no callee is
+    # still one the harness cannot account for.
+    [v] = inv4.check(t.events, final=True)
+    assert "reached the callee 0 times (expected 1)" in v.message
