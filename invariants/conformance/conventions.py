@@ -11,6 +11,7 @@ Pure: it reads only the trace and the harness's own record of what it asked for.
 
 from __future__ import annotations
 
+import typing
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -60,6 +61,7 @@ def broken_conventions(
     """Every convention `trace` breaks, given what the harness posted and subscribed."""
     return [
         *_order(trace),
+        *_field_types(trace),
         *_intake(trace),
         *_legs(trace),
         *_attempts(trace),
@@ -80,6 +82,35 @@ def _order(trace: Sequence[TraceEvent]) -> Iterable[Broken]:
                          f"time goes backwards: {event.time_ms} ms after seq {last.seq} at "
                          f"{last.time_ms} ms")
         last = event
+
+
+# What each field of a trace event holds: a checker reads them as these types (a message
+# class's `.value`, an attempt's arithmetic), so one of another type makes it read nonsense.
+_FIELD_TYPES: dict[str, type] = {
+    name: next(t for t in typing.get_args(hint) or (hint,) if t is not type(None))
+    for name, hint in typing.get_type_hints(TraceEvent).items()
+}
+
+
+def _field_types(trace: Sequence[TraceEvent]) -> Iterable[Broken]:
+    """Every field holds its type (None where it does not apply): a `message_class` is a
+    `MessageClass`, not its string; `seq`, `time_ms`, `attempt` are whole numbers."""
+    for event in trace:
+        for name, expected in _FIELD_TYPES.items():
+            value = getattr(event, name)
+            if value is None and name not in ("seq", "time_ms", "kind"):
+                continue
+            wrong = not isinstance(value, expected) or (
+                expected is int and isinstance(value, bool))
+            if wrong:
+                kind = event.kind.name if isinstance(event.kind, EventKind) else repr(event.kind)
+                yield Broken("fields", event.seq if isinstance(event.seq, int) else None, kind,
+                             f"{name} is {value!r} ({type(value).__name__}), not "
+                             f"{_article(expected.__name__)}")
+
+
+def _article(name: str) -> str:
+    return f"an {name}" if name[0] in "aeiouAEIOU" else f"a {name}"
 
 
 def _intake(trace: Sequence[TraceEvent]) -> Iterable[Broken]:

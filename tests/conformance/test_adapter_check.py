@@ -64,6 +64,10 @@ def test_the_reference_adapter_conforms() -> None:
     ("convention", "adapter", "fragment"),
     [
         ("event-order", lying(time_goes_back), "time goes backwards"),
+        ("fields", lying(edit_first(EventKind.POSTED, message_class="user")),
+         "message_class is 'user' (str), not a MessageClass"),
+        ("fields", lying(edit_first(EventKind.ATTEMPT, attempt=True)),
+         "attempt is True (bool), not an int"),
         ("intake", lying(without_first(EventKind.ENQUEUED)), "got no intake outcome"),
         ("intake", lying(without_all(EventKind.ENQUEUED)), "never ENQUEUED"),
         ("legs", lying(without_first(EventKind.LEG_ENDED)), "never ended"),
