@@ -32,9 +32,6 @@ class ErrorType(StrEnum):
 
 # Well-known type names.
 HEARTBEAT = "Heartbeat"
-SHUTDOWN_REQUEST = "ShutdownRequest"
-DISPOSE_REQUEST = "DisposeRequest"
-INITIALIZE = "Initialize"
 SUBSCRIBE_REQUEST = "SubscribeRequest"
 SUBSCRIBE_RESPONSE = "SubscribeResponse"
 DELIVERY_FAILURE = "DeliveryFailure"
