@@ -19,6 +19,10 @@ would spend the whole default budget in each step it hangs. It measures the unmu
 mesh's slowest step (`steps_seen`) and gives each mutant `MUTANT_STEP_FACTOR` times that
 (`derived_budget`, never under `MUTANT_STEP_FLOOR` seconds nor over the default), through
 `limited`; `$HARNESS_STEP_BUDGET`, where set, is the budget everywhere.
+
+The budgets are resolved once for a run (`step_budgets`: the variables read and checked,
+`limited`'s budget applied) and handed to each of its steps (`within_budget(what,
+budgets)`); a step given none resolves them itself.
 """
 
 from __future__ import annotations
@@ -33,6 +37,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from types import FrameType
 
@@ -67,12 +72,21 @@ class StepsSeen:
         return StepsSeen(max(self.slowest, other.slowest), self.hung or other.hung)
 
 
+@dataclass(frozen=True)
+class StepBudgets:
+    """A step's two budgets in seconds, 0 for none: CPU time and wall-clock time."""
+
+    cpu: float
+    wall: float
+
+
 class _Steps:
-    budget: float | None = None  # `limited`'s budget, where one is in force
     seen: StepsSeen | None = None  # while measured
 
 
 _STEPS = _Steps()
+# `limited`'s budget, in force for the block it wraps (None: the default).
+_LIMIT: ContextVar[float | None] = ContextVar("harness_step_budget_limit", default=None)
 
 
 class StepBudgetError(UserError, ValueError):
@@ -201,8 +215,8 @@ def _seconds(env: str, default: float, environ: Mapping[str, str] | None) -> flo
 def step_budget_seconds(environ: Mapping[str, str] | None = None) -> float:
     """The CPU budget: `$HARNESS_STEP_BUDGET` (seconds, 0 for none), else the one `limited`
     puts in force, else the default."""
-    default = STEP_BUDGET_SECONDS if _STEPS.budget is None else _STEPS.budget
-    return _seconds(STEP_BUDGET_ENV, default, environ)
+    limit = _LIMIT.get()
+    return _seconds(STEP_BUDGET_ENV, STEP_BUDGET_SECONDS if limit is None else limit, environ)
 
 
 def fixed_mutant_budget(environ: Mapping[str, str] | None = None) -> float | None:
@@ -230,11 +244,11 @@ def derived_budget(slowest: float, environ: Mapping[str, str] | None = None) -> 
 def limited(seconds: float) -> Iterator[None]:
     """Steps in the block get `seconds` of CPU (and the wall-clock budget that follows
     from it), unless `$HARNESS_STEP_BUDGET` names a budget."""
-    previous, _STEPS.budget = _STEPS.budget, seconds
+    token = _LIMIT.set(seconds)
     try:
         yield
     finally:
-        _STEPS.budget = previous
+        _LIMIT.reset(token)
 
 
 @contextmanager
@@ -260,16 +274,22 @@ def _saw(seconds: float = 0.0, hung: bool = False) -> None:
 def step_wall_budget_seconds(environ: Mapping[str, str] | None = None) -> float:
     """The wall-clock budget: `$HARNESS_STEP_WALL_BUDGET` (seconds, 0 for none), else
     `WALL_BUDGET_FACTOR` times the CPU budget (none when that is none)."""
-    return _seconds(STEP_WALL_BUDGET_ENV, WALL_BUDGET_FACTOR * step_budget_seconds(environ),
-                    environ)
+    return step_budgets(environ).wall
+
+
+def step_budgets(environ: Mapping[str, str] | None = None) -> StepBudgets:
+    """Both budgets in force, each variable read once: what a run hands its steps."""
+    cpu = step_budget_seconds(environ)
+    return StepBudgets(cpu, _seconds(STEP_WALL_BUDGET_ENV, WALL_BUDGET_FACTOR * cpu, environ))
 
 
 @contextmanager
-def within_budget(what: str) -> Iterator[None]:
+def within_budget(what: str, budgets: StepBudgets | None = None) -> Iterator[None]:
     """Run the block; past the step budget (CPU, SIGPROF) or the wall-clock budget
-    (SIGALRM), raise `MeshHung` naming `what`."""
-    seconds = step_budget_seconds()
-    wall = step_wall_budget_seconds()
+    (SIGALRM), raise `MeshHung` naming `what`. `budgets` are the run's (by default, the
+    ones in force now)."""
+    budgets = step_budgets() if budgets is None else budgets
+    seconds, wall = budgets.cpu, budgets.wall
     started = time.process_time()
     try:
         with (cpu_alarm(wall, signal.ITIMER_REAL, signal.SIGALRM, _WallExpired),

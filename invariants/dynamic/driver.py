@@ -56,7 +56,7 @@ from invariants.dynamic.judge import Judge
 from invariants.dynamic.report import InvariantViolated
 from invariants.dynamic.rule_swarm import keep_on
 from invariants.dynamic.seed_programs import SEED_PROGRAMS, Program, resolved
-from invariants.step_budget import within_budget
+from invariants.step_budget import step_budgets, within_budget
 from invariants.trace import MessageClass
 
 HUBS = ("h0", "h1", "h2")
@@ -119,6 +119,7 @@ class MeshMachine(RuleBasedStateMachine):
         self.steps = 0
         self.stopped = False
         self.failed = False  # an error was raised: teardown only cleans up
+        self.budgets = step_budgets()  # resolved once for the run, handed to each step
         self.flood_keys = 0
         self.bulk_steps: Counter[str] = Counter()  # steps per bulk family
 
@@ -203,7 +204,8 @@ class MeshMachine(RuleBasedStateMachine):
         hangs), or the run is interrupted, the run is over: teardown must not judge a
         half-done step (its liveness verdict would hide the exception or the interrupt)."""
         try:
-            with self.calling(f"in {what}"), within_budget(f"{what} at {self._clock_text()}"):
+            with (self.calling(f"in {what}"),
+                  within_budget(f"{what} at {self._clock_text()}", self.budgets)):
                 body()
         except InvariantViolated:
             raise
@@ -239,14 +241,15 @@ class MeshMachine(RuleBasedStateMachine):
     def _settle(self) -> None:
         """Teardown's judgement: run to quiescence within the bound, then the final checks."""
         before = self.mesh.now_ms()
-        with within_budget(f"run_until_idle({LIVENESS_LIMIT_MS}) at teardown, {before} ms"):
+        with within_budget(f"run_until_idle({LIVENESS_LIMIT_MS}) at teardown, {before} ms",
+                           self.budgets):
             quiescent = self.mesh.run_until_idle(LIVENESS_LIMIT_MS)
         now = self.mesh.now_ms()
         if not before <= now <= before + LIVENESS_LIMIT_MS:
             raise ClockError(f"{type(self.mesh).__name__}.run_until_idle("
                              f"{LIVENESS_LIMIT_MS}) moved virtual time from {before} ms to "
                              f"{now} ms, outside [{before}, {before + LIVENESS_LIMIT_MS}]")
-        with within_budget(f"trace() at teardown, {now} ms"):
+        with within_budget(f"trace() at teardown, {now} ms", self.budgets):
             self.judge.feed(self.mesh)
         self.judge.harvest()
         self.judge.coverage.report(quiescent)
