@@ -1,44 +1,26 @@
-"""What a pre-fix mutant is, and how its codemod is applied to one file of the reference mesh.
+"""What a pre-fix mutant is, and how it is applied to one file of the reference mesh.
 
-A mutant is a named libcst codemod of one reference source file. It counts the sites it
-rewrites; when the count differs from the expected one the code it targets has changed,
-and applying it raises `MutantNotApplicable` instead of silently yielding the unmutated
-mesh.
+A mutant rewrites one reference source file with libcst, inside one named function (its
+site), and counts the places it rewrites; when the count differs from the expected one the
+code it targets has changed, and applying it raises `MutantNotApplicable` instead of
+silently yielding the unmutated mesh. It comes in two kinds: a `Patch`
+(`invariants.mutants.patch`), one line or expression of the site replaced by another, and
+a `Rewrite`, a codemod class of its own for what a patch cannot say.
 """
 
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
-from typing import Protocol, TypeVar
+from typing import ClassVar, TypeVar
 
 import libcst as cst
 from libcst import MetadataWrapper
 from libcst.codemod import CodemodContext, VisitorBasedCodemodCommand
 
 _Node = TypeVar("_Node", bound=cst.CSTNode)
-
-
-_Operator = TypeVar("_Operator", bound=cst.CSTNode)
-
-
-class _Spaced(Protocol):
-    """An operator spaced on both sides (every comparison and boolean one)."""
-
-    @property
-    def whitespace_before(self) -> cst.BaseParenthesizableWhitespace: ...
-
-    @property
-    def whitespace_after(self) -> cst.BaseParenthesizableWhitespace: ...
-
-
-def swap_operator(operator: _Spaced, new: Callable[..., _Operator]) -> _Operator:
-    """`new` in place of `operator`, spaced as it was (`>=` to `>`, `not in` to `in`, `or` to
-    `and`): the mutated line reads as the original does."""
-    return new(whitespace_before=operator.whitespace_before,
-               whitespace_after=operator.whitespace_after)
 
 
 class MutantNotApplicable(Exception):
@@ -67,9 +49,13 @@ class MutationCodemod(VisitorBasedCodemodCommand):
         """Walk only `site` ("Class.method" or "function") and the path to it."""
         self._path = tuple(site.split("."))
 
+    def in_site(self) -> bool:
+        """Whether the walk is inside the site now (anywhere, with no site)."""
+        return not self._path or len(self._entered) == len(self._path)
+
     def on_visit(self, node: cst.CSTNode) -> bool:
         descend = super().on_visit(node)  # the matchers see every node that is visited
-        if not self._path or len(self._entered) == len(self._path):
+        if self.in_site():
             return descend  # no site, or inside it: everything below
         if isinstance(node, cst.Module | cst.BaseSuite):
             return descend  # reached only on the path: the module, or an entered def's body
@@ -102,10 +88,10 @@ class MutationCodemod(VisitorBasedCodemodCommand):
                 self.context = replace(self.context, wrapper=old.wrapper)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Mutant:
     """One pre-fix mutant: a shape the seed write-ups describe, or the negative control of
-    an obligation."""
+    an obligation. What every kind has; a kind says how it rewrites (`codemod_for`)."""
 
     id: str  # "M1"
     slug: str  # "payload-type-guard"
@@ -114,7 +100,6 @@ class Mutant:
     site: str  # the mutated function, qualified ("Router.answer_failure")
     target: str  # the code it rewrites, as written in the reference
     kills: tuple[str, ...]  # the checks that must catch it
-    codemod: type[MutationCodemod]
     expected_hits: int = 1
     # What the rewrite shows, for its tests: code found on a line it adds (the pre-fix
     # shape) and code found on a line it removes ("" for nothing: a mutant that only
@@ -128,9 +113,17 @@ class Mutant:
     # too costly to draw, which only its seed programs run. The tests hold it to that.
     drawn_blind: str = ""
 
+    # What to mend when its target is not found as often as expected.
+    MEND: ClassVar[str] = "the mutant"
+
     @property
     def name(self) -> str:
         return f"{self.id} {self.slug}"
+
+    def codemod_for(self, filename: str) -> MutationCodemod:
+        """A fresh codemod that makes this mutant's rewrite (walking the whole module until
+        told its site)."""
+        raise NotImplementedError(f"mutant {self.name}: a Mutant kind says how it rewrites")
 
     def apply(self, source: str, *, filename: str | None = None) -> str:
         """The mutated source; `MutantNotApplicable` when the target is not found exactly
@@ -142,19 +135,32 @@ class Mutant:
             raise MutantNotApplicable(
                 f"mutant {self.name}: cannot parse {where}: {str(exc).splitlines()[0]}"
             ) from None
-        codemod = self.codemod(CodemodContext(filename=where))
+        codemod = self.codemod_for(where)
         codemod.walk_only(self.site)
         mutated = codemod.transform_module(module)
         if codemod.hits != self.expected_hits:
             raise MutantNotApplicable(
                 f"mutant {self.name}: target `{self.target}` in {self.site} found "
                 f"{codemod.hits} time(s) in {where}, expected {self.expected_hits}; "
-                "the reference code changed, update the codemod"
+                f"the reference code changed, update {self.MEND}"
             )
         code = mutated.code
         if code == source:
             raise MutantNotApplicable(f"mutant {self.name}: the codemod left {where} unchanged")
         return code
+
+
+@dataclass(frozen=True, kw_only=True)
+class Rewrite(Mutant):
+    """A mutant whose rewrite is a codemod class of its own: an insertion, a change of
+    more than one place, or one a line's text cannot name."""
+
+    codemod: type[MutationCodemod]
+
+    MEND: ClassVar[str] = "the codemod"
+
+    def codemod_for(self, filename: str) -> MutationCodemod:
+        return self.codemod(CodemodContext(filename=filename))
 
 
 @functools.lru_cache(maxsize=64)

@@ -9,15 +9,13 @@ import subprocess
 import sys
 
 import jsonschema
-import libcst as cst
-import libcst.matchers as m
 import pytest
 
 from invariants.dynamic.runner import run_program
 from invariants.dynamic.seed_programs import SEED_PROGRAMS
-from invariants.mutants.base import Mutant, MutationCodemod
 from invariants.mutants.build import build_mutant
 from invariants.mutants.matrix import ALL_CHECKS, DYNAMIC_CHECKS, Matrix, dynamic_cell, prove
+from invariants.mutants.patch import Patch
 from invariants.mutants.registry import MUTANTS, find_mutant
 
 EXPECTED_KILLS = [(mutant.id, check) for mutant in MUTANTS for check in mutant.kills]
@@ -167,21 +165,12 @@ def test_dynamic_kill_is_the_same_in_other_processes() -> None:
     assert len(outputs) == 1 and next(iter(outputs)).startswith("True ")
 
 
-class SwapComparison(MutationCodemod):
-    """`self.attempt < self.retries` -> `self.retries > self.attempt`: the same bound."""
-
-    @m.call_if_inside(m.FunctionDef(name=m.Name("_retry_or_terminate")))
-    @m.leave(m.If(test=m.Comparison(comparisons=[m.ComparisonTarget(operator=m.LessThan())])))
-    def swap(self, original_node: cst.If, updated_node: cst.If) -> cst.If:
-        self.hit()
-        return updated_node.with_changes(
-            test=cst.parse_expression("self.retries > self.attempt"))
-
-
-EQUIVALENT = Mutant(
+# The same bound, written the other way round.
+EQUIVALENT = Patch(
     id="M0", slug="equivalent-bound", shape="the retry bound written the other way round",
     path="subscribe.py", site="BoundedSubscription._retry_or_terminate",
-    target="if self.attempt < self.retries:", kills=("INV2", "MESH004"), codemod=SwapComparison,
+    before="self.attempt < self.retries", after="self.retries > self.attempt",
+    kills=("INV2", "MESH004"),
 )
 
 

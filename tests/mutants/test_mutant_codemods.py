@@ -1,4 +1,4 @@
-"""Every codemod applies to the reference and changes exactly its site; a codemod whose
+"""Every mutant applies to the reference and changes exactly its site; a mutant whose
 target is missing (or found too often) fails loudly, naming the mutant and the file."""
 
 from __future__ import annotations
@@ -8,12 +8,12 @@ from pathlib import Path
 
 import libcst as cst
 import pytest
-from libcst.codemod import CodemodContext
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from invariants.mutants.base import Mutant, MutantNotApplicable
+from invariants.mutants.base import Mutant, MutantNotApplicable, Rewrite
 from invariants.mutants.build import reference_root
 from invariants.mutants.matrix import ALL_CHECKS, DYNAMIC_CHECKS
+from invariants.mutants.patch import Patch
 from invariants.mutants.registry import MUTANT_MODULES, MUTANTS, find_mutant, select_mutants
 
 MAX_CHANGED_LINES = 8  # a mutant is one statement or expression, plus an import
@@ -124,14 +124,59 @@ def test_codemod_does_not_apply_twice(mutant: Mutant) -> None:
         mutant.apply(once)
 
 
-@pytest.mark.parametrize("mutant", MUTANTS, ids=lambda m: m.id)
+REWRITES = [m for m in MUTANTS if isinstance(m, Rewrite)]
+
+
+@pytest.mark.parametrize("mutant", REWRITES, ids=lambda m: m.id)
 def test_the_walk_along_the_site_rewrites_what_the_whole_walk_does(mutant: Mutant) -> None:
     """A codemod walks only the path to its site; on the reference that gives the same
-    code as matching every node of the module."""
+    code as matching every node of the module (a patch names no more than its site)."""
     source = _source(mutant)
-    whole = mutant.codemod(CodemodContext(filename=mutant.path))
+    whole = mutant.codemod_for(mutant.path)
     assert mutant.apply(source) == whole.transform_module(cst.parse_module(source)).code
     assert whole.hits == mutant.expected_hits
+
+
+def _one_line_change(before: str, after: str) -> tuple[str, str] | None:
+    """The removed and the added line when `after` is `before` with one line replaced."""
+    old, new = before.splitlines(), after.splitlines()
+    matcher = difflib.SequenceMatcher(a=old, b=new, autojunk=False)
+    changed = [op for op in matcher.get_opcodes() if op[0] != "equal"]
+    if len(changed) != 1:
+        return None
+    tag, i1, i2, j1, j2 = changed[0]
+    if tag != "replace" or i2 - i1 != 1 or j2 - j1 != 1:
+        return None
+    return old[i1].strip(), new[j1].strip()
+
+
+@pytest.mark.parametrize("mutant", REWRITES, ids=lambda m: m.id)
+def test_a_rewrite_is_a_change_no_patch_says(mutant: Mutant) -> None:
+    """A mutant that replaces one whole line of its site is a `Patch`: a codemod of its
+    own is kept for an insertion, more lines, an import, or a line no node spans."""
+    source = _source(mutant)
+    after = mutant.apply(source)
+    change = _one_line_change(source, after)
+    if change is None:
+        return
+    patch = Patch(id=mutant.id, slug=mutant.slug, shape=mutant.shape, path=mutant.path,
+                  site=mutant.site, before=change[0], after=change[1], kills=mutant.kills)
+    try:
+        patched = patch.apply(source)
+    except MutantNotApplicable:
+        return  # no node of the site is that line
+    assert patched != after, f"{mutant.name} replaces one line: make it a Patch"
+
+
+def test_control_a_one_line_rewrite_is_told_a_patch() -> None:
+    """Negative control: a patch's own change, made by a codemod, is one a patch says."""
+    m16 = find_mutant("M16")
+    source = _source(m16)
+    change = _one_line_change(source, m16.apply(source))
+    assert change is not None
+    patch = Patch(id="M0", slug="again", shape="", path=m16.path, site=m16.site,
+                  before=change[0], after=change[1], kills=m16.kills)
+    assert patch.apply(source) == m16.apply(source)
 
 
 def test_a_target_outside_the_named_site_is_not_found() -> None:
@@ -141,7 +186,7 @@ def test_a_target_outside_the_named_site_is_not_found() -> None:
     elsewhere = (
         "class A:\n    def on_active_stop(self, done):\n        self.hold_until_drained(done)\n"
     )
-    whole = m6.codemod(CodemodContext(filename=m6.path))
+    whole = m6.codemod_for(m6.path)
     whole.transform_module(cst.parse_module(elsewhere))
     assert whole.hits == 1
     with pytest.raises(MutantNotApplicable, match="found 0"):
@@ -218,7 +263,8 @@ def test_every_mutant_has_a_module_a_distinct_rewrite_and_its_kills() -> None:
     # Numbered from M1 without a gap or a repeat, each from its own `mN_slug` module.
     assert [m.id for m in MUTANTS] == [f"M{i}" for i in range(1, len(MUTANTS) + 1)]
     assert list(MUTANT_MODULES) == [
-        f"invariants.mutants.{m.id.lower()}_{m.slug.replace('-', '_')}" for m in MUTANTS
+        f"invariants.mutants.catalogue.{m.id.lower()}_{m.slug.replace('-', '_')}"
+        for m in MUTANTS
     ]
     # Each is killed by at least one known check, and every invariant has a mutant its
     # negative control.
@@ -227,7 +273,9 @@ def test_every_mutant_has_a_module_a_distinct_rewrite_and_its_kills() -> None:
         assert len(set(mutant.kills)) == len(mutant.kills), mutant.name
         assert set(mutant.kills) <= set(ALL_CHECKS), mutant.name
     assert {check for m in MUTANTS for check in m.kills} >= set(DYNAMIC_CHECKS)
-    assert len({m.slug for m in MUTANTS}) == len({m.codemod for m in MUTANTS}) == len(MUTANTS)
+    assert len({m.slug for m in MUTANTS}) == len(MUTANTS)
+    assert all(isinstance(m, Patch | Rewrite) for m in MUTANTS)
+    assert len({m.codemod for m in REWRITES}) == len(REWRITES)
     # Two mutants may rewrite one function (M1 and M13 the same guard), never alike.
     assert len({(m.path, m.apply(_source(m))) for m in MUTANTS}) == len(MUTANTS)
     for mutant in MUTANTS:

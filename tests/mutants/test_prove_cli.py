@@ -193,13 +193,12 @@ def test_the_kill_list_fits_100_columns_and_names_missing_kills() -> None:
 
 
 def test_a_mutant_that_no_longer_applies_is_reported_and_the_rest_runs() -> None:
-    from invariants.mutants.base import Mutant
-    from invariants.mutants.m6_no_stop_hold import NoStopHold
     from invariants.mutants.matrix import prove
+    from invariants.mutants.patch import Patch
 
-    stale = Mutant(id="M99", slug="stale", shape="targets code that is gone", path="breaker.py",
-                   site="on_active_stop", target="self.hold_until_drained(done)",
-                   kills=("MESH004",), codemod=NoStopHold)
+    stale = Patch(id="M99", slug="stale", shape="targets code that is gone", path="breaker.py",
+                  site="on_active_stop", before="self.hold_until_drained(done)", after="done()",
+                  kills=("MESH004",))
     result = prove("ci", ["M7", stale], checks=["MESH004"])
     assert result.mutants["M7"]["MESH004"].killed
     assert result.mutants["M99"] == {}
