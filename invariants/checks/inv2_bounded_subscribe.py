@@ -102,7 +102,9 @@ class BoundedSubscribe(Monitor):
         self._subs: dict[str, _Subscription] = {}
         self._unseen: dict[str, Subscribed] = {}  # started by the harness, not yet traced
         self._requests: dict[str, _Subscription] = {}  # latest request id -> subscription
-        self._failures: dict[str, _Subscription] = {}  # failure delivery id -> subscription
+        # failure delivery id -> the subscription, and the attempt (its SUBSCRIBE_ATTEMPT)
+        # whose request it answers
+        self._failures: dict[str, tuple[_Subscription, TraceEvent]] = {}
         self._owing: dict[str, _Subscription] = {}  # open, its latest attempt owing a retry
         self._hubs: set[str] = set()  # hubs the trace says exist
         self._excused: set[str] = set()  # hubs the harness removed or blocked
@@ -135,9 +137,15 @@ class BoundedSubscribe(Monitor):
         if event.kind is EventKind.FAILURE_EMITTED:
             self._failure_emitted(event)
         elif event.kind is EventKind.HANDLED and event.delivery_id in self._failures:
-            failed = self._failures.pop(event.delivery_id or "")
-            if failed.failed_by is None:
-                failed.failed_by = event.time_ms
+            failed, attempt = self._failures[event.delivery_id or ""]
+            # The subscriber has it only once its own hub handles it: a mesh may handle the
+            # answer on its way (a reply desk that forwards it), which says nothing of when
+            # the subscriber learnt it failed.
+            if event.hub == attempt.hub:
+                del self._failures[event.delivery_id or ""]
+                # Handled once a later attempt was sent, it times that attempt no more.
+                if failed.sent is attempt and failed.failed_by is None:
+                    failed.failed_by = event.time_ms
         sid = event.subscription_id
         if sid is None:
             return
@@ -250,7 +258,7 @@ class BoundedSubscribe(Monitor):
         if sub.failed_from is None:
             sub.failed_from, sub.failure = event.time_ms, event
             if event.delivery_id is not None:
-                self._failures[event.delivery_id] = sub
+                self._failures[event.delivery_id] = (sub, sub.sent)
 
     def _resubscribed(self, sid: str, sub: _Subscription, event: TraceEvent) -> None:
         """Attempt n >= 1: its backoff after the failure it answers, not earlier (a late

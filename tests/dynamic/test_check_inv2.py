@@ -304,3 +304,58 @@ def test_a_timed_out_attempt_followed_by_its_retry_is_counted() -> None:
     monitor.feed(t.events)
     assert monitor.violations(final=True) == []
     assert monitor.evidence[inv2.LATE] == 1
+
+
+def _late_failure_of_attempt_0(handled_by: str) -> Trace:
+    """Attempt 0 fails NotFound at 1 ms, the failure handled only at 2,100 ms (the
+    subscriber's turn held), after attempt 1 was sent on its timeout; attempt 1 fails at
+    2,101 ms, handled at 2,102 ms; attempt 2 comes its backoff after that."""
+    t = Trace()
+    t.add(K.SUBSCRIBE_ATTEMPT, hub="sub", subscription_id="s1", attempt=0, delivery_id="r0")
+    t.at(1).add(K.FAILURE_EMITTED, hub="gone", delivery_id="f0", answers="r0",
+                error="NotFound")
+    t.at(2_100).add(K.SUBSCRIBE_ATTEMPT, hub="sub", subscription_id="s1", attempt=1,
+                    delivery_id="r1")
+    t.add(K.HANDLED, hub=handled_by, delivery_id="f0")
+    t.at(2_101).add(K.FAILURE_EMITTED, hub="gone", delivery_id="f1", answers="r1",
+                    error="NotFound")
+    t.at(2_102).add(K.HANDLED, hub="sub", delivery_id="f1")
+    return t
+
+
+def test_a_late_failure_handled_after_the_next_attempt_does_not_time_that_attempt() -> None:
+    params = CheckParams(subscribe_timeout_ms=2_000, subscribe_backoff_ms=250)
+    t = _late_failure_of_attempt_0("sub")
+    t.at(2_602).add(K.SUBSCRIBE_ATTEMPT, hub="sub", subscription_id="s1", attempt=2,
+                    delivery_id="r2")
+    # Attempt 2 at 2,602 ms: attempt 1's failure was handled at 2,102 ms, its backoff 500 ms
+    # (attempt 0's failure, handled at 2,100 ms after attempt 1 was sent, times nothing).
+    assert inv2.check(t.events, params=params, now_ms=t.t) == []
+    # Negative control: a retry short of that backoff after attempt 1's failure is early.
+    early = _late_failure_of_attempt_0("sub")
+    early.at(2_600).add(K.SUBSCRIBE_ATTEMPT, hub="sub", subscription_id="s1", attempt=2,
+                        delivery_id="r2")
+    [v] = inv2.check(early.events, params=params, now_ms=early.t)
+    assert "resubscribed (attempt 2) 499 ms after attempt 1 failed" in v.message
+
+
+def test_a_failure_handled_on_its_way_is_not_the_subscriber_learning_it() -> None:
+    # The answer to attempt 0 is handled by a reply desk at 1 ms on its way: the subscriber
+    # has not learnt of it, so its retry on the timeout is no late one.
+    params = CheckParams(subscribe_timeout_ms=2_000, subscribe_backoff_ms=250)
+    t = Trace()
+    t.add(K.SUBSCRIBE_ATTEMPT, hub="sub", subscription_id="s1", attempt=0, delivery_id="r0")
+    t.at(1).add(K.FAILURE_EMITTED, hub="gone", delivery_id="f0", answers="r0",
+                error="NotFound")
+    t.at(2).add(K.HANDLED, hub="desk", delivery_id="f0")
+    t.at(2_250).add(K.SUBSCRIBE_ATTEMPT, hub="sub", subscription_id="s1", attempt=1,
+                    delivery_id="r1")
+    assert inv2.check(t.events, params=params, now_ms=t.t) == []
+    # Negative control: handled by the subscriber at 2 ms, the retry is overdue long before.
+    t2 = Trace()
+    t2.add(K.SUBSCRIBE_ATTEMPT, hub="sub", subscription_id="s1", attempt=0, delivery_id="r0")
+    t2.at(1).add(K.FAILURE_EMITTED, hub="gone", delivery_id="f0", answers="r0",
+                 error="NotFound")
+    t2.at(2).add(K.HANDLED, hub="sub", delivery_id="f0")
+    [v] = inv2.check(t2.events, params=params, now_ms=2_250)
+    assert "not resubscribed within its backoff of 250 ms" in v.message

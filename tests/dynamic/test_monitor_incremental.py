@@ -9,10 +9,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from mutant_controls import CONTROLS, mutant_factory
 
-from invariants.checks import CHECK_IDS, check, monitor_for
+from invariants.checks import CHECK_IDS, DEFAULT_PARAMS, check, monitor_for
 from invariants.dynamic.plans import machine_class
 from invariants.dynamic.report import InvariantViolated
-from invariants.dynamic.seed_programs import SEED_PROGRAMS
+from invariants.dynamic.seed_programs import SEED_PROGRAMS, resolved
 from invariants.trace import TraceEvent
 
 
@@ -24,7 +24,7 @@ def _violating_trace(check_id: str) -> Sequence[TraceEvent]:
         for program in SEED_PROGRAMS[check_id].values():
             machine = machine_class(check_id, mutant_factory(mutant_id))()
             try:
-                for step, arguments in program:
+                for step, arguments in resolved(program, DEFAULT_PARAMS):
                     getattr(machine, step)(**arguments)
                 machine.mesh.run_until_idle(10 * 60 * 1000)
             except InvariantViolated:
