@@ -40,13 +40,14 @@ from invariants.scan.config import (
 from invariants.scan.model import ScanConfig
 from invariants.scan.rules import UnknownRule
 from invariants.scan.rules import rule_ids as known_rule_ids
-from invariants.step_budget import step_budget_seconds, step_wall_budget_seconds
+from invariants.step_budget import step_budgets
 
 DEFAULT_PROFILE = "ci"
 
-# Keys of [tool.harness] this module reads; the scanner skips them (its OTHER_KEYS, plus
-# `invariants`, passed as `other_keys`). `hypothesis_profile` and `sarif_output` are
-# accepted spellings of `profile` and `sarif`.
+# Keys of [tool.harness] this module reads; `hypothesis_profile` and `sarif_output` are
+# accepted spellings of `profile` and `sarif`. The scanner skips them: they are passed to it
+# as `other_keys`, and its own OTHER_KEYS lists them too, for a scan configuration loaded
+# without this module (`invariants.scan.config.load_config`).
 PLUGIN_KEYS: frozenset[str] = frozenset(
     {"adapter", "profile", "hypothesis_profile", "invariants", "prove", "sarif", "sarif_output",
      "shared_database", "params", "mutate_paths"}
@@ -312,10 +313,9 @@ def resolve(
 
 
 def _check_step_budgets(environ: Mapping[str, str] | None) -> None:
-    # Each step reads its budget where it is armed (forked matrix workers and the
+    # Each run resolves its budgets where its steps run (forked matrix workers and the
     # conformance programs' subprocesses inherit the environment, not these settings).
-    step_budget_seconds(environ)
-    step_wall_budget_seconds(environ)
+    step_budgets(environ)
 
 
 @dataclass(frozen=True)

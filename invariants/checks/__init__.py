@@ -22,7 +22,7 @@ from invariants.checks.harness_facts import (
     StopAsked,
     Subscribed,
 )
-from invariants.checks.monitor import Check, Monitor, run_monitor
+from invariants.checks.monitor import Check, Monitor
 from invariants.checks.params import DEFAULT_PARAMS, CheckParams, changed_figures, with_figures
 from invariants.checks.violation import Violation, describe
 from invariants.trace import MessageClass, TraceEvent
@@ -68,15 +68,15 @@ def monitor_for(
 ) -> Monitor:
     """A fresh monitor of `check_id`, told what the adapter declares (by default the
     protocol's first surface)."""
+    return _record(check_id).fresh(params, capabilities)
+
+
+def _record(check_id: str) -> Check:
     try:
-        cls = CHECKS[check_id]
+        return Check(CHECKS[check_id])  # CHECKS, not the records: a registered checker too
     except KeyError:
         known = ", ".join(CHECK_IDS)
         raise ValueError(f"unknown check {check_id!r} (known: {known})") from None
-    monitor = cls(params)
-    if capabilities is not None:
-        monitor.capabilities = capabilities
-    return monitor
 
 
 def check(
@@ -90,9 +90,9 @@ def check(
     facts: Sequence[HarnessFact] = (),
     capabilities: frozenset[Capability] | None = None,
 ) -> list[Violation]:
-    monitor = monitor_for(check_id, params, capabilities)
-    return run_monitor(monitor, trace, now_ms=now_ms, final=final, declared=declared,
-                       facts=facts)
+    """`check_id`'s checker (its record) run over a whole trace."""
+    return _record(check_id)(trace, params, now_ms=now_ms, final=final, declared=declared,
+                             facts=facts, capabilities=capabilities)
 
 
 __all__ = [

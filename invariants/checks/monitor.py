@@ -202,9 +202,9 @@ def run_monitor(
 @dataclass(frozen=True)
 class Check:
     """A checker's record, the `check` its module ends with (`check = check_function(Cls)`):
-    the monitor class, whose `check_id` and `title` it goes by, and the checker as a plain
-    function over a whole trace (a fresh monitor fed all of it).
-    `invariants.checks.CHECK_MODULES` lists the modules."""
+    the monitor class, whose `check_id` and `title` it goes by, the one way a monitor of it
+    is made (`fresh`), and the checker as a plain function over a whole trace (a fresh
+    monitor fed all of it). `invariants.checks.CHECK_MODULES` lists the modules."""
 
     monitor: type[Monitor]
 
@@ -216,6 +216,17 @@ class Check:
     def title(self) -> str:
         return self.monitor.title
 
+    def fresh(
+        self, params: CheckParams = DEFAULT_PARAMS,
+        capabilities: frozenset[Capability] | None = None,
+    ) -> Monitor:
+        """A new monitor, told what the adapter declares (by default the protocol's first
+        surface)."""
+        monitor = self.monitor(params)
+        if capabilities is not None:
+            monitor.capabilities = capabilities
+        return monitor
+
     def __call__(
         self,
         trace: Sequence[TraceEvent],
@@ -225,10 +236,11 @@ class Check:
         final: bool = False,
         declared: Mapping[str, MessageClass] | None = None,
         facts: Sequence[HarnessFact] = (),
+        capabilities: frozenset[Capability] | None = None,
     ) -> list[Violation]:
         return run_monitor(
-            self.monitor(params), trace, now_ms=now_ms, final=final, declared=declared,
-            facts=facts,
+            self.fresh(params, capabilities), trace, now_ms=now_ms, final=final,
+            declared=declared, facts=facts,
         )
 
 

@@ -22,9 +22,11 @@ from invariants.scan.options import OptionError, parse_count, parse_names
 from invariants.scan.rules import UnknownRule, option_table, rule_ids
 from invariants.user_errors import UserError
 
-# Keys of `[tool.harness]` that belong to other parts of the harness, not to the scanner.
+# Keys of `[tool.harness]` that belong to other parts of the harness, not to the scanner:
+# every key `harness.settings.PLUGIN_KEYS` reads (a test holds the two together).
 OTHER_KEYS: frozenset[str] = frozenset(
-    {"adapter", "profile", "hypothesis_profile", "invariants", "prove", "sarif", "sarif_output"}
+    {"adapter", "profile", "hypothesis_profile", "invariants", "prove", "sarif", "sarif_output",
+     "shared_database", "params", "mutate_paths"}
 )
 
 # The scan command's own settings, which are not per-file analysis options.

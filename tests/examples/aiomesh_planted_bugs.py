@@ -34,6 +34,10 @@ class Planted:
         return f"harness::{self.expected}[{self.factory}]"
 
 
+# A race only an order CPython's loop cannot produce shows (docs/asyncio.md, "Which
+# schedules"): no bug in production, so a pass is the right verdict.
+_UNREACHABLE = "unreachable on CPython's loop: timers armed at one instant fall due in order"
+
 PLANTED: tuple[Planted, ...] = (
     Planted("nack-rejected", "INV1", False,
             "INV1: DeliveryFailure answers rejected post * (a rejection has no reply)*",
@@ -44,9 +48,12 @@ PLANTED: tuple[Planted, ...] = (
             "INV7: packaged ignorable delivery * was answered (must never be)*"),
     Planted("unbounded-resubscribe", "INV2", False,
             "INV2: subscription * made more than 4 attempts (3 retries)*"),
-    # One tie reordered, the rest FIFO: the tie scripts' single deviations reach it.
+    # The answer's leg sleeps out its hop from the attempt's own instant, its timer armed
+    # after the attempt's timeout: it never lands first, and the subscription's wake-up is
+    # queued before the leg's. Only an order CPython's loop cannot run shows it: the
+    # harness passes it, and must.
     Planted("late-answer-resets-budget", "INV2", True,
-            "INV2: subscription * made more than 4 attempts (3 retries)*", ci=True),
+            blind_spot=_UNREACHABLE, ci=True),
     Planted("shed-anything", "INV3", False, "INV3: user message * shed at *"),
     Planted("no-watermark", "INV3", False,
             "INV3: sheddable message * admitted to * at depth * >= watermark * (must be shed)*"),
@@ -55,12 +62,13 @@ PLANTED: tuple[Planted, ...] = (
     Planted("uncapped-backoff", "INV4", False,
             "INV4: rejected delivery * not re-sent after attempt 4 within its backoff of "
             "500 ms*", ci=True),
-    Planted("resend-unheld-timeout", "INV4", True,
-            "INV4: delivery * re-sent after a timed-out attempt (callee still holds it)*",
-            ci=True),
+    # The callee's delay timer is armed after the caller's response timeout in the same
+    # instant: the caller always handles its timeout before the callee takes the call up.
+    Planted("resend-unheld-timeout", "INV4", True, blind_spot=_UNREACHABLE, ci=True),
     Planted("key-without-identity", "INV6", False,
             "INV6: breaker dropped * though its key had only 1 message(s) in the window*"),
-    # INV6's run takes ~2 min (its storms make the shrink slow): not in the sample.
+    # Found by aiming a post at the reopening task's sleep. INV6's run takes ~2 min (its
+    # storms make the shrink slow): not in the sample.
     Planted("breaker-reopen-timer", "INV6", True,
             "INV6: breaker still dropped * ms after its key tripped on * (cooldown * ms)*"),
     Planted("no-stop-hold", "INV5", False,
@@ -84,9 +92,9 @@ PLANTED: tuple[Planted, ...] = (
     Planted("dedupe-after-reply", "INV4", False,
             "INV4: delivery *'s effect applied again at *: an at-least-once mesh applies "
             "each delivery at most once*"),
-    Planted("forget-answered", "INV4", True,
-            "INV4: delivery *'s effect applied again at *: an at-least-once mesh applies "
-            "each delivery at most once*", ci=True),
+    # As resend-unheld-timeout: the callee's timer cannot land before the caller's
+    # timeout armed ahead of it in the same instant.
+    Planted("forget-answered", "INV4", True, blind_spot=_UNREACHABLE, ci=True),
 )
 
 BY_NAME = {bug.name: bug for bug in PLANTED}
