@@ -276,6 +276,10 @@ class NoResendAfterTimeout(Monitor):
         return None
 
     def _observe_failed(self, d: Delivery, did: str, event: TraceEvent) -> None:
+        if d.sent_at is None:  # the trace lost the call, or the mesh failed one never made
+            self.flag(f"the mesh reports a call of {did} failed ({event.error or 'no error'}), "
+                      f"but traced no ATTEMPT of {did} before it: a call never sent cannot "
+                      "fail, and its retries cannot be counted", event)
         self._faults.failed(d, did, event)
         d.waiting = False
         truth = self._truth(d, event)

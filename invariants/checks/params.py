@@ -88,8 +88,9 @@ class CheckParams:
         return self.breaker_thresholds.get(hub, self.breaker_threshold)
 
     def retry_delay_ms(self, retry: int) -> int:
-        """Delay before retry number `retry` (1-based): min(base * 2^(retry-1), cap)."""
-        return min(self.retry_base_ms << (retry - 1), self.retry_cap_ms)
+        """Delay before retry number `retry` (1-based): min(base * 2^(retry-1), cap); a
+        retry numbered below 1 (a trace that lost its first attempt) waits the first's."""
+        return min(self.retry_base_ms << max(retry - 1, 0), self.retry_cap_ms)
 
     def subscribe_delay_ms(self, retry: int) -> int:
         """Backoff before resubscribe number `retry` (1-based): base * factor^(retry-1)."""
