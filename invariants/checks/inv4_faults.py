@@ -31,7 +31,9 @@ class CallFaults:
     def __init__(self, monitor: Monitor) -> None:
         self._monitor = monitor
         self._armed: dict[tuple[FaultKind, str], int] = {}  # faults the harness armed, unspent
-        self._aggregates: dict[str, list[bool]] = {}  # target -> armed aggregates' orders
+        # Target -> the aggregates armed there, unspent, in arming order: (timeout first?,
+        # how many), kept as counts since the harness states a count, not the calls.
+        self._aggregates: dict[str, list[tuple[bool, int]]] = {}
         # Call faults the mesh honoured at least once, and the violations of those it
         # ignored: a kind ignored every time is one the mesh does not model (its
         # obligations go unexercised); a kind honoured only sometimes is a bug.
@@ -50,8 +52,8 @@ class CallFaults:
             self._removed.add(fact.target)
         elif fact.kind in (FaultKind.BLOCK_HUB, FaultKind.SLOW_DESTINATION):
             self._held.add(fact.target)
-        if fact.kind is FaultKind.AGGREGATE_NEXT:
-            self._aggregates.setdefault(fact.target, []).extend([fact.timeout_first] * fact.count)
+        if fact.kind is FaultKind.AGGREGATE_NEXT and fact.count > 0:
+            self._aggregates.setdefault(fact.target, []).append((fact.timeout_first, fact.count))
         elif fact.kind in (FaultKind.REJECT_NEXT, FaultKind.TIMEOUT_NEXT):
             key = (fact.kind, fact.target)
             self._armed[key] = self._armed.get(key, 0) + fact.count
@@ -103,7 +105,7 @@ class CallFaults:
         if d.expect is None:
             aggregates = self._aggregates.get(d.target or "")
             if aggregates:
-                d.expect, d.aggregate = FaultKind.AGGREGATE_NEXT, aggregates.pop(0)
+                d.expect, d.aggregate = FaultKind.AGGREGATE_NEXT, _spend(aggregates)
             elif self._consume(FaultKind.TIMEOUT_NEXT, d.target):
                 d.expect = FaultKind.TIMEOUT_NEXT
 
@@ -165,6 +167,16 @@ class CallFaults:
         sent = d.sent_at
         timeout = self._monitor.params.response_timeout_ms
         return sent is not None and event.time_ms - sent.time_ms >= timeout
+
+
+def _spend(aggregates: list[tuple[bool, int]]) -> bool:
+    """One armed aggregate spent, the oldest: its order (timeout first?)."""
+    timeout_first, left = aggregates[0]
+    if left > 1:
+        aggregates[0] = (timeout_first, left - 1)
+    else:
+        del aggregates[0]
+    return timeout_first
 
 
 def ignored_and_honoured(evidence: Mapping[str, int], context: Mapping[str, int]
