@@ -169,6 +169,7 @@ class FanoutNotDropped(Monitor):
     def _tripped(self, event: TraceEvent, key: Key, arrivals: deque[int]) -> None:
         self._held_to_count(event, key, arrivals)
         self._trips[key] = (event, False)
+        self._windows.retire_key(key)  # a trip ends exact windows, its post traced or not
         self._totals[key] = 0  # a trip starts the key's count afresh
         self._fresh.discard(key)
 

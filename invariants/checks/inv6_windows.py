@@ -123,6 +123,11 @@ class KeyWindows:
                 "breaker_windows first_post)")
 
     def _retire(self, intake: _Intake) -> None:
-        self._done.add(intake.key)
-        self._windows.pop(intake.key, None)
+        self.retire_key(intake.key)
         self._intake.pop(intake.key[0], None)
+
+    def retire_key(self, key: Key) -> None:
+        """`key` is judged no more: it tripped (whether or not its post was traced: a
+        trace may lose it), or a post of it was gated or rejected."""
+        self._done.add(key)
+        self._windows.pop(key, None)
