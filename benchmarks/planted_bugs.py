@@ -1,0 +1,192 @@
+"""A mesh's planted bugs, measured: which the harness catches, and how soon.
+
+    python benchmarks/planted_bugs.py --repo examples/switchboard-repo [--seeds N]
+        [--max-examples N] [--only b01,b02] [--kinds race,ordinary] [--json FILE]
+
+The repository's `PLANTED.json` lists its planted bugs, each with its adapter factory
+(`module:attribute`), its kind (`static`, `ordinary` or `race`) and what it breaks (a
+static rule `MESH00n` or an invariant `INVn`). Its `[tool.harness]` gives the adapter's
+parameters. Per bug:
+
+- **static**: caught where `python -m harness scan --format json` in the repository reports
+  a finding of that rule;
+- **ci**: the invariant it breaks, run as `check` runs it (the `ci` profile, derandomized,
+  its seed programs first): caught where the verdict is a violation;
+- **examples** (with `--seeds N`): examples to the first failure, the median over N runs
+  seeded by their number (Hypothesis' global seed; no database, no shrinking), at most
+  `--max-examples` each; `-` where no run found it, and how many did;
+- **FIFO** (races, with `--seeds`): the same seeded runs with the loop's chooser answering
+  0 everywhere: a race FIFO finds is no same-instant race.
+
+A script, not a test: the figures depend on Hypothesis' version and the machine's load.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+import tomllib
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import hypothesis.core
+from hypothesis import Phase
+from hypothesis import settings as Settings
+
+from invariants.adapter import Chooser, FirstChooser
+from invariants.dynamic.profiles import profile
+from invariants.dynamic.runner import run_invariant
+
+
+@dataclass
+class Row:
+    name: str
+    kind: str
+    breaks: str
+    ci: str = "-"  # caught / missed / error: <line>
+    examples: list[int | None] = field(default_factory=list)
+    fifo: list[int | None] = field(default_factory=list)
+    seconds: float = 0.0
+
+
+def _params(repo: Path) -> Any:
+    from harness.params import params_from
+
+    table = tomllib.loads((repo / "pyproject.toml").read_text(encoding="utf-8"))
+    raw = table.get("tool", {}).get("harness", {}).get("params", {})
+    return params_from(raw, f"{repo.name} pyproject.toml")
+
+
+def _factory(spec: str) -> Callable[[Chooser], Any]:
+    module, _, attribute = spec.partition(":")
+    made: Callable[[Chooser], Any] = getattr(importlib.import_module(module), attribute)
+    return made
+
+
+def _fifo(made: Callable[[Chooser], Any]) -> Callable[[Chooser], Any]:
+    def factory(chooser: Chooser) -> Any:
+        return made(FirstChooser())
+
+    factory.__name__ = factory.__qualname__ = getattr(made, "__name__", "factory") + "_fifo"
+    return factory
+
+
+def _seeded(max_examples: int) -> Settings:
+    return Settings(profile("ci"), derandomize=False, database=None,
+                    max_examples=max_examples, phases=(Phase.explicit, Phase.generate))
+
+
+def _found_in(check: str, factory: Callable[[Chooser], Any], params: Any, seed: int,
+              max_examples: int) -> int | None:
+    setattr(hypothesis.core, "global_force_seed", seed)  # noqa: B010 (Hypothesis' own global)
+    try:
+        outcome = run_invariant(check, factory, _seeded(max_examples), params=params)
+    finally:
+        setattr(hypothesis.core, "global_force_seed", None)  # noqa: B010
+    return outcome.examples if outcome.verdict == "violation" else None
+
+
+def _scan_rules(repo: Path) -> set[str]:
+    """The rule ids of the findings `scan` reports in the repository."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(repo / "src"),
+                                                        os.environ.get("PYTHONPATH", "")])}
+    done = subprocess.run([sys.executable, "-m", "harness", "scan", "--format", "json"],
+                          cwd=repo, env=env, capture_output=True, text=True, check=False)
+    try:
+        report = json.loads(done.stdout)
+    except json.JSONDecodeError:
+        raise SystemExit(f"scan gave no JSON: {done.stdout[-500:]}{done.stderr[-500:]}") from None
+    findings = report.get("findings", report) if isinstance(report, dict) else report
+    return {str(item.get("rule") or item.get("rule_id") or item.get("id"))
+            for item in findings if isinstance(item, dict)}
+
+
+def measure(entry: dict[str, Any], params: Any, scan_rules: set[str] | None, seeds: int,
+            max_examples: int) -> Row:
+    started = time.perf_counter()
+    row = Row(str(entry["name"]), str(entry["kind"]), str(entry["breaks"]))
+    if row.kind == "static":
+        row.ci = "caught" if scan_rules is not None and row.breaks in scan_rules else "missed"
+    else:
+        made = _factory(str(entry["factory"]))
+        outcome = run_invariant(row.breaks, made, "ci", params=params)
+        if outcome.verdict == "violation":
+            row.ci = "caught"
+        elif outcome.verdict == "pass":
+            row.ci = "missed"
+        else:
+            first = (outcome.failure_text or "").strip().splitlines()[:1]
+            row.ci = f"{outcome.verdict}: {first[0] if first else ''}"[:160]
+        for seed in range(seeds):
+            row.examples.append(_found_in(row.breaks, made, params, seed, max_examples))
+            if row.kind == "race":
+                row.fifo.append(_found_in(row.breaks, _fifo(made), params, seed, max_examples))
+    row.seconds = time.perf_counter() - started
+    return row
+
+
+def _median(found: Sequence[int | None]) -> str:
+    hits = [n for n in found if n is not None]
+    if not found:
+        return ""
+    if not hits:
+        return f"- (0/{len(found)})"
+    return f"{statistics.median(hits):g} ({len(hits)}/{len(found)})"
+
+
+def table(rows: Sequence[Row]) -> str:
+    head = ["bug", "kind", "breaks", "ci", "median examples", "FIFO", "seconds"]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for r in rows:
+        fifo = _median(r.fifo) if r.kind == "race" else ""
+        lines.append("| " + " | ".join([r.name, r.kind, r.breaks, r.ci, _median(r.examples),
+                                         fifo, f"{r.seconds:.0f}"]) + " |")
+    caught = sum(r.ci == "caught" for r in rows)
+    lines.append(f"\n{caught} of {len(rows)} caught in ci")
+    for kind in ("static", "ordinary", "race"):
+        some = [r for r in rows if r.kind == kind]
+        if some:
+            lines.append(f"  {kind}: {sum(r.ci == 'caught' for r in some)} of {len(some)}")
+    return "\n".join(lines)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--repo", type=Path, required=True)
+    parser.add_argument("--seeds", type=int, default=0)
+    parser.add_argument("--max-examples", type=int, default=200)
+    parser.add_argument("--only", default="", help="comma-separated bug names")
+    parser.add_argument("--kinds", default="", help="comma-separated kinds")
+    parser.add_argument("--json", type=Path, default=None)
+    args = parser.parse_args(argv)
+    repo = args.repo.resolve()
+    manifest = json.loads((repo / "PLANTED.json").read_text(encoding="utf-8"))
+    only = {n for n in args.only.split(",") if n}
+    kinds = {k for k in args.kinds.split(",") if k}
+    entries = [e for e in manifest
+               if (not only or e["name"] in only) and (not kinds or e["kind"] in kinds)]
+    sys.path.insert(0, str(repo / "src"))
+    params = _params(repo)
+    scan_rules = _scan_rules(repo) if any(e["kind"] == "static" for e in entries) else None
+    rows = []
+    for entry in entries:
+        row = measure(entry, params, scan_rules, args.seeds, args.max_examples)
+        print(f"  {row.name} ({row.kind}, {row.breaks}): {row.ci}  {_median(row.examples)}  "
+              f"[{row.seconds:.0f} s]", flush=True)
+        rows.append(row)
+    print(table(rows))
+    if args.json is not None:
+        args.json.write_text(json.dumps([asdict(r) for r in rows], indent=2), encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
