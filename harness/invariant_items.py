@@ -37,7 +37,8 @@ class InvariantItem(HarnessItem):
         factory = self.run.factories[self.adapter]
         outcome = run_invariant(self.check_id, factory, self.run.profile,
                                 params=self.run.settings.params,
-                                seed_scenarios=not self.run.settings.search_only)
+                                seed_scenarios=not self.run.settings.search_only,
+                                bystanders=False)  # an item judges its own invariant
         self.record(kind="invariant", check=self.check_id, adapter=self.adapter,
                     verdict=outcome.verdict, examples=outcome.examples,
                     evidence=dict(outcome.evidence))

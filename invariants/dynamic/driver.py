@@ -24,7 +24,7 @@ from collections.abc import Callable, Mapping, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import replace
 from pathlib import Path
-from typing import ClassVar, cast
+from typing import Any, ClassVar, cast
 
 from hypothesis.stateful import RuleBasedStateMachine, invariant
 
@@ -55,7 +55,7 @@ from invariants.dynamic.chooser import ScriptedChooser
 from invariants.dynamic.judge import Judge
 from invariants.dynamic.report import InvariantViolated
 from invariants.dynamic.rule_swarm import keep_on
-from invariants.dynamic.seed_programs import SEED_PROGRAMS, Program, resolved
+from invariants.dynamic.seed_programs import SEED_PROGRAMS, Program, Step, resolved
 from invariants.step_budget import step_budgets, within_budget
 from invariants.trace import MessageClass
 
@@ -116,7 +116,9 @@ class MeshMachine(RuleBasedStateMachine):
         self.judge = Judge(self.check_ids, self.base_params, self.diagram_path)
         self.params = self.base_params  # the run's figures, once `start` has made its hubs
         self.enabled: frozenset[str] = frozenset()
-        self.steps = 0
+        # The steps run so far (`init` included) as a program `run_program` replays: what
+        # a bystander check's first violation is recorded with.
+        self.executed: list[Step] = []
         self.stopped = False
         self.failed = False  # an error was raised: teardown only cleans up
         self.budgets = step_budgets()  # resolved once for the run, handed to each step
@@ -196,8 +198,9 @@ class MeshMachine(RuleBasedStateMachine):
     def _clock_text(self) -> str:
         return f"{self.adapter.now_ms()} ms" if self.adapter is not None else "the start"
 
-    def step(self) -> None:
-        self.steps += 1
+    def step(self, name: str, arguments: Mapping[str, Any]) -> None:
+        """Record a step about to run, as `(rule, arguments)`."""
+        self.executed.append((name, dict(arguments)))
 
     def acting(self, body: Callable[[], None], what: str = "a step") -> None:
         """Run one step's body within the step budget; if the mesh or adapter raises (or
@@ -226,7 +229,7 @@ class MeshMachine(RuleBasedStateMachine):
             return
         self.acting(lambda: self.judge.feed(self.mesh), "trace() after a step")
         with self.calling("after a step"):
-            self.judge.verify(self.mesh, steps=self.steps, final=False)
+            self.judge.verify(self.mesh, self.executed, final=False)
 
     def teardown(self) -> None:
         # Teardown runs in the `finally` of every run (Hypothesis', `run_program`'s): with
@@ -253,7 +256,7 @@ class MeshMachine(RuleBasedStateMachine):
             self.judge.feed(self.mesh)
         self.judge.harvest()
         self.judge.coverage.report(quiescent)
-        self.judge.verify(self.mesh, steps=self.steps, final=True)
+        self.judge.verify(self.mesh, self.executed, final=True)
 
     # The families' bodies: what each drawn step does to the mesh ------------------------
 

@@ -5,6 +5,11 @@ harness's facts, and what the example reached, reported to the run that is recor
 (`feed`), tells them each post, fault and stop in its place among those events (`tell`,
 `tell_in_place`), asks for violations (`verify`, final at teardown) and adds the example's
 evidence to the run's `RunStats` (`harvest`), a value the runner owns (`recording`).
+
+In a recording run the judge also watches as a bystander: a monitor of every other check
+the adapter's capabilities admit (`bystander_ids`) is fed the same trace and facts. Its
+violations never fail the example; the first of each check in the run is recorded with the
+program of steps that led to it (`Sighting`), and its evidence is summed with the rest.
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ from hypothesis.control import currently_in_test_context
 
 from invariants.adapter import Capability, MeshAdapter
 from invariants.checks import (
+    CHECKS,
     CheckParams,
     HarnessFact,
     Injected,
@@ -37,6 +43,7 @@ from invariants.dynamic.report import (
     schedule_of,
     write_diagram,
 )
+from invariants.dynamic.seed_programs import Program, Step
 from invariants.trace import EventKind, TraceEvent
 
 EVIDENCE_PREFIX = "evidence "
@@ -45,6 +52,15 @@ EVIDENCE_PREFIX = "evidence "
 def evidence_label(check_id: str, obligation: str) -> str:
     """The `event()` label an example's evidence for one obligation is reported under."""
     return f"{EVIDENCE_PREFIX}{check_id}: {obligation}"
+
+
+@dataclass(frozen=True)
+class Sighting:
+    """A bystander check's first violation in a run: its text, and the steps (`init`
+    included) that led to it, a program `run_program` replays."""
+
+    text: str
+    program: Program
 
 
 @dataclass
@@ -62,6 +78,10 @@ class RunStats:
     # check id -> obligation -> cases exercised, summed over the examples
     evidence: dict[str, Counter[str]] = field(default_factory=dict)
     context: dict[str, Counter[str]] = field(default_factory=dict)  # sightings behind causes
+    # Whether its machines judge the other checks as bystanders (`Judge`)
+    bystanders: bool = True
+    # check id -> the first violation of a check judged as a bystander
+    sightings: dict[str, Sighting] = field(default_factory=dict)
 
 
 # The stats of the run in progress: set by whoever runs a machine (`recording`); a machine
@@ -70,9 +90,10 @@ _RECORDING: ContextVar[RunStats | None] = ContextVar("harness_run_stats", defaul
 
 
 @contextmanager
-def recording() -> Iterator[RunStats]:
-    """Every machine made inside the block reports to the `RunStats` it yields."""
-    stats = RunStats()
+def recording(*, bystanders: bool = True) -> Iterator[RunStats]:
+    """Every machine made inside the block reports to the `RunStats` it yields, judging
+    the other checks as bystanders unless `bystanders` is false."""
+    stats = RunStats(bystanders=bystanders)
     token = _RECORDING.set(stats)
     try:
         yield stats
@@ -166,6 +187,14 @@ class Coverage:
             target(float(self.max_in_flight), label="max legs in flight")
 
 
+def bystander_ids(check_ids: Sequence[str], capabilities: frozenset[Capability]
+                  ) -> tuple[str, ...]:
+    """The checks a run of `check_ids` also judges: every other one whose `needs` the
+    adapter's capabilities meet."""
+    return tuple(c for c, monitor in CHECKS.items()
+                 if c not in check_ids and monitor.needs <= capabilities)
+
+
 class Judge:
     """The monitors of one example's checks, and what that example reached."""
 
@@ -173,20 +202,29 @@ class Judge:
                  diagram_path: Path | None) -> None:
         self.check_ids = check_ids
         self.diagram_path = diagram_path
-        self.monitors: list[Monitor] = []
+        self.monitors: list[Monitor] = []  # the example's own checks': their verdict
+        self.bystanders: list[Monitor] = []  # the other checks': recorded, never raised
+        self.watching: list[Monitor] = []  # both, fed alike
         self.fed = 0  # trace events fed so far
         self.failed = False  # a violation was raised
-        self.stats = _RECORDING.get() or RunStats()
+        recording_stats = _RECORDING.get()
+        # Only a run that records reads what bystanders see (a HypoFuzz worker does not).
+        self.looks_on = recording_stats is not None and recording_stats.bystanders
+        self.stats = recording_stats or RunStats()
         self.stats.examples += 1
         self.coverage = Coverage(self.stats, base_params.delivery_retries)
 
     def watch(self, params: CheckParams, capabilities: frozenset[Capability]) -> None:
-        """A monitor per check, for a mesh with these params and capabilities."""
+        """A monitor per check, and per bystander check where the run records, for a mesh
+        with these params and capabilities."""
         self.monitors = [monitor_for(check_id, params, capabilities)
                          for check_id in self.check_ids]
+        others = bystander_ids(self.check_ids, capabilities) if self.looks_on else ()
+        self.bystanders = [monitor_for(check_id, params, capabilities) for check_id in others]
+        self.watching = self.monitors + self.bystanders
 
     def tell(self, fact: HarnessFact) -> None:
-        for monitor in self.monitors:
+        for monitor in self.watching:
             monitor.tell(fact)
 
     def tell_in_place(self, mesh: MeshAdapter, fact: Injected | StopAsked) -> None:
@@ -200,17 +238,30 @@ class Judge:
         if not fresh:
             return
         self.fed = len(trace)
-        for monitor in self.monitors:
+        for monitor in self.watching:
             monitor.feed(fresh)
         self.coverage.observe(fresh)
 
-    def verify(self, mesh: MeshAdapter, *, steps: int, final: bool) -> None:
-        """Raise `InvariantViolated` on any violation so far, after `steps` steps (`final`:
-        the run is over)."""
+    def verify(self, mesh: MeshAdapter, executed: Sequence[Step], *, final: bool) -> None:
+        """Raise `InvariantViolated` on any violation of the example's own checks so far,
+        after the steps `executed` (`final`: the run is over); first record each bystander
+        check's first violation in the run."""
         now = mesh.now_ms()
+        if self.bystanders:
+            self._look_on(now, executed, final)
         found = [v for m in self.monitors for v in m.violations(now_ms=now, final=final)]
         if found:
-            self._fail(mesh, found, steps)
+            self._fail(mesh, found, len(executed))
+
+    def _look_on(self, now: int, executed: Sequence[Step], final: bool) -> None:
+        sightings = self.stats.sightings
+        for monitor in self.bystanders:
+            if monitor.check_id in sightings:  # the run's first is recorded: no more asking
+                continue
+            found = monitor.violations(now_ms=now, final=final)
+            if found:
+                text = str(InvariantViolated((monitor.check_id,), found))
+                sightings[monitor.check_id] = Sighting(text, tuple(executed))
 
     def _fail(self, mesh: MeshAdapter, violations: list[Violation], steps: int) -> None:
         self.failed = True
@@ -231,14 +282,16 @@ class Judge:
         raise InvariantViolated(self.check_ids, violations)
 
     def harvest(self) -> None:
-        """Add this example's evidence to the run's; inside a Hypothesis test also as
-        `event()` features, which a fuzzing session reads from its observations."""
-        in_test = currently_in_test_context()
+        """Add this example's evidence (the bystanders' too) to the run's; inside a
+        Hypothesis test the own checks' also as `event()` features, which a fuzzing session
+        reads from its observations."""
+        stats = self.stats
+        for monitor in self.watching:
+            stats.evidence.setdefault(monitor.check_id, Counter()).update(monitor.evidence)
+            stats.context.setdefault(monitor.check_id, Counter()).update(monitor.context)
+        if not currently_in_test_context():
+            return
         for monitor in self.monitors:
-            total = self.stats.evidence.setdefault(monitor.check_id, Counter())
-            total.update(monitor.evidence)
-            self.stats.context.setdefault(monitor.check_id, Counter()).update(monitor.context)
-            if in_test:
-                for name, count in monitor.evidence.items():
-                    if count:
-                        event(evidence_label(monitor.check_id, name), payload=count)
+            for name, count in monitor.evidence.items():
+                if count:
+                    event(evidence_label(monitor.check_id, name), payload=count)

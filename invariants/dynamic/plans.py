@@ -15,7 +15,7 @@ plan's families, each with its argument strategies and its precondition.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -340,7 +340,7 @@ _initialize: Any = initialize
 
 def _wrap(family: str, body: Callable[..., None]) -> Callable[..., None]:
     def step(self: MeshMachine, **arguments: Any) -> None:
-        self.step()
+        self.step(family, arguments)
         self.acting(lambda: body(self, **arguments), f"step {family!r}")
 
     step.__name__ = step.__qualname__ = family
@@ -364,12 +364,15 @@ def machine_class(
     name: str | None = None,
     seed_scenarios: bool = True,
     capabilities: frozenset[Capability] | None = None,
+    steps: Collection[str] = (),
 ) -> type[MeshMachine]:
     """A fresh machine class checking `check_id` (one id, or several) on meshes from
     `adapter_factory`; its `TestCase` runs under pytest/unittest. `seed_scenarios=False`
     leaves the seed scenarios out of `init`, so only the drawn rules explore. Families and
     routes the adapter's `capabilities` (by default, what one of its adapters declares) do
-    not offer are left out; the envelope round trip is drawn per run where offered."""
+    not offer are left out; the envelope round trip is drawn per run where offered.
+    `steps`: families a program run on the machine takes beyond its plan (one recorded
+    while driving another check's plan), added as steps, never as rules."""
     if capabilities is None:
         with calling_adapter(factory_name(adapter_factory), "from its factory"):
             capabilities = capabilities_of(adapter_factory(FirstChooser()))
@@ -398,7 +401,8 @@ def machine_class(
         namespace[family] = precondition(_is_enabled(family))(
             _rule(**arguments[family])(_wrap(family, body))
         )
-    for family in sorted(plan.programs_only - plan.core - plan.extra):  # steps, not rules
+    only_steps = plan.programs_only | (frozenset(steps) & frozenset(FAMILIES))
+    for family in sorted(only_steps - plan.core - plan.extra):  # steps, not rules
         namespace[family] = _wrap(family, getattr(MeshMachine, f"do_{family}"))
     class_name = name or "".join(check_ids) + "Machine"
     return type(class_name, (MeshMachine,), namespace)
@@ -432,7 +436,8 @@ def _init_rule(plan: Plan, scenarios: Sequence[str]) -> Any:
         roundtrip: bool = False,
         breaker_thresholds: tuple[int, ...] = (),
     ) -> None:
-        self.steps += 1
+        self.step("init", {"watermarks": watermarks, "swarm": swarm, "scenario": scenario,
+                           "roundtrip": roundtrip, "breaker_thresholds": breaker_thresholds})
 
         def begin() -> None:
             self.start(watermarks, swarm, roundtrip=roundtrip,

@@ -10,6 +10,11 @@ the invariant holds: its verdict is "not exercised", a failure naming the likely
 An invariant about a capability the adapter does not declare (a grain router, subscribe,
 the stop lifecycle) is "not applicable": listed with its obligations, never passed.
 `run_program` runs one fixed step program the same way, without Hypothesis.
+
+Every run also judges, as a bystander, every other check the adapter's capabilities admit
+(`invariants.dynamic.judge`): never part of its verdict, what it saw of each is in the
+outcome's `bystanders` (evidence, and the first violation with a program that replays it),
+for a report that judges every check to merge (`python -m harness check`).
 """
 
 from __future__ import annotations
@@ -35,7 +40,7 @@ from invariants.adapter import (
 )
 from invariants.checks import CHECKS, CheckParams, Violation
 from invariants.dynamic.driver import MeshMachine
-from invariants.dynamic.judge import recording
+from invariants.dynamic.judge import RunStats, Sighting, recording
 from invariants.dynamic.mesh_keys import keyed_machine_class, run_keyed_machine
 from invariants.dynamic.plans import machine_class, seed_programs_for
 from invariants.dynamic.profiles import profile as named_profile
@@ -48,6 +53,17 @@ from invariants.dynamic.report import (
 from invariants.dynamic.seed_programs import SEED_PROGRAMS, Program, resolved
 
 Verdict = Literal["pass", "violation", "not exercised", "not applicable", "error"]
+
+
+@dataclass(frozen=True)
+class Bystander:
+    """What a run saw of a check it judged as a bystander: the cases it gave the check's
+    obligations and, if the check was violated, its first violation and the step program
+    (`init` included) that led to it, for `run_program(check, ...)` to replay."""
+
+    evidence: Mapping[str, int]
+    violation: str | None = None
+    program: Program | None = None
 
 
 @dataclass(frozen=True)
@@ -69,6 +85,8 @@ class Outcome:
     # Obligations of an optional capability the adapter lacks -> why: listed, never passed.
     inapplicable: Mapping[str, str] = field(default_factory=dict)
     context: Mapping[str, int] = field(default_factory=dict)  # sightings behind the causes
+    # The other checks the run judged as a bystander -> what it saw of each.
+    bystanders: Mapping[str, Bystander] = field(default_factory=dict)
     # "error": what the mesh or adapter raised, with its traceback, for the reports.
     error: BaseException | None = field(default=None, compare=False)
 
@@ -144,6 +162,7 @@ def run_invariant(
     diagram_path: Path | None = None,
     seed_scenarios: bool = True,
     seeds_first: Sequence[str] = (),
+    bystanders: bool = True,
 ) -> Outcome:
     """The check's seed programs first (the known shapes, always tried, like Hypothesis'
     explicit examples), then its state machine under `profile` (a settings object, or the
@@ -151,7 +170,8 @@ def run_invariant(
     seed shapes out of both, so only the drawn rules explore. The seed programs named in
     `seeds_first` run before the others (a mutant's own shapes: the kill they are there for
     ends the run soonest); the first program that fails ends the run whatever the order,
-    and a run that passes runs them all."""
+    and a run that passes runs them all. `bystanders=False`: judge the check alone, the
+    outcome's `bystanders` empty (a caller that reads only the check's own verdict)."""
     started = time.perf_counter()  # reporting only: no decision depends on it
     try:
         with calling_adapter(factory_name(adapter_factory), "from its factory"):
@@ -170,14 +190,16 @@ def run_invariant(
     for index, (name, program) in enumerate(programs.items(), start=1):
         outcome = run_program(
             check_id, adapter_factory, program, params=params, diagram_path=diagram_path,
-            name=name, capabilities=capabilities,
+            name=name, capabilities=capabilities, bystanders=bystanders,
         )
         tally.add(outcome.behaviours, outcome.evidence, outcome.context)
+        tally.look_on(outcome.bystanders)
         if not outcome.passed:  # the run's counts so far, as a failing search reports
             return replace(outcome, examples=index, seconds=time.perf_counter() - started,
                            seed_program=name, behaviours=dict(tally.behaviours),
                            evidence=dict(tally.evidence), context=dict(tally.context),
-                           inapplicable=CHECKS[check_id].inapplicable(capabilities))
+                           inapplicable=CHECKS[check_id].inapplicable(capabilities),
+                           bystanders=tally.bystanders())
     # Keyed by the mesh: a database replays here only what was saved for this mesh.
     machine = keyed_machine_class(
         check_id,
@@ -187,7 +209,7 @@ def run_invariant(
         seed_scenarios=seed_scenarios,
         capabilities=capabilities,
     )
-    outcome = _search(check_id, machine, _settings(profile), tally, capabilities)
+    outcome = _search(check_id, machine, _settings(profile), tally, capabilities, bystanders)
     return replace(outcome, examples=len(programs) + outcome.examples,
                    seconds=time.perf_counter() - started)
 
@@ -206,6 +228,9 @@ class _Tally:
     behaviours: Counter[str] = field(default_factory=Counter)
     evidence: Counter[str] = field(default_factory=Counter)
     context: Counter[str] = field(default_factory=Counter)
+    # The bystander checks': evidence, and the first violation of each (the earliest run's)
+    others: dict[str, Counter[str]] = field(default_factory=dict)
+    sightings: dict[str, Sighting] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.evidence.update(dict.fromkeys(CHECKS[self.check_id].obligations, 0))
@@ -216,14 +241,45 @@ class _Tally:
         self.evidence.update(evidence)
         self.context.update(context)
 
+    def look_on(self, bystanders: Mapping[str, Bystander]) -> None:
+        """Add what a seed program or the search saw as a bystander (a check's first
+        violation stays the earliest one's)."""
+        for check, seen in bystanders.items():
+            self.others.setdefault(check, Counter()).update(seen.evidence)
+            if seen.violation is not None and seen.program is not None:
+                self.sightings.setdefault(check, Sighting(seen.violation, seen.program))
+
+    def bystanders(self) -> dict[str, Bystander]:
+        return _bystanders(self.others, self.sightings)
+
+
+def _bystanders(evidence: Mapping[str, Mapping[str, int]],
+                sightings: Mapping[str, Sighting]) -> dict[str, Bystander]:
+    """Per bystander check (its obligations listed, 0 where unseen), what the run saw."""
+    order = list(CHECKS)
+    return {
+        check: Bystander(
+            {**dict.fromkeys(CHECKS[check].obligations, 0), **evidence.get(check, {})},
+            sightings[check].text if check in sightings else None,
+            sightings[check].program if check in sightings else None,
+        )
+        for check in sorted(set(evidence) | set(sightings), key=order.index)
+    }
+
+
+def _seen_by(check_id: str, stats: RunStats) -> dict[str, Bystander]:
+    """What a recorded run saw of the checks other than its own."""
+    others = {check: counts for check, counts in stats.evidence.items() if check != check_id}
+    return _bystanders(others, stats.sightings)
+
 
 def _search(check_id: str, machine: type[MeshMachine], settings: Settings, tally: _Tally,
-            capabilities: frozenset[Capability]) -> Outcome:
+            capabilities: frozenset[Capability], bystanders: bool) -> Outcome:
     """The state machine's examples, judged with the seed programs' tally."""
     verdict: Verdict = "pass"
     text: str | None = None
     error: BaseException | None = None
-    with recording() as stats, _full_collections_paced():
+    with recording(bystanders=bystanders) as stats, _full_collections_paced():
         try:
             run_keyed_machine(machine, settings)
         except InvariantViolated as exc:
@@ -232,6 +288,7 @@ def _search(check_id: str, machine: type[MeshMachine], settings: Settings, tally
             verdict, text, error = "error", failure_text(exc), exc
     tally.add(stats.behaviours, stats.evidence.get(check_id, {}),
               stats.context.get(check_id, {}))
+    tally.look_on(_seen_by(check_id, stats))
     evidence, context = tally.evidence, tally.context
     inapplicable = CHECKS[check_id].inapplicable(capabilities)
     across = CHECKS[check_id].across_examples(evidence, context) if verdict == "pass" else []
@@ -259,6 +316,7 @@ def _search(check_id: str, machine: type[MeshMachine], settings: Settings, tally
         unexercised=unexercised,
         inapplicable=inapplicable,
         context=dict(context),
+        bystanders=tally.bystanders(),
         error=error,
     )
 
@@ -294,13 +352,17 @@ def run_program(
     diagram_path: Path | None = None,
     name: str = "program",
     capabilities: frozenset[Capability] | None = None,
+    bystanders: bool = True,
 ) -> Outcome:
     """Run a fixed step program: each step, then the safety checks; teardown at the end.
-    Durations the program states as the mesh's figures are the mesh's (`params`)."""
+    Durations the program states as the mesh's figures are the mesh's (`params`). Its
+    steps may be any families, the check's plan's or not (a program recorded while
+    driving another check's plan)."""
     program = resolved(program, params or CheckParams())
     machine_type = machine_class(check_id, adapter_factory, params=params,
-                                 diagram_path=diagram_path, capabilities=capabilities)
-    with recording() as stats:
+                                 diagram_path=diagram_path, capabilities=capabilities,
+                                 steps={step for step, _ in program})
+    with recording(bystanders=bystanders) as stats:
         machine: MeshMachine = machine_type()
     started = time.perf_counter()
     verdict: Verdict = "pass"
@@ -337,6 +399,7 @@ def run_program(
         behaviours=dict(stats.behaviours),
         evidence=dict(stats.evidence.get(check_id, {})),
         context=dict(stats.context.get(check_id, {})),
+        bystanders=_seen_by(check_id, stats),
         error=error,
     )
 
@@ -352,6 +415,7 @@ def run_seed_programs(
 
 
 __all__: Sequence[str] = [
+    "Bystander",
     "Outcome",
     "run_invariant",
     "run_program",
