@@ -11,7 +11,7 @@ from pathlib import Path
 
 from harness.jobs.check.counterexample import counterexample_of
 from harness.jobs.check.report import CheckResult, render, to_json
-from harness.jobs.check.run import _row
+from harness.jobs.check.rows import row_of
 from harness.scan_verdict import run_scan
 from invariants.checks import CHECKS
 from invariants.dynamic.report import (
@@ -69,7 +69,7 @@ def _outcome(text: str | None, *, verdict: str = "violation", seed: str | None =
 
 def _result(*outcomes: Outcome) -> CheckResult:
     scan = run_scan([], ScanConfig(), Path("."), cache_dir=None, baseline=None)
-    return CheckResult("ci", scan, [_row(o) for o in outcomes], None)
+    return CheckResult("ci", scan, [row_of(o) for o in outcomes], None)
 
 
 def test_the_step_program_is_read_out_without_the_notes_inside_it() -> None:
@@ -105,7 +105,7 @@ def test_the_json_carries_the_counterexample_and_every_obligation() -> None:
     assert first["counterexample"] == {
         "examples": 4, "steps": 3, "seed_program": None,
         "program": SEARCH_PROGRAM + "\nstate.teardown()", "schedule": SCHEDULE,
-        "diagram": DIAGRAM, "reproduce": BLOB,
+        "diagram": DIAGRAM, "reproduce": BLOB, "found_by": None, "replayed": True,
     }
     assert second["counterexample"]["seed_program"] == "rejection"
     assert second["counterexample"]["program"] == SEED_PROGRAM

@@ -25,12 +25,18 @@ class Counterexample:
     schedule: str | None  # the virtual loop's schedule (`schedule_text()`), where recorded
     diagram: str | None  # the failing run as a Mermaid sequenceDiagram
     reproduce: str | None  # the `@reproduce_failure(...)` decorator (the search's only)
+    # The invariant whose run recorded the violation, judging this one as a bystander
+    # (None: this invariant's own run), and whether its program failed again when replayed
+    # on this invariant's own machine.
+    found_by: str | None = None
+    replayed: bool = True
 
     def to_json(self) -> dict[str, object]:
         return {"examples": self.examples, "steps": self.steps,
                 "seed_program": self.seed_program, "program": self.program,
                 "schedule": self.schedule, "diagram": self.diagram,
-                "reproduce": self.reproduce}
+                "reproduce": self.reproduce, "found_by": self.found_by,
+                "replayed": self.replayed}
 
 
 def counterexample_of(outcome: Outcome) -> Counterexample | None:

@@ -1,13 +1,16 @@
 """The main job's report: a `CheckResult` (what `harness.jobs.check.run` found) as text
 for people (`render`) and as JSON for CI (`to_json`), with the same verdicts.
 
-Each invariant's row carries its evidence: per obligation, how many cases the run
-exercised. A row whose run saw no case of some obligation is "not exercised", a failure,
-with the likely cause; an invariant about a capability the adapter does not declare is
-"not applicable", listed and not a failure; an exception from the mesh is shown with its
-traceback. A failing row shows its counterexample as pytest does: the step program, the
-Mermaid diagram and, for an adapter on the asyncio kit, the schedule its loop ran; the
-JSON carries them as fields (`harness.jobs.check.counterexample`).
+Each invariant's row carries its evidence: per obligation, how many cases the runs
+exercised, its own and the other invariants' (each run judges every check the adapter
+admits: `harness.jobs.check.merge`), and where only the others' did, whose. A row whose
+obligation no run gave a case is "not exercised", a failure, with the likely cause; an
+invariant about a capability the adapter does not declare is "not applicable", listed and
+not a failure; an exception from the mesh is shown with its traceback. A failing row shows
+its counterexample as pytest does: the step program, the Mermaid diagram and, for an
+adapter on the asyncio kit, the schedule its loop ran; the JSON carries them as fields
+(`harness.jobs.check.counterexample`), and a violation another invariant's run found says
+whose (`found_by`) and whether its program failed again on the row's own machine.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from harness.jobs.check.counterexample import Counterexample
 from harness.scan_verdict import ScanVerdict
 from invariants.checks import CHECKS
 from invariants.dynamic.report import obligation_lines
+from invariants.dynamic.runner import Bystander
 from invariants.mutants.matrix import Matrix
 from invariants.mutants.render import kill_list_text
 from invariants.scan.report import finding_line, finding_to_json, problem_line
@@ -43,6 +47,11 @@ class InvariantRow:
     # Obligations of an optional capability the adapter lacks -> why (listed, not passed).
     inapplicable: Mapping[str, str] = field(default_factory=dict)
     counterexample: Counterexample | None = None  # the failing example, as fields
+    # What the row's run saw of the other checks it judged as a bystander (merged away).
+    bystanders: Mapping[str, Bystander] = field(default_factory=dict, repr=False)
+    # The cases the other invariants' runs gave this one's obligations (included in
+    # `counts`): the run's check id -> obligation -> cases, those above 0.
+    borrowed: Mapping[str, Mapping[str, int]] = field(default_factory=dict)
 
 
 @dataclass
@@ -101,6 +110,7 @@ def to_json(result: CheckResult) -> str:
              "examples": row.examples, "evidence": row.evidence,
              "obligations": [
                  {"obligation": name, "exercised": count,
+                  **({"by_other_runs": lent} if (lent := _lent(row, name)) else {}),
                   **({"cause": row.unexercised[name]} if name in row.unexercised else {}),
                   **({"not_applicable": row.inapplicable[name]}
                      if name in row.inapplicable else {})}
@@ -198,7 +208,26 @@ def _invariant_row(row: InvariantRow, width: int) -> list[str]:
     if row.failure:  # the violation line shown above is not repeated
         lines += ["        " + line for line in row.failure.splitlines()
                   if line != row.evidence]
-    return lines + obligation_lines(row.counts, row.unexercised, row.inapplicable, " " * 8)
+    return lines + _obligation_lines(row)
+
+
+def _lent(row: InvariantRow, obligation: str) -> dict[str, int]:
+    """The cases of `obligation` other invariants' runs gave the row, by invariant."""
+    return {by: counts[obligation] for by, counts in row.borrowed.items()
+            if counts.get(obligation)}
+
+
+def _obligation_lines(row: InvariantRow) -> list[str]:
+    """The evidence rows; under a count only other invariants' runs gave, whose."""
+    indent = " " * 8
+    lines = []
+    for name, count in row.counts.items():
+        lines += obligation_lines({name: count}, row.unexercised, row.inapplicable, indent)
+        lent = _lent(row, name)
+        if lent and sum(lent.values()) == count:
+            lines.append(f"{indent}         exercised only while driving "
+                         f"{', '.join(lent)}'s plan{'s' if len(lent) > 1 else ''}")
+    return lines
 
 
 def _matrix_section(result: CheckResult) -> list[str]:

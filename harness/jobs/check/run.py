@@ -7,7 +7,9 @@
    that must kill it (skipped, with the reason, on another team's mesh).
 
 With the kill matrix, the reference's invariant rows are the matrix's reference row, each
-built from the outcome its cell carries, so no invariant runs twice. Every dynamic run
+built from the outcome its cell carries, so no invariant runs twice. Either way each row
+then takes what the other rows' runs saw of its invariant as a bystander: their evidence,
+and a violation of it they recorded, replayed on its own machine (`merge`). Every dynamic run
 uses one settings object, resolved here from the profile and the shared database. With
 `jobs` above 1 the dynamic runs (the matrix's cells, or each adapter's invariants) go to
 that many forked workers (`invariants.mutants.pool`); the result does not depend on it.
@@ -21,8 +23,9 @@ from dataclasses import dataclass
 
 from hypothesis import settings as Settings
 
-from harness.jobs.check.counterexample import counterexample_of, failure_shown
+from harness.jobs.check.merge import Replay, merged
 from harness.jobs.check.report import CheckResult, InvariantRow
+from harness.jobs.check.rows import counts_of, row_of
 from harness.jobs.check.subject import KILL_MATRIX_SKIPPED, Subject, bundled_reference
 from harness.run_state import hypothesis_profile
 from harness.scan_verdict import load_baseline, run_scan
@@ -31,8 +34,8 @@ from invariants.adapter import AdapterExited, AdapterFactory
 from invariants.checks import CHECKS
 from invariants.checks.params import CheckParams
 from invariants.conformance.programs import conformance
-from invariants.dynamic.report import own_traceback
-from invariants.dynamic.runner import Outcome, run_invariant
+from invariants.dynamic.runner import Outcome, run_invariant, run_program
+from invariants.dynamic.seed_programs import Program
 from invariants.mutants.matrix import Matrix, prove
 from invariants.mutants.pool import fan_out
 from invariants.scan.model import ScanConfig
@@ -79,12 +82,15 @@ def _run_check(
         if kill_matrix:
             result.kill_matrix_skipped = KILL_MATRIX_SKIPPED.format(mesh=subject.mesh)
         say(f"dynamic invariants on {subject.mesh}")
-        result.invariants = _invariants_alone(subject, settings, invariants, say, jobs)
+        rows = _invariants_alone(subject, settings, invariants, say, jobs)
+        result.invariants = merged(rows, _replay(subject.factories, subject.params), say)
         return result
     say("kill matrix (the reference first, then each mutant against the checks it must fail)")
     result.matrix = prove(subject.profile, expected_only=True, progress=say,
                           seed_scenarios=subject.seed_scenarios, settings=settings, jobs=jobs)
-    result.invariants = _invariants_of(result.matrix)
+    # The matrix runs the reference with the seeds' figures: its rows replay with them.
+    result.invariants = merged(_invariants_of(result.matrix),
+                               _replay(subject.factories, None), say)
     result.errors = list(result.matrix.errors)
     return result
 
@@ -106,7 +112,7 @@ def _invariant_row(context: _Alone, item: tuple[str, str]) -> InvariantRow:
     spec, check_id = item
     outcome = run_invariant(check_id, context.factories[spec], context.settings,
                             params=context.params, seed_scenarios=context.seed_scenarios)
-    return _row(outcome, spec if len(context.factories) > 1 else "")
+    return row_of(outcome, spec if len(context.factories) > 1 else "")
 
 
 def _invariants_alone(subject: Subject, settings: Settings, check_ids: Sequence[str],
@@ -123,6 +129,18 @@ def _invariants_alone(subject: Subject, settings: Settings, check_ids: Sequence[
     return [rows[item] for item in items]  # in the configured order, whatever finished first
 
 
+def _replay(factories: Mapping[str, AdapterFactory], params: CheckParams | None) -> Replay:
+    """How a row replays a program another row's run recorded: on the row's adapter (the
+    only one where rows name none), with the figures the runs used."""
+
+    def replay(adapter: str, check_id: str, program: Program, name: str) -> Outcome:
+        factory = factories[adapter] if adapter else next(iter(factories.values()))
+        return run_program(check_id, factory, program, params=params, name=name,
+                           bystanders=False)
+
+    return replay
+
+
 def _invariants_of(matrix: Matrix) -> list[InvariantRow]:
     """The matrix's reference row, each cell with the outcome it was judged from."""
     rows = []
@@ -130,41 +148,11 @@ def _invariants_of(matrix: Matrix) -> list[InvariantRow]:
         if check not in CHECKS:
             continue
         if cell.outcome is not None:
-            rows.append(_row(cell.outcome))
+            rows.append(row_of(cell.outcome))
         else:  # a cell without its outcome: the cell is all there is
             rows.append(InvariantRow(check, not cell.killed, cell.examples, cell.seconds,
-                                     cell.evidence, counts=_counts(check, {})))
+                                     cell.evidence, counts=counts_of(check, {})))
     return rows
-
-
-def _first_line(outcome: Outcome) -> str:
-    if outcome.verdict == "not applicable" and outcome.failure_text:
-        return outcome.failure_text.splitlines()[0]
-    if outcome.violations:
-        return str(outcome.violations[0])
-    if outcome.verdict == "not exercised":
-        return "not exercised: " + "; ".join(
-            f"{name} (0): {cause}" for name, cause in outcome.unexercised.items()
-        )
-    if outcome.verdict == "error" and outcome.failure_text:
-        return outcome.failure_text.splitlines()[0]
-    return ""
-
-
-def _row(outcome: Outcome, adapter: str = "") -> InvariantRow:
-    error = outcome.error
-    trace = own_traceback(error) if error is not None else ""  # the mesh's frames, not ours
-    return InvariantRow(outcome.check_id, outcome.ok, outcome.examples, outcome.seconds,
-                        _first_line(outcome), outcome.verdict,
-                        _counts(outcome.check_id, outcome.evidence),
-                        dict(outcome.unexercised), adapter, trace, failure_shown(outcome),
-                        dict(outcome.inapplicable), counterexample_of(outcome))
-
-
-def _counts(check_id: str, evidence: Mapping[str, int]) -> dict[str, int]:
-    """Every obligation of the check with the cases the run exercised, 0 where it saw none
-    (a run that errs before any example still lists what it did not check)."""
-    return {**dict.fromkeys(CHECKS[check_id].obligations, 0), **evidence}
 
 
 def _guards(config: ScanConfig) -> tuple[str, ...]:
