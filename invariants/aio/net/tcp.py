@@ -1,0 +1,264 @@
+"""TCP on the simulated network: connections, their two directions, and each end's kernel
+state.
+
+What TCP promises is kept by construction: each direction numbers its segments as sent
+and hands them to the receiver in that order, however the network delays them (a held
+segment holds back the ones behind it, as a receiver's reassembly does), each exactly
+once. Window: a sender puts at most `window` bytes in flight or unread at the receiver;
+reading frees it. A segment for a socket that does not exist (a closed one, one of a host
+that crashed and restarted, a port nobody listens on) is answered with a reset, as a real
+host answers.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import errno
+from dataclasses import dataclass
+from enum import Enum
+from typing import TYPE_CHECKING
+
+from invariants.aio.net.wire import Flight, Wire, fire, named
+
+if TYPE_CHECKING:
+    from invariants.aio.net.hosts import Host
+    from invariants.aio.net.streams import StreamTransport
+
+Address = tuple[str, int]
+
+
+class Kind(Enum):
+    SYN = "connection request"
+    SYNACK = "connection accept"
+    DATA = "segment"
+    FIN = "end of stream"
+    RST = "reset"
+
+
+@dataclass(slots=True)
+class Segment:
+    seq: int
+    kind: Kind
+    data: bytes = b""
+
+
+class Pipe:
+    """One direction of a connection, host `src` to host `dst`: segments numbered as sent,
+    handed over in that order however they arrive. `in_window`: bytes sent and not yet
+    read at the other end."""
+
+    __slots__ = ("conn", "dst", "early", "expected", "in_window", "sent", "src", "timer")
+
+    def __init__(self, conn: Connection, src: Host, dst: Host) -> None:
+        self.conn = conn
+        self.src, self.dst = src, dst
+        self.sent = 0
+        self.expected = 0
+        self.early: dict[int, Segment] = {}
+        self.in_window = 0
+        self.timer = named(f"tcp {src.name}→{dst.name}", fire)
+
+    def send(self, kind: Kind, data: bytes = b"") -> None:
+        src, dst = self.src.name, self.dst.name
+        if kind is Kind.DATA:
+            what = f"segment {src}→{dst} ({len(data)} bytes)"
+        else:
+            what = f"{kind.value} {src}→{dst}"
+        segment = Segment(self.sent, kind, data)
+        self.sent += 1
+        wire = self.conn.wire
+        wire.send(Flight(wire, src, dst, what, segment, self.arrive, self.timer, stream=True))
+
+    def arrive(self, segment: Segment) -> None:
+        if segment.seq != self.expected:
+            self.early[segment.seq] = segment
+            return
+        self.expected += 1
+        self.conn.receive(self, segment)
+        early = self.early
+        while early:
+            following = early.pop(self.expected, None)
+            if following is None:
+                break
+            self.expected += 1
+            self.conn.receive(self, following)
+
+
+class Connection:
+    """A client end and, once its request reached a listener, a server end."""
+
+    def __init__(
+        self, wire: Wire, window: int, client: Host, local: Address, server: Host,
+        remote: Address, context: contextvars.Context,
+    ) -> None:
+        self.wire = wire
+        self.window = window
+        self.up = Pipe(self, client, server)  # client to server
+        self.down = Pipe(self, server, client)
+        self.client = End(self, client, local, remote, self.up, context, connecting=True)
+        self.server: End | None = None
+        self.remote = remote
+
+    def receive(self, pipe: Pipe, segment: Segment) -> None:
+        if pipe is self.up:
+            if segment.kind is Kind.SYN:
+                self._request()
+                return
+            end = self.server
+        else:
+            end = self.client
+        if end is None:
+            if segment.kind is not Kind.RST:
+                self._reverse(pipe).send(Kind.RST)
+            return
+        end.receive(segment)
+
+    def _reverse(self, pipe: Pipe) -> Pipe:
+        return self.down if pipe is self.up else self.up
+
+    def _request(self) -> None:
+        """The client's request reached the server's host: a listener accepts it (its
+        protocol is made as the server's loop would), or the host resets it."""
+        host, (ip, port) = self.down.src, self.remote
+        listener = host.listener_for(ip, port) if host.up else None
+        if listener is None:
+            self.down.send(Kind.RST)
+            return
+        server = End(self, host, self.remote, self.client.local, self.down,
+                     listener.context.copy(), connecting=False)
+        self.server = server
+        self.down.send(Kind.SYNACK)
+        listener.accept(server)
+
+    def other(self, end: End) -> End | None:
+        return self.server if end is self.client else self.client
+
+
+class End:
+    """One side of a connection as its host's kernel holds it: the state, the bytes
+    received and not yet read (`rx`), an end of stream or a reset waiting to be read."""
+
+    __slots__ = ("conn", "context", "error", "fin_received", "fin_sent", "host",
+                 "incarnation", "local", "out", "remote", "rx", "state", "transport",
+                 "waiter")
+
+    # States: CONNECTING, then OPEN; CLOSED once the program closed it (it still takes an
+    # end of stream); GONE once no socket is left (a reset sent or received).
+    CONNECTING, OPEN, CLOSED, GONE = range(4)
+
+    def __init__(
+        self, conn: Connection, host: Host, local: Address, remote: Address, out: Pipe,
+        context: contextvars.Context, *, connecting: bool,
+    ) -> None:
+        self.conn = conn
+        self.host = host
+        self.incarnation = host.incarnation
+        self.local, self.remote = local, remote
+        self.out = out
+        self.context = context
+        self.state = End.CONNECTING if connecting else End.OPEN
+        self.rx = bytearray()
+        self.fin_received = False
+        self.fin_sent = False
+        self.error: OSError | None = None  # a reset, waiting for a read or a write
+        self.transport: StreamTransport | None = None
+        self.waiter: asyncio.Future[None] | None = None  # a connect waiting for its answer
+
+    @property
+    def alive(self) -> bool:
+        """The socket's host is up and has not crashed since it was made."""
+        host = self.host
+        return host.up and host.incarnation == self.incarnation
+
+    # Sending.
+
+    def room(self) -> int:
+        """How many bytes the window takes now."""
+        return self.conn.window - self.out.in_window
+
+    def send(self, data: bytes) -> None:
+        self.out.in_window += len(data)
+        self.out.send(Kind.DATA, data)
+
+    def shutdown(self) -> None:
+        """No more data from this side: an end of stream, after what was sent."""
+        if self.state == End.OPEN and not self.fin_sent and self.alive:
+            self.fin_sent = True
+            self.out.send(Kind.FIN)
+
+    def close(self) -> None:
+        """The program closed the socket: an end of stream, or a reset when bytes
+        received were never read (as Linux does); a connect under way is abandoned."""
+        if self.state in (End.CLOSED, End.GONE):
+            return
+        if not self.alive:  # its host crashed: nothing is sent
+            self.state = End.GONE
+            return
+        if self.state == End.CONNECTING:
+            self.state = End.GONE  # its answer, if any, meets no socket: a reset
+            return
+        if self.rx:
+            self.rx.clear()
+            self.out.send(Kind.RST)
+            self.state = End.GONE
+            return
+        if not self.fin_sent:
+            self.fin_sent = True
+            self.out.send(Kind.FIN)
+        self.state = End.CLOSED
+
+    # Receiving.
+
+    def receive(self, segment: Segment) -> None:
+        kind = self.state
+        if kind == End.GONE or not self.alive:
+            if segment.kind is not Kind.RST:
+                self.out.send(Kind.RST)
+            return
+        if segment.kind is Kind.RST:
+            self._reset()
+        elif kind == End.CLOSED:
+            if segment.kind is not Kind.FIN:  # data for a closed socket: a reset
+                self.out.send(Kind.RST)
+                self.state = End.GONE
+        elif segment.kind is Kind.DATA:
+            self.rx += segment.data
+            self._readable()
+        elif segment.kind is Kind.FIN:
+            self.fin_received = True
+            self._readable()
+        elif segment.kind is Kind.SYNACK and kind == End.CONNECTING:
+            self.state = End.OPEN
+            waiter = self.waiter
+            if waiter is not None and not waiter.done():
+                waiter.set_result(None)
+
+    def _reset(self) -> None:
+        state, self.state = self.state, End.GONE
+        if state == End.CONNECTING:
+            waiter = self.waiter
+            if waiter is not None and not waiter.done():
+                waiter.set_exception(ConnectionRefusedError(
+                    errno.ECONNREFUSED, f"Connect call failed {self.remote}"))
+            return
+        if state == End.CLOSED:
+            return
+        # Linux reports a reset after the peer's end of stream as a broken pipe.
+        self.error = (BrokenPipeError(errno.EPIPE, "Broken pipe") if self.fin_received
+                      else ConnectionResetError(errno.ECONNRESET, "Connection reset by peer"))
+        self.rx.clear()
+        self._readable()
+
+    def _readable(self) -> None:
+        transport = self.transport
+        if transport is not None:
+            self.context.run(transport.readable)
+
+    def consumed(self, count: int) -> None:
+        """The program read `count` bytes: the window opens for the other end."""
+        pipe = self.conn.down if self is self.conn.client else self.conn.up
+        pipe.in_window -= count
+        other = self.conn.other(self)
+        if other is not None and other.transport is not None:
+            other.transport.window_opened()

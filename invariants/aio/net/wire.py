@@ -1,0 +1,184 @@
+"""The wire: every segment and datagram in flight, and what the network decides about it.
+
+A packet is sent as a timer the loop arms for its link's latency (`VirtualLoop.call_judged`)
+and is judged as that timer lands (`lanes.Verdict`): option 0 delivers it after the
+nominal latency, so all-zero choices are a healthy network; the others hold a segment (TCP
+retransmits: it arrives later, never lost) or drop, duplicate or delay a datagram. A packet
+whose link a partition cuts or a hold holds, or whose destination is down, has no choice:
+a segment is parked until the way is clear again (`unpark`), a datagram is lost (a held
+one is parked too).
+"""
+
+from __future__ import annotations
+
+import contextvars
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from invariants.aio.schedule import format_time
+
+if TYPE_CHECKING:
+    from invariants.aio.loop import VirtualLoop
+    from invariants.aio.net.hosts import Host
+
+Link = tuple[str, str]  # (from host, to host), by name
+
+# Why a packet cannot arrive now.
+CUT, HELD, DOWN = "partitioned", "held", "down"
+
+
+class Links:
+    """Per directed link: its latency, and whether a partition cuts it or a hold holds it."""
+
+    def __init__(self, latency_us: int) -> None:
+        self.default_us = latency_us
+        self.latency: dict[Link, int] = {}
+        self.cut: set[Link] = set()
+        self.held: set[Link] = set()
+
+    def latency_us(self, link: Link) -> int:
+        return self.latency.get(link, self.default_us)
+
+
+class Flight:
+    """One packet on its way from host `src` to host `dst`: `arrive(payload)` is called
+    when it gets there (twice for a duplicated datagram)."""
+
+    __slots__ = ("arrive", "copies", "dst", "judged", "latency_us", "payload", "src",
+                 "stream", "timer", "what", "wire")
+
+    def __init__(
+        self, wire: Wire, src: str, dst: str, what: str, payload: Any,
+        arrive: Callable[[Any], None], timer: Callable[[Flight], None], *,
+        stream: bool, judged: bool = False,
+    ) -> None:
+        self.wire = wire
+        self.src, self.dst = src, dst
+        self.what = what  # "segment n1→n2 (5 bytes)": how verdicts name it
+        self.payload = payload
+        self.arrive = arrive
+        self.timer = timer  # the timer's callback: a function named for the loop's labels
+        self.stream = stream
+        self.judged = judged  # a verdict was given (a held segment is not judged again)
+        self.copies = 1
+        self.latency_us = 0
+
+    # lanes.Verdict
+
+    def options(self) -> Sequence[str]:
+        if self.judged or self.wire.obstacle(self) is not None:
+            return _ONE
+        return self.wire.options(self)
+
+    def apply(self, pick: int) -> bool:
+        wire = self.wire
+        if wire.obstacle(self) is not None:
+            wire.stopped(self)
+            return False
+        if self.judged or pick == 0:
+            self.judged = True
+            return True
+        self.judged = True
+        return wire.judged(self, pick)
+
+    def fire(self) -> None:
+        """The timer's callback: the packet arrives (if the way is still clear: a crash or
+        a partition may have come in this instant, after it landed)."""
+        wire = self.wire
+        if wire.obstacle(self) is not None:
+            wire.stopped(self)
+            return
+        for _ in range(self.copies):
+            self.arrive(self.payload)
+
+
+_ONE = ("arrives",)
+
+
+def named(label: str, callback: Callable[[Flight], None]) -> Callable[[Flight], None]:
+    """`callback` under the name the loop's labels show for its timers (`timer:segment
+    n1→n2`)."""
+
+    def fire(flight: Flight) -> None:
+        callback(flight)
+
+    fire.__qualname__ = fire.__name__ = label
+    return fire
+
+
+def fire(flight: Flight) -> None:
+    flight.fire()
+
+
+class Wire:
+    """The packets in flight on one loop, the links they take and the hosts they reach."""
+
+    def __init__(
+        self, loop: VirtualLoop, links: Links, hosts: Mapping[str, Host],
+        holds_ms: Sequence[int],
+    ) -> None:
+        self.loop = loop
+        self.links = links
+        self.hosts = hosts
+        self.holds_ms = tuple(holds_ms)
+        self.parked: list[Flight] = []
+        # Every delivery runs in the network's own context; each socket's protocol is then
+        # called in the socket's context (its host's).
+        self.context = contextvars.Context()
+
+    def send(self, flight: Flight) -> None:
+        """Put `flight` on the wire: it lands after its link's latency."""
+        flight.latency_us = self.links.latency_us((flight.src, flight.dst))
+        self._arm(flight, flight.latency_us)
+
+    def _arm(self, flight: Flight, delay_us: int) -> None:
+        self.loop.call_judged(delay_us, flight, flight.timer, flight, context=self.context)
+
+    def obstacle(self, flight: Flight) -> str | None:
+        """Why `flight` cannot arrive now (None: it can)."""
+        if not self.hosts[flight.dst].up:
+            return DOWN
+        link = (flight.src, flight.dst)
+        if link in self.links.cut:
+            return CUT
+        if link in self.links.held:
+            return HELD
+        return None
+
+    def options(self, flight: Flight) -> tuple[str, ...]:
+        what = flight.what
+        first = f"delivered {what} after {format_time(flight.latency_us)}"
+        if flight.stream:
+            return (first, *(f"held {what} for {ms} ms" for ms in self.holds_ms))
+        return (first, f"dropped {what}", f"duplicated {what}",
+                *(f"delayed {what} by {ms} ms" for ms in self.holds_ms))
+
+    def judged(self, flight: Flight, pick: int) -> bool:
+        """Carry out verdict `pick` (> 0) on `flight`: whether it lands now."""
+        if not flight.stream:
+            if pick == 1:  # dropped
+                return False
+            if pick == 2:  # duplicated
+                flight.copies = 2
+                return True
+            pick -= 2
+        self._arm(flight, self.holds_ms[pick - 1] * 1000)
+        return False
+
+    def stopped(self, flight: Flight) -> None:
+        """`flight` cannot arrive now: a segment waits for the way to clear (TCP
+        retransmits), a datagram is lost unless only a hold keeps it."""
+        if flight.stream or self.obstacle(flight) == HELD:
+            self.parked.append(flight)
+
+    def unpark(self) -> None:
+        """Send again, afresh, every parked packet whose way is clear now, in the order
+        they were parked."""
+        parked, self.parked = self.parked, []
+        for flight in parked:
+            if self.obstacle(flight) is None:
+                flight.judged = False
+                flight.copies = 1
+                self.send(flight)
+            else:
+                self.parked.append(flight)
