@@ -22,6 +22,20 @@ occurrence = 0
 reason = "count never equals limit here"
 '''
 TWICE = "def over(count, limit):\n    return count > limit\n    return count > limit\n"
+# The two mutants of TWICE under one reason; a group's member has an entry's keys but it.
+def _member(occurrence: int) -> str:
+    return (f'{{ path = "limits.py", function = "over", operator = "{OPERATOR}", '
+            f'snippet = "return count > limit", occurrence = {occurrence} }}')
+
+
+GROUP = f'''\
+[[equivalent]]
+reason = "count never equals limit here"
+mutants = [
+  {_member(0)},
+  {_member(1)},
+]
+'''
 
 
 def _mutant() -> EngineMutant:
@@ -43,6 +57,34 @@ def test_an_entry_names_one_mutant_of_identical_lines_by_its_occurrence() -> Non
     assert triage.stale([first, second]) == []
     # An occurrence the line does not have any more is a stale entry.
     assert [e.occurrence for e in triage.stale([first])] == [1]
+
+
+def test_a_group_is_an_entry_for_each_of_its_mutants_with_its_reason() -> None:
+    first, second = enumerate_file("limits.py", TWICE, [OPERATOR])
+    grouped = parse(Path("t.toml"), GROUP)
+    one_each = parse(Path("t.toml"), ENTRY + "\n" + ENTRY.replace("occurrence = 0",
+                                                                  "occurrence = 1"))
+    for mutant in (first, second):
+        found, alone = grouped.equivalent(mutant), one_each.equivalent(mutant)
+        assert found is not None and alone is not None
+        assert (found.occurrence, found.reason) == (alone.occurrence, alone.reason)
+    assert [e.name for e in grouped.entries] == ["[[equivalent]] #1 mutant 1",
+                                                 "[[equivalent]] #1 mutant 2"]
+    assert [e.to_json()["member"] for e in (*grouped.entries, *one_each.entries)] == [
+        1, 2, None, None]
+    # A member goes stale on its own, named by its group and its place in it.
+    (stale,) = grouped.stale([first])
+    assert (stale.name, stale.occurrence) == ("[[equivalent]] #1 mutant 2", 1)
+    # The members as sub-tables, one key a line, are the same group.
+    sub_tables = parse(Path("t.toml"), GROUP.split("mutants = [")[0] + "".join(
+        f'[[equivalent.mutants]]\npath = "limits.py"\nfunction = "over"\n'
+        f'operator = "{OPERATOR}"\nsnippet = "return count > limit"\noccurrence = {k}\n'
+        for k in (0, 1)))
+    assert sub_tables.entries == grouped.entries
+    # The two shapes in one table.
+    both = parse(Path("t.toml"), GROUP.replace("occurrence = 1", "occurrence = 2")
+                 + "\n" + ENTRY.replace("occurrence = 0", "occurrence = 1"))
+    assert [e.name for e in both.stale([first, second])] == ["[[equivalent]] #1 mutant 2"]
 
 
 def test_a_blind_entry_is_not_equivalent_and_goes_stale_like_one() -> None:
@@ -81,6 +123,24 @@ def test_an_entry_that_matches_no_mutant_is_stale() -> None:
         (ENTRY + "\n" + ENTRY.replace("[[equivalent]]", "[[blind]]"),
          "t.toml: [[blind]] #1: occurrence: 0 names the mutant [[equivalent]] #1 names"),
         ('[[exclude]]\npath = "cli.py"\n', "t.toml: [[exclude]] #1: reason: missing"),
+        (GROUP.replace('reason = "count never equals limit here"\n', ""),
+         "t.toml: [[equivalent]] #1: reason: missing"),
+        (GROUP.replace(", occurrence = 1 }", " }"),
+         "t.toml: [[equivalent]] #1 mutant 2: occurrence: missing"),
+        (GROUP.replace('"limits.py", function = "over"', '"limits.py"', 1),
+         "t.toml: [[equivalent]] #1 mutant 1: function: missing"),
+        (GROUP.replace(", occurrence = 1 }", ', occurrence = 1, reason = "r" }'),
+         "t.toml: [[equivalent]] #1 mutant 2: reason: unknown key (known: function, "
+         "occurrence, operator, path, snippet)"),
+        (GROUP.replace("mutants = [", 'path = "limits.py"\nmutants = ['),
+         "t.toml: [[equivalent]] #1: path: unknown key (known: mutants, reason)"),
+        (GROUP.split("mutants = [")[0] + "mutants = []\n",
+         "t.toml: [[equivalent]] #1: mutants: expected a non-empty array of tables"),
+        (GROUP.split("mutants = [")[0] + 'mutants = ["limits.py"]\n',
+         "t.toml: [[equivalent]] #1: mutants: expected a non-empty array of tables"),
+        (GROUP.replace("occurrence = 1", "occurrence = 0"),
+         "t.toml: [[equivalent]] #1 mutant 2: occurrence: 0 names the mutant "
+         "[[equivalent]] #1 mutant 1 names"),
         ("[[survivor]]\n", "t.toml: survivor: unknown table"),
         ("equivalent = 3\n", "t.toml: equivalent: expected an array of tables"),
         ("[[equivalent]\n", "t.toml: invalid TOML"),

@@ -14,6 +14,15 @@ exclusions, each with a reason.
     ...
     reason = "what the mutant does that a check should catch"
 
+    [[equivalent]]                      # a group: one reason for many mutants
+    reason = "both sides are always Route members: `==` and `is` agree"
+    [[equivalent.mutants]]              # each with the keys of an entry but the reason
+    path = "adapter.py"
+    function = "ReferenceAdapter.post"
+    operator = "core/ReplaceComparisonOperator_Is_Eq"
+    snippet = "if route is _DIRECT:"
+    occurrence = 0
+
     [[exclude]]                         # code no check is meant to observe
     path = "cli.py"                     # globs; function and operator default to "*"
     function = "*"
@@ -22,10 +31,13 @@ exclusions, each with a reason.
 An `[[equivalent]]` or `[[blind]]` entry names exactly one mutant: path, function, operator
 and snippet name a line's mutants, and `occurrence` picks one of them (0 for the first
 Cosmic Ray makes, in its own order of occurrences, then 1, ...: the mutant's `rank`). A
-triaged-equivalent mutant leaves the score's denominator; a known-blind one is run and
-counted as a survivor like any other. An entry without a reason or occurrence, an unknown
-key or a wrong type is an error naming the file, the entry and the key; an entry that
-matches no mutant any more is reported stale.
+group is a table with a `reason` and `mutants`, an array of such entries without one (as
+above, or inline tables one a line: `mutants = [{ path = ..., occurrence = 0 }, ...]`):
+each is an entry of the table with the group's reason, named by the group and its place in
+it (`[[equivalent]] #3 mutant 2`). A triaged-equivalent mutant leaves the score's denominator;
+a known-blind one is run and counted as a survivor like any other. An entry without a
+reason or occurrence, an unknown key or a wrong type is an error naming the file, the entry
+and the key; an entry that matches no mutant any more is reported stale.
 """
 
 from __future__ import annotations
@@ -44,6 +56,7 @@ BLIND = "blind"
 EXCLUDE = "exclude"
 _TABLES = (EQUIVALENT, BLIND, EXCLUDE)
 _MUTANT_KEYS = ("path", "function", "operator", "snippet")
+_GROUP = "mutants"  # a group's list of entries
 _EXCLUDE_KEYS = ("path",)
 _OPTIONAL_EXCLUDE = ("function", "operator")
 
@@ -64,19 +77,24 @@ class Entry:
     reason: str
     table: str = EQUIVALENT
     index: int = 0  # 1-based, in its table
+    member: int = 0  # 1-based, in its group's `mutants`; 0 for an entry of its own
 
     @property
     def name(self) -> str:
-        return f"[[{self.table}]] #{self.index}"
+        return _name(self.table, self.index, self.member)
 
     def matches(self, mutant: EngineMutant) -> bool:
         return mutant.key == (self.path, self.function, self.operator, self.snippet,
                               self.occurrence)
 
-    def to_json(self) -> dict[str, str | int]:
-        return {"table": self.table, "entry": self.index, "path": self.path,
-                "function": self.function, "operator": self.operator,
+    def to_json(self) -> dict[str, str | int | None]:
+        return {"table": self.table, "entry": self.index, "member": self.member or None,
+                "path": self.path, "function": self.function, "operator": self.operator,
                 "snippet": self.snippet, "occurrence": self.occurrence, "reason": self.reason}
+
+
+def _name(table: str, index: int, member: int = 0) -> str:
+    return f"[[{table}]] #{index}" + (f" mutant {member}" if member else "")
 
 
 
@@ -169,12 +187,12 @@ def _entries(
     raw = data.get(table, [])
     if not isinstance(raw, list) or not all(isinstance(item, dict) for item in raw):
         raise TriageError(f"{source}: {table}: expected an array of tables ([[{table}]])")
-    return [(index, f"{source}: [[{table}]] #{index}", item)
+    return [(index, f"{source}: {_name(table, index)}", item)
             for index, item in enumerate(raw, start=1)]
 
 
 def _check_keys(where: str, entry: dict[str, object], allowed: Iterable[str]) -> None:
-    known = set(allowed) | {"reason"}
+    known = set(allowed)
     unknown = sorted(set(entry) - known)
     if unknown:
         raise TriageError(f"{where}: {unknown[0]}: unknown key (known: {', '.join(sorted(known))})")
@@ -182,20 +200,39 @@ def _check_keys(where: str, entry: dict[str, object], allowed: Iterable[str]) ->
 
 def _mutant_entries(source: Path, data: dict[str, object], table: str) -> tuple[Entry, ...]:
     found = []
-    for index, where, entry in _entries(source, data, table):
-        _check_keys(where, entry, (*_MUTANT_KEYS, "occurrence"))
-        reason = str(_text(where, entry, "reason", required=True))
-        fields = [_text(where, entry, key, required=True) for key in _MUTANT_KEYS]
-        path, function, operator, snippet = (str(f) for f in fields)
-        found.append(Entry(path, function, operator, normalise(snippet),
-                           _occurrence(where, entry), reason, table, index))
+    for index, where, item in _entries(source, data, table):
+        if _GROUP not in item:  # an entry of its own
+            _check_keys(where, item, (*_MUTANT_KEYS, "occurrence", "reason"))
+            reason = str(_text(where, item, "reason", required=True))
+            found.append(_entry(where, item, reason, table, index))
+            continue
+        _check_keys(where, item, (_GROUP, "reason"))
+        reason = str(_text(where, item, "reason", required=True))
+        members = item[_GROUP]
+        if not isinstance(members, list) or not members or \
+                not all(isinstance(member, dict) for member in members):
+            raise TriageError(f"{where}: {_GROUP}: expected a non-empty array of tables "
+                              "({ path = ..., function = ..., ... })")
+        for number, member in enumerate(members, start=1):
+            named = f"{source}: {_name(table, index, number)}"
+            _check_keys(named, member, (*_MUTANT_KEYS, "occurrence"))
+            found.append(_entry(named, member, reason, table, index, number))
     return tuple(found)
+
+
+def _entry(where: str, raw: dict[str, object], reason: str, table: str, index: int,
+           member: int = 0) -> Entry:
+    """The entry `raw` (its keys checked) names, with `reason`."""
+    fields = [_text(where, raw, key, required=True) for key in _MUTANT_KEYS]
+    path, function, operator, snippet = (str(f) for f in fields)
+    return Entry(path, function, operator, normalise(snippet), _occurrence(where, raw),
+                 reason, table, index, member)
 
 
 def _exclusions(source: Path, data: dict[str, object]) -> tuple[Exclusion, ...]:
     found = []
     for _index, where, entry in _entries(source, data, EXCLUDE):
-        _check_keys(where, entry, (*_EXCLUDE_KEYS, *_OPTIONAL_EXCLUDE))
+        _check_keys(where, entry, (*_EXCLUDE_KEYS, *_OPTIONAL_EXCLUDE, "reason"))
         reason = str(_text(where, entry, "reason", required=True))
         path = str(_text(where, entry, "path", required=True))
         function = _text(where, entry, "function", required=False) or "*"
