@@ -52,7 +52,7 @@ def test_a_missing_or_mistyped_record_names_its_module(
     module_named: types.ModuleType, monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     with pytest.raises(TypeError, match=r"^registries_stand_in: MUTANT must be a Mutant record$"):
-        records.load(("invariants.mutants.m1_payload_type_guard", module_named.__name__),
+        records.load(("invariants.mutants.catalogue.m1_payload_type_guard", module_named.__name__),
                      "MUTANT", Mutant)
     monkeypatch.setattr(module_named, "RULE", mutants.MUTANTS[0], raising=False)
     with pytest.raises(TypeError, match=r"^registries_stand_in: RULE must be a Rule record$"):

@@ -28,7 +28,7 @@ from libcst.codemod.visitors import AddImportsVisitor
 from invariants.adapter import Chooser, MeshAdapter
 from invariants.mutants.base import MutationCodemod
 from invariants.mutants.build import build_mutant
-from invariants.mutants.m2_resend_timeouts import MUTANT as M2
+from invariants.mutants.catalogue.m2_resend_timeouts import MUTANT as M2
 
 BUGGY_HUB = "h2"
 BUGGY_SENDER = "peer"
