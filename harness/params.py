@@ -36,6 +36,8 @@ def _describe(kind: object) -> str:
     origin = typing.get_origin(kind)
     if kind is int:
         return "a non-negative integer"
+    if kind is bool:
+        return "true or false"
     if kind is str:
         return "a string"
     if origin in (frozenset, tuple, list, set):
@@ -58,6 +60,10 @@ def _convert(kind: object, value: object, *, signed: bool = False) -> object:
         raise TypeError
     if kind is int:
         if isinstance(value, bool) or not isinstance(value, int) or (value < 0 and not signed):
+            raise TypeError
+        return value
+    if kind is bool:
+        if not isinstance(value, bool):
             raise TypeError
         return value
     if kind is str:

@@ -147,13 +147,21 @@ class AnswerOnce(_FromFacts):
         "with the delivery id?)",
         STOPPING_ONLY: "no failure was answered before a stop was asked, or the answers "
         "name no error",
-        ORDER: "no sender had two posts to one target on an ordered route handled (is the "
-        "`user` family on, and ordered_routes the routes the mesh keeps in order?)",
+        ORDER: "no sender had two posts to one target on an ordered route handled (are the "
+        "`user` and `burst` families on, and ordered_routes the routes the mesh keeps in "
+        "order?)",
     })
     obligation_needs = MappingProxyType({ROUNDTRIP: Capability.ENVELOPE_ROUNDTRIP,
                                          LIVE_NOT_FOUND: Capability.STOP_LIFECYCLE,
                                          BEHIND_RAISING: Capability.RAISING_HANDLERS,
                                          ONLY_ASKED: Capability.RAISING_HANDLERS})
+
+    @classmethod
+    def by_policy(cls, params: CheckParams) -> dict[str, str]:
+        if not params.ordered_routes:
+            return {ORDER: "ordered_routes = []: the mesh promises no sender order on any "
+                           "route"}
+        return {}
 
     def __init__(self, params: CheckParams = DEFAULT_PARAMS) -> None:
         super().__init__(params)

@@ -13,7 +13,7 @@ from invariants.trace import TraceEvent
 
 ORDER = "posts handled in their sender's order"
 
-Pair = tuple[str, str]  # (sender, target)
+Pair = tuple[str, str, str]  # (sender, target, and the class where order is per class)
 
 
 class PostOrder:
@@ -22,6 +22,7 @@ class PostOrder:
 
     def __init__(self, params: CheckParams) -> None:
         self._routes = params.ordered_routes
+        self._across_classes = params.order_across_classes
         self._posted: dict[str, tuple[Pair, int]] = {}  # delivery id -> its pair, its number
         self._counts: dict[Pair, int] = {}
         self._latest: dict[Pair, tuple[int, str]] = {}  # pair -> the highest number handled
@@ -29,7 +30,8 @@ class PostOrder:
     def posted(self, fact: Posted) -> None:
         if fact.route.value not in self._routes:
             return
-        pair = (fact.sender, fact.target)
+        kind = "" if self._across_classes else str(fact.message_class)
+        pair = (fact.sender, fact.target, kind)
         number = self._counts[pair] = self._counts.get(pair, 0) + 1
         self._posted[fact.delivery_id] = (pair, number)
 
@@ -43,8 +45,9 @@ class PostOrder:
         if latest is None or latest[0] < number:
             self._latest[pair] = (number, did)
             return latest is not None, None
-        sender, target = pair
+        sender, target, kind = pair
+        within = f" of class {kind}" if kind else ""
         return True, (f"delivery {did} was handled at {target} after {latest[1]}, which "
-                      f"{sender} posted after it: posts of one sender to one target on the "
-                      f"{', '.join(sorted(self._routes))} route are handled in the order "
-                      "posted (ordered_routes)")
+                      f"{sender} posted after it: posts{within} of one sender to one target "
+                      f"on the {', '.join(sorted(self._routes))} route are handled in the "
+                      "order posted (ordered_routes)")

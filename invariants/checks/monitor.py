@@ -99,8 +99,10 @@ class Monitor(ABC):
         self.context[what] += 1
 
     @classmethod
-    def inapplicable(cls, capabilities: frozenset[Capability]) -> dict[str, str]:
-        """Obligation -> why it is not applicable to an adapter with `capabilities`."""
+    def inapplicable(cls, capabilities: frozenset[Capability],
+                     params: CheckParams | None = None) -> dict[str, str]:
+        """Obligation -> why it is not applicable to an adapter with `capabilities` and a
+        mesh whose declared policies are `params` (None: only the capabilities)."""
         lacking = {
             name: f"the adapter declares no {need.value.replace('_', ' ')}"
             for name, need in cls.obligation_needs.items()
@@ -111,7 +113,14 @@ class Monitor(ABC):
             for name, (capability, reason) in cls.obligation_waived_by.items()
             if capability in capabilities
         }
-        return {**lacking, **waived}
+        declared = cls.by_policy(params) if params is not None else {}
+        return {**lacking, **waived, **declared}
+
+    @classmethod
+    def by_policy(cls, params: CheckParams) -> dict[str, str]:
+        """Obligations a declared policy leaves without a case by design (the mesh chose
+        another of the correct designs), each with the policy that says so."""
+        return {}
 
     @classmethod
     def across_examples(cls, evidence: Mapping[str, int], context: Mapping[str, int]

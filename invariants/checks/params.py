@@ -60,8 +60,13 @@ class CheckParams:
     breaker_windows: str = "first_post"
     # INV6: keys a hub's breaker tracks; past them it may evict any key (then not judged).
     breaker_max_keys: int = 10_000
-    # INV7: routes on which posts of one sender to one target are handled in post order.
+    # INV7: routes on which posts of one sender to one target are handled in post order
+    # (a policy: none at all is a design too, and leaves the order obligation without case).
     ordered_routes: frozenset[str] = frozenset({"direct"})
+    # INV7: whether that order holds across message classes (the reference: one queue for
+    # every class), or only among posts of one class (an inbox where control messages
+    # overtake bulk ones, by design).
+    order_across_classes: bool = True
     # INV1: follow-up events a rejected post may cause beyond its one rejection record.
     rejection_followups: int = 0
 
@@ -75,6 +80,9 @@ class CheckParams:
         if unknown:
             raise ValueError(f"ordered_routes: {', '.join(unknown)} is not a route (one of "
                              f"{', '.join(sorted(ROUTES))})")
+        if not isinstance(self.order_across_classes, bool):
+            raise ValueError(f"order_across_classes must be true or false, got "
+                             f"{self.order_across_classes!r}")
         if self.subscribe_backoff_factor < 1:
             raise ValueError(
                 f"subscribe_backoff_factor must be at least 1 (1: a flat backoff), got "

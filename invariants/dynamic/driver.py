@@ -75,6 +75,13 @@ LIVENESS_LIMIT_MS = 10 * 60 * 1000  # teardown runs to quiescence within this bo
 MAX_BULK_STEPS = 1
 BULK_FAMILIES = frozenset({"fanout", "storm", "chatter"})
 HEARTBEAT = MessageSpec("Heartbeat", MessageClass.IGNORABLE)
+# What a burst mixes: a request, a control message, chatter.
+BURST_MESSAGES: Mapping[str, MessageSpec] = {
+    "user": MessageSpec("Request"),
+    "lifecycle": MessageSpec("ShutdownRequest", MessageClass.LIFECYCLE),
+    "ignorable": HEARTBEAT,
+}
+BURST_CLASSES: tuple[str, ...] = tuple(BURST_MESSAGES)
 RAISING = MessageSpec("FaultingRequest", handler_raises=True)
 
 
@@ -305,6 +312,13 @@ class MeshMachine(RuleBasedStateMachine):
     def do_user(self, sender: str, to: str, route: Route, count: int) -> None:
         for _ in range(count):
             self.post(sender, to, MessageSpec("Request"), route=route)
+
+    def do_burst(self, sender: str, to: str, route: Route, classes: list[str]) -> None:
+        """One sender's posts to one target on one route, back to back, of the classes
+        drawn: the order a mesh promises its sender (INV7) covers every class, and a mesh
+        that lets one class overtake another shows it only on such a mix."""
+        for name in classes:
+            self.post(sender, to, BURST_MESSAGES[name], route=route)
 
     def do_raising(self, sender: str, to: str) -> None:
         """A payload whose handler raises, then an ordinary one behind it, posted straight

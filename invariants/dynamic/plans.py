@@ -36,6 +36,7 @@ from invariants.checks import CHECKS, CheckParams
 from invariants.dynamic.driver import (
     BREAKER_THRESHOLDS,
     BULK_FAMILIES,
+    BURST_CLASSES,
     HUBS,
     MAX_BULK_STEPS,
     MISSING,
@@ -102,7 +103,7 @@ PLANS: Mapping[str, Plan] = {
     "INV6": _plan("fanout storm user", "ignorable block stop", roundtrip=True, breakers=True),
     # INV7's seed programs subscribe and hold a hub too (a subscription's late answer is one
     # more message whose handler must not raise); its search draws neither.
-    "INV7": _plan("ignorable failure user stop raising",
+    "INV7": _plan("ignorable failure user stop raising burst",
                   "slow reject timeout remove anonymous", roundtrip=True,
                   programs_only="subscribe block"),
 }
@@ -201,6 +202,8 @@ def _family_arguments(
     )
     return {
         "user": {"sender": _SENDER, "to": to, "route": route, "count": _COUNT},
+        "burst": {"sender": _SENDER, "to": _HUB, "route": route,
+                  "classes": st.lists(st.sampled_from(BURST_CLASSES), min_size=2, max_size=4)},
         "tied_call": _tied_call_arguments(plan),
         "ignorable": {"sender": _SENDER, "to": to, "route": route, "count": _COUNT},
         "raising": {"sender": _SENDER, "to": _HUB},

@@ -198,7 +198,8 @@ def run_invariant(
             return replace(outcome, examples=index, seconds=time.perf_counter() - started,
                            seed_program=name, behaviours=dict(tally.behaviours),
                            evidence=dict(tally.evidence), context=dict(tally.context),
-                           inapplicable=CHECKS[check_id].inapplicable(capabilities),
+                           inapplicable=CHECKS[check_id].inapplicable(
+                               capabilities, params or CheckParams()),
                            bystanders=tally.bystanders())
     # Keyed by the mesh: a database replays here only what was saved for this mesh.
     machine = keyed_machine_class(
@@ -209,7 +210,8 @@ def run_invariant(
         seed_scenarios=seed_scenarios,
         capabilities=capabilities,
     )
-    outcome = _search(check_id, machine, _settings(profile), tally, capabilities, bystanders)
+    outcome = _search(check_id, machine, _settings(profile), tally, capabilities, bystanders,
+                      params or CheckParams())
     return replace(outcome, examples=len(programs) + outcome.examples,
                    seconds=time.perf_counter() - started)
 
@@ -274,7 +276,8 @@ def _seen_by(check_id: str, stats: RunStats) -> dict[str, Bystander]:
 
 
 def _search(check_id: str, machine: type[MeshMachine], settings: Settings, tally: _Tally,
-            capabilities: frozenset[Capability], bystanders: bool) -> Outcome:
+            capabilities: frozenset[Capability], bystanders: bool,
+            params: CheckParams) -> Outcome:
     """The state machine's examples, judged with the seed programs' tally."""
     verdict: Verdict = "pass"
     text: str | None = None
@@ -290,7 +293,7 @@ def _search(check_id: str, machine: type[MeshMachine], settings: Settings, tally
               stats.context.get(check_id, {}))
     tally.look_on(_seen_by(check_id, stats))
     evidence, context = tally.evidence, tally.context
-    inapplicable = CHECKS[check_id].inapplicable(capabilities)
+    inapplicable = CHECKS[check_id].inapplicable(capabilities, params)
     across = CHECKS[check_id].across_examples(evidence, context) if verdict == "pass" else []
     if across:
         verdict, text = "violation", _across_text(check_id, across, evidence, context)

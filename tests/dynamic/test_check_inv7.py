@@ -5,12 +5,12 @@ import json
 import pytest
 from dyn_traces import C, K, Trace
 
-from invariants.adapter import FaultKind, Route
+from invariants.adapter import DEFAULT_CAPABILITIES, FaultKind, Route
 from invariants.checks import CheckParams, HubsMade, Injected, Posted, StopAsked
 from invariants.checks import inv7_answer_once as inv7
 from invariants.checks.inv7_order import ORDER
 from invariants.checks.monitor import run_monitor
-from invariants.trace import TraceEvent, dump_jsonl
+from invariants.trace import MessageClass, TraceEvent, dump_jsonl
 
 
 def load_jsonl(text: str) -> list[TraceEvent]:
@@ -284,3 +284,45 @@ def test_routes_the_mesh_does_not_keep_in_order_are_not_judged() -> None:
     assert _handled_in(["d2", "d1"], [_direct("d1"), _direct("d2")], unordered) == ([], 0)
     with pytest.raises(ValueError, match="ordered_routes: carrier is not a route"):
         CheckParams(ordered_routes=frozenset({"carrier"}))
+
+
+def _two_posts_handled_out_of_order(
+    second_class: MessageClass,
+) -> tuple[list[TraceEvent], list[Posted]]:
+    """client posts a Request, then a message of `second_class`, direct to h0; h0 handles
+    the second first."""
+    t = Trace()
+    facts = [
+        Posted("d1", "client", "h0", "Request", MessageClass.USER, None, "user", Route.DIRECT,
+               0, 0),
+        Posted("d2", "client", "h0", "Next", second_class, None, "user", Route.DIRECT, 0, 0),
+    ]
+    for did, kind in (("d1", MessageClass.USER), ("d2", second_class)):
+        t.add(K.POSTED, hub="h0", delivery_id=did, sender="client", target="h0",
+              message_type="Request", message_class=kind)
+        t.add(K.ENQUEUED, hub="h0", delivery_id=did)
+    t.at(1).add(K.HANDLED, hub="h0", delivery_id="d2")
+    t.add(K.HANDLED, hub="h0", delivery_id="d1")
+    return list(t.events), facts
+
+
+def test_order_across_classes_is_a_declared_policy() -> None:
+    events, facts = _two_posts_handled_out_of_order(MessageClass.LIFECYCLE)
+    flagged = [v.message for v in inv7.check(events, facts=facts)]  # type: ignore[arg-type]
+    assert any("delivery d1 was handled at h0 after d2" in m for m in flagged), flagged
+    # A mesh whose control messages overtake bulk ones by design declares it: then only
+    # posts of one class keep their order.
+    per_class = CheckParams(order_across_classes=False)
+    assert inv7.check(events, params=per_class, facts=facts) == []  # type: ignore[arg-type]
+    # Negative control: two posts of one class out of order are still a violation there.
+    same, same_facts = _two_posts_handled_out_of_order(MessageClass.USER)
+    [v] = inv7.check(same, params=per_class, facts=same_facts)  # type: ignore[arg-type]
+    assert "posts of class user of one sender" in v.message
+
+
+def test_no_ordered_route_leaves_the_order_obligation_not_applicable() -> None:
+    none = CheckParams(ordered_routes=frozenset())
+    reasons = inv7.AnswerOnce.inapplicable(DEFAULT_CAPABILITIES, none)
+    assert reasons[ORDER].startswith("ordered_routes = []")
+    # Negative control: the reference's policy keeps it applicable.
+    assert ORDER not in inv7.AnswerOnce.inapplicable(DEFAULT_CAPABILITIES, CheckParams())
