@@ -57,7 +57,7 @@ from invariants.dynamic.report import InvariantViolated
 from invariants.dynamic.rule_swarm import keep_on
 from invariants.dynamic.seed_programs import SEED_PROGRAMS, Program, Step, resolved
 from invariants.step_budget import step_budgets, within_budget
-from invariants.trace import MessageClass
+from invariants.trace import EventKind, MessageClass
 
 HUBS = ("h0", "h1", "h2")
 MISSING = ("h0/gone", "ghost")  # under a live prefix, and nowhere at all
@@ -74,6 +74,9 @@ LIVENESS_LIMIT_MS = 10 * 60 * 1000  # teardown runs to quiescence within this bo
 # may share a run, so every run of INV6 meets both of its shapes.
 MAX_BULK_STEPS = 1
 BULK_FAMILIES = frozenset({"fanout", "storm", "chatter"})
+# A post's arrival at its target's intake: one of these follows each offer.
+_INTAKE = frozenset({EventKind.ENQUEUED, EventKind.REJECTED, EventKind.GATED,
+                     EventKind.DROPPED, EventKind.SHED})
 HEARTBEAT = MessageSpec("Heartbeat", MessageClass.IGNORABLE)
 # What a burst mixes: a request, a control message, chatter.
 BURST_MESSAGES: Mapping[str, MessageSpec] = {
@@ -131,6 +134,10 @@ class MeshMachine(RuleBasedStateMachine):
         self.budgets = step_budgets()  # resolved once for the run, handed to each step
         self.flood_keys = 0
         self.bulk_steps: Counter[str] = Counter()  # steps per bulk family
+        # Posts through a router (delivery id -> when), from which the mesh's own hop is
+        # read (`hop_ms`), and that hop once seen.
+        self._routed: dict[str, int] = {}
+        self._hop_ms: int | None = None
 
     @classmethod
     def always_on_rules(cls) -> frozenset[str]:
@@ -189,6 +196,8 @@ class MeshMachine(RuleBasedStateMachine):
     ) -> str:
         mesh = self.mesh
         delivery_id = mesh.post(sender, target, spec, identity=identity, route=route)
+        if route is not Route.DIRECT and self._hop_ms is None:
+            self._routed[delivery_id] = mesh.now_ms()
         # Told after the post returns: the fact precedes the events not yet fed, its own
         # among them (`seq` is a lower bound, exact enough for facts looked up by id).
         self.judge.tell(Posted(delivery_id, sender, target, spec.type_name, spec.message_class,
@@ -271,14 +280,28 @@ class MeshMachine(RuleBasedStateMachine):
         self.chooser.load(schedule, ties)
         self.advance_clock(ms)
 
+    def hop_ms(self) -> int:
+        """The mesh's own hop: the least time a post through a router took to reach its
+        target's intake, as the trace showed it (1 ms until one has been seen)."""
+        if self._hop_ms is None and self._routed:
+            arrived = [event.time_ms - self._routed[event.delivery_id]
+                       for event in self.mesh.trace()
+                       if event.kind in _INTAKE and event.delivery_id in self._routed]
+            if any(ms > 0 for ms in arrived):
+                self._hop_ms = min(ms for ms in arrived if ms > 0)
+                self._routed.clear()
+        return self._hop_ms or 1
+
     def do_aim(self, timer: int, less_ms: int, schedule: list[int],
-               ties: Sequence[int] = ()) -> None:
-        """Advance to `less_ms` before the instant one of the mesh's own armed timers falls
-        due (the `timer`-th such instant, counted modulo how many there are; a plain 1 ms
-        when none is armed that far ahead): the next step's work then lands as that timer
-        fires, after a hop of `less_ms` (0: in its instant, once it has run). A race between
-        a mesh's timer and the work landing with it needs them due together, which drawn
-        durations rarely give and aiming always does, whatever the mesh's own numbers."""
+               ties: Sequence[int] = (), hops: int = 0) -> None:
+        """Advance to `less_ms`, and `hops` of the mesh's own hops (`hop_ms`), before the
+        instant one of the mesh's own armed timers falls due (the `timer`-th such instant,
+        counted modulo how many there are; a plain 1 ms when none is armed that far ahead):
+        the next step's work then lands as that timer fires, after that much travel (0: in
+        its instant, once it has run). A race between a mesh's timer and the work landing
+        with it needs them due together, which drawn durations rarely give and aiming
+        always does, whatever the mesh's own numbers."""
+        less_ms += hops * self.hop_ms() if hops else 0
         mesh = self.mesh
         now = mesh.now_ms()
         due = getattr(mesh, "timers_due_ms", None)
@@ -407,14 +430,17 @@ class MeshMachine(RuleBasedStateMachine):
         for _ in range(self.past_threshold(to)):
             self.post("chatterer", to, spec, route=route)
 
-    def do_tied_call(self, sender: str, to: str, wait: str, hop_ms: int, route: Route) -> None:
+    def do_tied_call(self, sender: str, to: str, wait: str, hop_ms: int, route: Route,
+                     hops: int = 0) -> None:
         """A call to `to` slowed by its caller's wait (`wait`: the response or the subscribe
-        timeout) less `hop_ms`, so it is taken up in the instant the wait ends: its answer
-        and the timeout fall due together, a timer tie the `ties` script then orders. Any
-        slowdown and call may make one; drawn apart, they rarely meet."""
+        timeout) less `hop_ms` and `hops` of the mesh's own hops (a request and its answer
+        are two), so it is taken up in the instant the wait ends: its answer and the timeout
+        fall due together, a timer tie the `ties` script then orders. Any slowdown and call
+        may make one; drawn apart, they rarely meet."""
         params = self.base_params
         wait_ms = params.subscribe_timeout_ms if wait == "subscribe" else params.response_timeout_ms
-        self.do_slow(to, max(wait_ms - hop_ms, 1))
+        travel = hop_ms + (hops * self.hop_ms() if hops else 0)
+        self.do_slow(to, max(wait_ms - travel, 1))
         if wait == "subscribe":
             self.do_subscribe(sender, to)
         else:

@@ -135,7 +135,8 @@ def _aim_rule() -> Callable[..., Any]:
     """Advance to just before one of the mesh's own timers falls due (`do_aim`): drawn for
     meshes that mark their timer ties (the asyncio kit's, whose loop knows its timers)."""
     return rule(timer=st.integers(0, 7), less_ms=st.sampled_from([1, 0, 2]),
-                schedule=st.lists(st.integers(0, 7), max_size=6), ties=_TIE_SCRIPTS)
+                schedule=st.lists(st.integers(0, 7), max_size=6), ties=_TIE_SCRIPTS,
+                hops=_HOPS)
 
 
 def _advance_rule(capabilities: frozenset[Capability]) -> Callable[..., Any]:
@@ -154,6 +155,9 @@ def _advance_rule(capabilities: frozenset[Capability]) -> Callable[..., Any]:
 # every later choice).
 _SLOWDOWNS = (5, 5_000, 45_000)
 _TIE_OFFSETS_MS = (0, 1, 2)
+# And one or two of the mesh's own hops, as its trace shows them (a request and its
+# answer travel two): none first, so a shrunk tie names the hops only where it needs them.
+_HOPS = st.sampled_from([0, 1, 2])
 
 
 def tie_slowdowns(params: CheckParams | None) -> tuple[int, ...]:
@@ -183,6 +187,7 @@ def _tied_call_arguments(plan: Plan) -> dict[str, st.SearchStrategy[Any]]:
         "wait": st.sampled_from(waits or ["response"]),
         "hop_ms": st.sampled_from(_TIE_OFFSETS_MS),
         "route": st.just(Route.GRAIN if Route.GRAIN in plan.routes else plan.routes[0]),
+        "hops": _HOPS,
     }
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 from types import SimpleNamespace
 from typing import Any
 
+import pytest
 from aio_minimesh import MiniAdapter
 
 from invariants.adapter import FirstChooser
@@ -75,3 +76,29 @@ def test_aimed_work_lands_with_the_timer_as_a_tie() -> None:
     adapter.advance(1)
     assert log == ["cooldown over", "post landed"]
     assert any(why.startswith("timer tie at t=500 ms") for why in asked)
+
+
+def test_the_mesh_hop_is_read_off_its_trace(monkeypatch: pytest.MonkeyPatch) -> None:
+    import aio_minimesh
+
+    from invariants.adapter import MessageSpec, Route
+
+    monkeypatch.setattr(aio_minimesh, "HOP_S", 0.004)  # a 4 ms hop
+    adapter = MiniAdapter(FirstChooser())
+    adapter.create_hub("h0")
+    machine = SimpleNamespace(mesh=adapter, _routed={}, _hop_ms=None)
+    assert MeshMachine.hop_ms(machine) == 1  # type: ignore[arg-type]  # none seen yet
+    delivery = adapter.post("client", "h0", MessageSpec("Request"), route=Route.MONOLITH)
+    machine._routed[delivery] = adapter.now_ms()
+    adapter.advance(10)
+    assert MeshMachine.hop_ms(machine) == 4  # type: ignore[arg-type]
+    assert not machine._routed  # learnt once, then not looked for
+
+
+def test_aim_counts_the_mesh_hops_too() -> None:
+    adapter = MiniAdapter(FirstChooser())
+    adapter.loop.call_later(0.100, lambda: None)
+    machine = _Recorder(adapter)
+    machine.hop_ms = lambda: 3  # type: ignore[attr-defined]
+    MeshMachine.do_aim(machine, timer=0, less_ms=1, schedule=[], hops=2)  # type: ignore[arg-type]
+    assert adapter.now_ms() == 100 - 1 - 2 * 3
