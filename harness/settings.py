@@ -10,10 +10,13 @@ pyproject.toml, then the defaults (scan the whole repo, the reference mesh's ada
 `ci` profile, every invariant, no prove; the shared database alone also falls back to the
 `HARNESS_SHARED_DATABASE` environment variable before its default, none).
 
-The scanner owns most of `[tool.harness]` (see `invariants.scan.config`); the keys read
-here are the plugin's own: `adapter`, `profile`, `invariants`, `prove`, `sarif`,
-`shared_database`, `params`, and `mutate_paths` (what `prove --mutate` mutates). Every
-problem is a `ConfigError` of one line naming the file and the key.
+The scanner owns most of `[tool.harness]` (see `invariants.scan.config`), `rules` too:
+the team's own rule records, imported from the repository (its pytest `pythonpath`, then
+its root, as the team's tests would import them), so a bad one is the same one line from
+every entry point. The keys read here are the plugin's own: `adapter`, `profile`,
+`invariants`, `prove`, `sarif`, `shared_database`, `params`, and `mutate_paths` (what
+`prove --mutate` mutates). Every problem is a `ConfigError` of one line naming the file and
+the key.
 """
 
 from __future__ import annotations
@@ -333,7 +336,9 @@ def _read_pyproject(pyproject: Path | None) -> _Pyproject:
         return _Pyproject({}, {}, ScanSettings(config=ScanConfig(), source=None), _PluginTable())
     data = _read_toml(pyproject)  # the one read of the file
     raw = _harness_table(pyproject, data)
-    scan = settings_from_table(raw, pyproject, other_keys=PLUGIN_KEYS)
+    # team rules (`rules`) import from where the repository's own tests import its code
+    search = (*_pytest_pythonpath(pyproject, data), pyproject.parent)
+    scan = settings_from_table(raw, pyproject, other_keys=PLUGIN_KEYS, search=search)
     return _Pyproject(data, raw, scan, _plugin_table(raw, pyproject))
 
 

@@ -14,6 +14,7 @@ from invariants.scan.files import SourceFile, read_source
 from invariants.scan.model import FileReport, Finding, ScanConfig
 from invariants.scan.outcome import FileOutcome
 from invariants.scan.problems import NOT_ANALYSED, Problem
+from invariants.scan.rules import rules_of
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,7 +58,7 @@ def analyze(work: Pending, config: ScanConfig, cache: ResultCache | None) -> Fil
     except Exception as exc:  # a scanner bug must cost one file, not the run; never cached
         reason = f"not analysed: scanner error: {type(exc).__name__}: {exc}".splitlines()[0]
         return _not_analysed(work.file, reason)
-    suppressions, problems = suppress.extract(path, work.source)
+    suppressions, problems = suppress.extract(path, work.source, rules_of(config))
     outcome = FileOutcome(report, suppressions, problems)
     if cache is not None and work.key:
         cache.put(work.key, outcome)

@@ -6,6 +6,11 @@ A finding beyond its key's count is new and fails; an entry no finding uses any 
 The baseline only shrinks: `update` lowers counts and drops stale entries, never adds. The one
 way to create it is to write it where no baseline file exists yet (`write_initial`).
 
+A rule id is checked where the rules are known: a built-in one (the MESH prefix) when the
+file is loaded, a team rule's (`[tool.harness] rules`) when it is compared with a scan's
+configuration. An entry of a rule no longer registered is stale there, so shrinking the
+baseline drops it.
+
 File format (JSON, sorted for stable diffs):
     {"version": 1, "entries": [{"rule", "path", "symbol", "snippet", "count"}, …]}
 """
@@ -23,7 +28,8 @@ from pathlib import Path
 from invariants.scan.config import ConfigError
 from invariants.scan.model import Finding, ScanConfig
 from invariants.scan.problems import STALE_BASELINE, Problem
-from invariants.scan.rules import UnknownRule, rule_ids
+from invariants.scan.rules import UnknownRule, rule_ids, rules_of
+from invariants.scan.team import RESERVED_PREFIX
 
 FORMAT_VERSION = 1
 
@@ -80,15 +86,23 @@ def load(path: Path) -> Counter[Key]:
                 f"{path}: baseline entries[{index}] needs string rule/path/symbol/snippet "
                 "and a positive integer count"
             )
-        try:
-            rules = rule_ids([entry["rule"]], f"{path}: baseline entries[{index}]")
-        except UnknownRule as exc:
-            raise BaselineError(str(exc)) from None
-        if not rules:
-            raise BaselineError(f"{path}: baseline entries[{index}]: no rule id")
-        key = (rules[0], entry["path"], entry["symbol"], normalise_snippet(entry["snippet"]))
+        rule = _rule_id(entry["rule"], f"{path}: baseline entries[{index}]")
+        key = (rule, entry["path"], entry["symbol"], normalise_snippet(entry["snippet"]))
         counts[key] += entry["count"]
     return counts
+
+
+def _rule_id(written: str, origin: str) -> str:
+    """A built-in rule's id, checked; another id is a team rule's, checked by `compare`."""
+    rule = written.strip().upper()
+    if not rule:
+        raise BaselineError(f"{origin}: no rule id")
+    if rule.startswith(RESERVED_PREFIX):
+        try:
+            rule_ids([written], origin)
+        except UnknownRule as exc:
+            raise BaselineError(str(exc)) from None
+    return rule
 
 
 def compare(
@@ -108,12 +122,22 @@ def compare(
             used[key] += 1
         else:
             new.append(finding)
-    # An entry can only be judged stale when its rule ran and its file was scanned.
+    # An entry can only be judged stale when its rule ran and its file was scanned; an entry
+    # of a rule the configuration does not register is stale wherever it is.
     scanned = set(scanned_paths)
+    known = {rule.id for rule in rules_of(config)}
     stale: list[Problem] = []
     remaining: Counter[Key] = Counter()
     for key, count in sorted(baseline.items()):
         rule, path, symbol, snippet = key
+        where = f" in {symbol}" if symbol else ""
+        if rule not in known:
+            stale.append(
+                Problem(path, 0, STALE_BASELINE,
+                        f"stale baseline entry: {rule}{where} `{snippet}`: no such rule (neither "
+                        "built in nor in [tool.harness] rules)")
+            )
+            continue
         if not config.enabled(rule) or path not in scanned:
             remaining[key] = count
             continue
@@ -121,7 +145,6 @@ def compare(
             remaining[key] = used[key]
         left = count - used[key]
         if left > 0:
-            where = f" in {symbol}" if symbol else ""
             stale.append(
                 Problem(path, 0, STALE_BASELINE,
                         f"stale baseline entry: {rule}{where} `{snippet}` ({left} no longer found)")

@@ -7,8 +7,11 @@ can be cached by content hash and run in worker processes; the rules' tree-level
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import importlib
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
 
 from invariants.scan.problems import Problem
 
@@ -45,6 +48,49 @@ class RuleOptions:
         return (RuleOptions, (dict(self._items),))
 
 
+class TeamRules:
+    """The rules a repository registers in `[tool.harness] rules` (`module:attribute`
+    specs), loaded by `invariants.scan.team` from the `search` directories. Compared and
+    hashed on the specs and a hash of their source, which its repr names: the
+    configuration's repr keys the scan cache, so editing a team rule invalidates it."""
+
+    __slots__ = ("fingerprint", "records", "search", "specs")
+
+    def __init__(
+        self, specs: tuple[str, ...] = (), records: tuple[Any, ...] = (), fingerprint: str = "",
+        search: tuple[str, ...] = (),
+    ) -> None:
+        # `Rule` records (`invariants.scan.rules.spec`), which import this module: not
+        # named here, so the configuration stays below the rules.
+        self.specs = specs
+        self.records = records
+        self.fingerprint = fingerprint
+        self.search = search
+
+    def __eq__(self, other: object) -> bool:
+        return (isinstance(other, TeamRules) and self.specs == other.specs
+                and self.fingerprint == other.fingerprint)
+
+    def __hash__(self) -> int:
+        return hash((self.specs, self.fingerprint))
+
+    def __repr__(self) -> str:  # stable: part of the cache key (see `cache`)
+        return f"TeamRules({list(self.specs)!r}, {self.fingerprint!r})"
+
+    def __reduce__(self) -> tuple[Callable[..., TeamRules], tuple[object, ...]]:
+        # A process that was not forked from the loader's imports the rules again.
+        return (_load_team_rules, (self.specs, self.search))
+
+
+def _load_team_rules(specs: tuple[str, ...], search: tuple[str, ...]) -> TeamRules:
+    if not specs:
+        return TeamRules()
+    # The loader sits above this module (it imports the rule registry): found by name.
+    team = importlib.import_module("invariants.scan.team")
+    loaded: TeamRules = team.load(list(specs), [Path(place) for place in search])
+    return loaded
+
+
 @dataclass(frozen=True, slots=True)
 class ScanConfig:
     """What to scan and every name a rule matches on. Defaults need no configuration for the
@@ -67,6 +113,8 @@ class ScanConfig:
     # bytes per source byte, so 1 MB keeps a worker's peak near 300 MB (docs/scanning.md).
     max_file_bytes: int = 1_000_000
     options: RuleOptions = field(default_factory=RuleOptions)
+    # The team's own rules, run with the built-in ones (`rules.rules_of`).
+    team_rules: TeamRules = field(default_factory=TeamRules)
 
     def enabled(self, rule: str) -> bool:
         return (self.select is None or rule in self.select) and rule not in self.ignore

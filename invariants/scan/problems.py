@@ -19,6 +19,9 @@ EMIT_SITE_COUNT = "emit-site-count"
 # A file CPython accepts that the scan could not analyse (libcst refused it, a screen
 # for libcst's slow shapes did, or a rule gave up on it): never a MESH000 finding.
 NOT_ANALYSED = "not-analysed"
+# A team rule (`[tool.harness] rules`) that raised on a file, or in its whole-tree pass: the
+# rule's defect, with its traceback, never a finding; the other rules and files still ran.
+RULE_ERROR = "rule-error"
 
 
 @dataclass(frozen=True, slots=True, order=True)

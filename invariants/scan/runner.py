@@ -22,6 +22,8 @@ from invariants.scan.files import SourceFile, discover
 from invariants.scan.model import EmitSite, Finding, ScanConfig
 from invariants.scan.outcome import FileOutcome
 from invariants.scan.problems import Problem
+from invariants.scan.rules import rules_of
+from invariants.scan.rules.spec import Rule
 
 # Tasks per worker: enough to even out uneven files, few enough to keep pickling overhead low.
 CHUNKS_PER_JOB = 4
@@ -47,6 +49,8 @@ class ScanResult:
     errors: list[Problem]
     stats: ScanStats
     scanned_paths: list[str] = field(default_factory=list)
+    # The rules the scan knew: the built-in ones, then the team's (for SARIF's rule list).
+    rules: tuple[Rule, ...] = ()
 
 
 def finding_order(finding: Finding) -> tuple[str, int, int, str, str]:
@@ -211,4 +215,5 @@ def scan(
         errors=sorted(errors),
         stats=stats,
         scanned_paths=[file.path for file in discovery.files],
+        rules=rules_of(config),
     )

@@ -19,6 +19,7 @@ from invariants.scan.baseline import key_of
 from invariants.scan.model import Finding
 from invariants.scan.problems import Problem
 from invariants.scan.rules import registered
+from invariants.scan.rules.spec import Rule
 from invariants.scan.runner import finding_order
 
 SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -45,17 +46,24 @@ def fingerprints(findings: Sequence[Finding]) -> list[str]:
     return result
 
 
-def _rules() -> list[dict[str, object]]:
-    return [
-        {
-            "id": rule.id,
-            "name": rule.slug,
-            "shortDescription": {"text": rule.summary},
-            "defaultConfiguration": {"level": "error"},
-            "properties": {"tags": ["architecture"]},
-        }
-        for rule in registered()
-    ]
+def _descriptor(rule: str, slug: str, summary: str) -> dict[str, object]:
+    return {
+        "id": rule,
+        "name": slug,
+        "shortDescription": {"text": summary},
+        "defaultConfiguration": {"level": "error"},
+        "properties": {"tags": ["architecture"]},
+    }
+
+
+def _rules(rules: Sequence[Rule], findings: Sequence[Finding]) -> list[dict[str, object]]:
+    """The rules' metadata; a finding of a rule not given (a team rule, when the caller
+    did not pass the scan's `rules`) still gets an entry, so no result is ever dropped."""
+    listed = [_descriptor(rule.id, rule.slug, rule.summary) for rule in rules]
+    known = {rule.id for rule in rules}
+    for rule in sorted({finding.rule for finding in findings} - known):
+        listed.append(_descriptor(rule, rule.lower(), f"{rule} (a rule of the repository)"))
+    return listed
 
 
 def _location(
@@ -76,8 +84,14 @@ def _location(
     }
 
 
-def to_sarif(findings: Sequence[Finding], errors: Sequence[Problem], root: Path) -> str:
-    rule_index = {rule.id: index for index, rule in enumerate(registered())}
+def to_sarif(
+    findings: Sequence[Finding], errors: Sequence[Problem], root: Path,
+    rules: Sequence[Rule] | None = None,
+) -> str:
+    """The SARIF document; `rules`: the scan's rules (`ScanResult.rules`, the team's
+    included), default the built-in ones."""
+    descriptors = _rules(registered() if rules is None else rules, findings)
+    rule_index = {str(rule["id"]): index for index, rule in enumerate(descriptors)}
     results = [
         {
             "ruleId": finding.rule,
@@ -91,7 +105,6 @@ def to_sarif(findings: Sequence[Finding], errors: Sequence[Problem], root: Path)
             "partialFingerprints": {FINGERPRINT_NAME: fingerprint},
         }
         for finding, fingerprint in zip(findings, fingerprints(findings), strict=True)
-        if finding.rule in rule_index
     ]
     notifications = [
         {
@@ -112,7 +125,7 @@ def to_sarif(findings: Sequence[Finding], errors: Sequence[Problem], root: Path)
                     "driver": {
                         "name": "mesh-harness",
                         "version": _tool_version(),
-                        "rules": _rules(),
+                        "rules": descriptors,
                     }
                 },
                 "originalUriBaseIds": {"%SRCROOT%": {"uri": root_uri}},

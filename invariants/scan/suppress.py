@@ -14,10 +14,14 @@ import re
 import tokenize
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from invariants.scan.model import Finding, ScanConfig
 from invariants.scan.problems import MALFORMED_SUPPRESSION, UNUSED_SUPPRESSION, Problem
 from invariants.scan.rules import UnknownRule, registered, rule_ids
+
+if TYPE_CHECKING:
+    from invariants.scan.rules.spec import Rule
 
 _MARKER = re.compile(r"#\s*harness\s*:\s*(?P<body>.*)$")
 _ALLOW = re.compile(r"allow\[(?P<rules>[^\]]*)\]\s*(?P<rest>.*)$")
@@ -47,8 +51,12 @@ def _comments(source: bytes) -> list[tuple[int, str]]:
         ]
 
 
-def parse_directive(path: str, line: int, comment: str) -> Suppression | Problem | None:
-    """The suppression a comment states, a problem when it is malformed, None if it has none."""
+def parse_directive(
+    path: str, line: int, comment: str, rules: Sequence[Rule] | None = None
+) -> Suppression | Problem | None:
+    """The suppression a comment states, a problem when it is malformed, None if it has none.
+    `rules`: the rules it may name (default: the built-in ones; a scan's are `rules_of`)."""
+    known = registered() if rules is None else rules
     marker = _MARKER.search(comment)
     if marker is None:
         return None
@@ -60,31 +68,34 @@ def parse_directive(path: str, line: int, comment: str) -> Suppression | Problem
     if allow is None:
         return bad("expected 'harness: allow[RULE] reason'")
     try:
-        rules = rule_ids(allow.group("rules").split(","))
+        listed = rule_ids(allow.group("rules").split(","), rules=known)
     except UnknownRule as exc:
         return bad(f"unknown rule id {exc.rule!r}")
-    if not rules:
+    if not listed:
         return bad("no rule id in allow[...]")
     rest = allow.group("rest").strip()
     tagged = _TAG.match(rest)
     tag, reason = (tagged.group("tag"), tagged.group("reason").strip()) if tagged else (None, rest)
-    for record in registered():
-        if record.suppression_tags and record.id in rules and tag not in record.suppression_tags:
+    for record in known:
+        if record.suppression_tags and record.id in listed and tag not in record.suppression_tags:
             tags = ", ".join(record.suppression_tags)
             return bad(f"{record.id} needs a tag, one of {tags}: 'TAG: reason'")
     if not reason:
         return bad("a reason is required after the rule id (and tag)")
-    return Suppression(path, line, rules, tag, reason)
+    return Suppression(path, line, listed, tag, reason)
 
 
-def extract(path: str, source: bytes) -> tuple[list[Suppression], list[Problem]]:
-    """Every suppression in `source`, and every malformed one as a problem."""
+def extract(
+    path: str, source: bytes, rules: Sequence[Rule] | None = None
+) -> tuple[list[Suppression], list[Problem]]:
+    """Every suppression in `source`, and every malformed one as a problem (`rules`: the
+    rules a directive may name, see `parse_directive`)."""
     if b"harness" not in source:  # the cheap prefilter: most files have no directive
         return [], []
     suppressions: list[Suppression] = []
     problems: list[Problem] = []
     for line, comment in _comments(source):
-        parsed = parse_directive(path, line, comment)
+        parsed = parse_directive(path, line, comment, rules)
         if isinstance(parsed, Suppression):
             suppressions.append(parsed)
         elif isinstance(parsed, Problem):

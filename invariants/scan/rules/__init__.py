@@ -3,7 +3,9 @@ its record (`spec.Rule`) with its examples; adding a rule is its file plus its l
 (loaded by `invariants.records`, as every registry is).
 
 Consumers call `registered()` (or the tables below) when they need the rules, not at
-import time, so a test can swap `ALL_RULES` for a registry with a rule of its own.
+import time, so a test can swap `ALL_RULES` for a registry with a rule of its own. A scan
+runs `rules_of(config)`: these, then the team's own rules its configuration registers
+(`[tool.harness] rules`, see `invariants.scan.team`).
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping
 
 from invariants import records
+from invariants.scan.model import ScanConfig
 from invariants.scan.options import Option
 from invariants.scan.rules.spec import Rule
 from invariants.user_errors import UserError
@@ -36,6 +39,11 @@ ALL_RULES: tuple[Rule, ...] = load(RULE_MODULES)
 
 def registered() -> tuple[Rule, ...]:
     return ALL_RULES
+
+
+def rules_of(config: ScanConfig) -> tuple[Rule, ...]:
+    """Every rule a scan with `config` knows: the built-in ones, then the team's."""
+    return (*ALL_RULES, *config.team_rules.records)
 
 
 def rule_table() -> Mapping[str, str]:
@@ -65,38 +73,46 @@ RULES: Mapping[str, str] = _RuleTable()
 
 class UnknownRule(UserError, ValueError):
     """A rule id no registered rule has; `rule` is the id as it was written, `origin` where
-    it came from (the message's prefix when given)."""
+    it came from (the message's prefix when given), `known` the ids it was checked against
+    (default: the built-in rules)."""
 
-    def __init__(self, rule: str, origin: str | None = None) -> None:
-        unknown = f"unknown rule id {rule!r} (known: {', '.join(RULES)})"
+    def __init__(
+        self, rule: str, origin: str | None = None, known: Iterable[str] | None = None
+    ) -> None:
+        listed = ", ".join(RULES if known is None else known)
+        unknown = f"unknown rule id {rule!r} (known: {listed})"
         super().__init__(f"{origin}: {unknown}" if origin else unknown)
         self.rule = rule
         self.origin = origin
 
 
-def rule_ids(values: Iterable[str], origin: str | None = None, *, required: bool = False
-             ) -> tuple[str, ...]:
+def rule_ids(values: Iterable[str], origin: str | None = None, *, required: bool = False,
+             rules: Iterable[Rule] | None = None) -> tuple[str, ...]:
     """The rule ids `values` name, stripped and upper-cased (`mesh001` is MESH001), blanks
     left out, in the order given; an unknown one raises `UnknownRule` naming it as written
     and `origin`, and so does none at all when one is `required` (naming the values).
+    `rules`: the rules to know (default: the built-in ones; a scan's are `rules_of`).
 
     The one check of a rule id, wherever one is given: `--select`/`--ignore` (and their
     `--harness-*` and ini spellings), `[tool.harness] select`/`ignore`, a suppression's
     `allow[...]` and a baseline entry; each entry point only gives the error its type."""
     values = list(values)
+    known = list(RULES) if rules is None else [rule.id for rule in rules]
     ids: list[str] = []
     for value in values:
         written = value.strip()
         if not written:
             continue
-        if written.upper() not in RULES:
-            raise UnknownRule(written, origin)
+        if written.upper() not in known:
+            raise UnknownRule(written, origin, known)
         ids.append(written.upper())
     if required and not ids:
-        raise UnknownRule(",".join(values), origin)
+        raise UnknownRule(",".join(values), origin, known)
     return tuple(ids)
 
 
-def option_table() -> Mapping[str, tuple[Rule, Option]]:
-    """Every rule option by its `[tool.harness]` key, with the rule declaring it."""
-    return {option.key: (rule, option) for rule in ALL_RULES for option in rule.options}
+def option_table(rules: Iterable[Rule] | None = None) -> Mapping[str, tuple[Rule, Option]]:
+    """Every rule option by its `[tool.harness]` key, with the rule declaring it (of the
+    built-in rules, or of `rules`)."""
+    chosen = ALL_RULES if rules is None else rules
+    return {option.key: (rule, option) for rule in chosen for option in rule.options}
