@@ -1,5 +1,5 @@
-"""The harness collector of a session: scan files, the scan tree, each adapter's
-conformance and invariants, mutants.
+"""The harness collector of a session: scan files, the scan tree, the team rules' examples,
+each adapter's conformance and invariants, mutants.
 
 Its items are a pure function of the settings and the files on disk, in a fixed order, so
 every pytest-xdist worker collects exactly the same items.
@@ -16,7 +16,15 @@ from harness.invariant_items import InvariantItem, invariant_nodeid
 from harness.item_base import HarnessItem
 from harness.run_key import RUN_KEY
 from harness.run_state import HarnessRun
-from harness.scan_items import TREE_NODEID, ScanFileItem, ScanTreeItem, scan_nodeid
+from harness.scan_items import (
+    EXAMPLE_NODEID,
+    TREE_NODEID,
+    RuleExampleItem,
+    ScanFileItem,
+    ScanTreeItem,
+    scan_nodeid,
+)
+from invariants.scan.examples import examples
 
 
 class HarnessCollector(pytest.Collector):
@@ -46,6 +54,13 @@ def build_items(parent: pytest.Collector, run: HarnessRun) -> list[HarnessItem]:
     items.append(ScanTreeItem.from_parent(
         parent, name="scan", nodeid=TREE_NODEID, path=run.settings.root, label="scan (tree)",
     ))
+    for rule in run.settings.scan.team_rules.records:  # the built-in ones: the project's tests
+        for example in examples(rule):
+            items.append(RuleExampleItem.from_parent(
+                parent, name=f"rule-example[{example.name}]",
+                nodeid=EXAMPLE_NODEID.format(example.name), path=run.settings.root,
+                label=f"rule example {example.name}", example=example,
+            ))
     for adapter in run.settings.adapters:
         if run.settings.invariants:  # the conventions those verdicts read, first
             items.append(ConformanceItem.from_parent(

@@ -6,6 +6,7 @@ clear an unguarded site whose every caller is guarded."""
 from __future__ import annotations
 
 import itertools
+from collections.abc import Sequence
 
 import libcst as cst
 
@@ -30,14 +31,17 @@ def prefilter(ctx: FileContext) -> bool:
     return any(last_part(name) in ctx.text for name in EMIT_CONSTRUCTORS.of(ctx.config))
 
 
-def cfg_of(ctx: FileContext, function: cst.FunctionDef) -> FunctionCfg:
-    """The function's control-flow graph, built once per file."""
-    guards = GUARD_FUNCTIONS.of(ctx.config)
+def cfg_of(
+    ctx: FileContext, function: cst.FunctionDef, guards: Sequence[str] | None = None
+) -> FunctionCfg:
+    """The function's control-flow graph, with fact nodes for checks by `guards` (default:
+    MESH001's `guard_functions`), built once per file."""
+    names = tuple(GUARD_FUNCTIONS.of(ctx.config) if guards is None else guards)
 
     def build() -> FunctionCfg:
-        return run_deep(lambda: build_cfg(function, guards))
+        return run_deep(lambda: build_cfg(function, names))
 
-    return ctx.memo(("MESH001-cfg", id(function)), build)
+    return ctx.memo(("MESH001-cfg", names, id(function)), build)
 
 
 def answered_delivery(call: cst.Call) -> str | None:
@@ -51,24 +55,28 @@ def answered_delivery(call: cst.Call) -> str | None:
     return None
 
 
-def guards_at(ctx: FileContext, record: CallRecord) -> dict[str, cst.Call]:
-    """Deliveries proved answerable wherever `record` runs (empty outside functions)."""
+def guards_at(
+    ctx: FileContext, record: CallRecord, guards: Sequence[str] | None = None
+) -> dict[str, cst.Call]:
+    """Deliveries proved answerable wherever `record` runs (empty outside functions), by
+    checks of `guards` (default: MESH001's `guard_functions`)."""
+    names = tuple(GUARD_FUNCTIONS.of(ctx.config) if guards is None else guards)
     function = record.function
     statement = record.statement
     known: dict[str, cst.Call] = {}
     if statement is not None:
         inside = record.ancestors[record.ancestors.index(statement) + 1 :]
-        known.update(facts_on_the_way(inside, record.node, GUARD_FUNCTIONS.of(ctx.config)))
+        known.update(facts_on_the_way(inside, record.node, names))
     if function is None or statement is None:
         return known
-    cfg = cfg_of(ctx, function)
+    cfg = cfg_of(ctx, function, names)
     if id(statement) not in cfg.node_of:  # a decorator or default argument: runs outside
         return known
     known = {**(cfg.facts_at(id(statement)) or {}), **known}
     # A closure runs only after its `def` has: what guards the def guards its body.
     nested = [n for n in record.ancestors if isinstance(n, cst.FunctionDef)]
     for inner, outer in itertools.pairwise(reversed(nested)):
-        outer_cfg = cfg_of(ctx, outer)
+        outer_cfg = cfg_of(ctx, outer, names)
         if id(inner) not in outer_cfg.node_of:
             break
         known = {**(outer_cfg.facts_at(id(inner)) or {}), **known}
