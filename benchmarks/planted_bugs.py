@@ -11,7 +11,9 @@ parameters. Per bug:
 - **static**: caught where `python -m harness scan --format json` in the repository reports
   a finding of that rule;
 - **ci**: the invariant it breaks, run as `check` runs it (the `ci` profile, derandomized,
-  its seed programs first): caught where the verdict is a violation;
+  its seed programs first): caught where the verdict is a violation; with `--via-check`,
+  `check --format json` itself in a copy of the repository whose adapter is the bug's
+  factory (every run judged by every checker), the bug's row (and other failing rows);
 - **examples** (with `--seeds N`): examples to the first failure, the median over N runs
   seeded by their number (Hypothesis' global seed; no database, no shrinking), at most
   `--max-examples` each; `-` where no run found it, and how many did;
@@ -27,9 +29,12 @@ import argparse
 import importlib
 import json
 import os
+import re
+import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 import tomllib
 from collections.abc import Callable, Sequence
@@ -109,22 +114,53 @@ def _scan_rules(repo: Path) -> set[str]:
             for item in findings if isinstance(item, dict)}
 
 
+def _via_check(repo: Path, factory: str, breaks: str) -> str:
+    """`python -m harness check --format json` in a copy of `repo` whose adapter is
+    `factory`: the verdict of the `breaks` row (other failing rows named)."""
+    with tempfile.TemporaryDirectory() as scratch:
+        copy = Path(scratch) / repo.name
+        shutil.copytree(repo, copy, ignore=shutil.ignore_patterns(
+            "__pycache__", ".hypothesis", ".harness-cache", ".pytest_cache"))
+        pyproject = copy / "pyproject.toml"
+        text = pyproject.read_text(encoding="utf-8")
+        text = re.sub(r'(?m)^adapter = ".*"$', f'adapter = "{factory}"', text, count=1)
+        pyproject.write_text(text, encoding="utf-8")
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join(
+            [str(copy / "src"), os.environ.get("PYTHONPATH", "")])}
+        done = subprocess.run([sys.executable, "-m", "harness", "check", "--format", "json",
+                               "--quiet", "--jobs", "1"], cwd=copy, env=env,
+                              capture_output=True, text=True, check=False)
+    try:
+        rows = {row["check"]: row["verdict"] for row in json.loads(done.stdout)["invariants"]}
+    except (json.JSONDecodeError, KeyError):
+        return f"error: {(done.stdout + done.stderr).strip()[-160:]}"
+    others = sorted(c for c, v in rows.items() if v not in ("pass", "not applicable")
+                    and c != breaks)
+    verdict = rows.get(breaks, "absent")
+    shown = "caught" if verdict == "violation" else "missed" if verdict == "pass" else verdict
+    return shown + (f" (also {', '.join(others)})" if others else "")
+
+
 def measure(entry: dict[str, Any], params: Any, scan_rules: set[str] | None, seeds: int,
-            max_examples: int) -> Row:
+            max_examples: int, repo: Path | None = None) -> Row:
+    """One bug; with `repo`, its ci verdict is `check`'s, every row judging every run."""
     started = time.perf_counter()
     row = Row(str(entry["name"]), str(entry["kind"]), str(entry["breaks"]))
     if row.kind == "static":
         row.ci = "caught" if scan_rules is not None and row.breaks in scan_rules else "missed"
     else:
         made = _factory(str(entry["factory"]))
-        outcome = run_invariant(row.breaks, made, "ci", params=params)
-        if outcome.verdict == "violation":
-            row.ci = "caught"
-        elif outcome.verdict == "pass":
-            row.ci = "missed"
+        if repo is not None:
+            row.ci = _via_check(repo, str(entry["factory"]), row.breaks)
         else:
-            first = (outcome.failure_text or "").strip().splitlines()[:1]
-            row.ci = f"{outcome.verdict}: {first[0] if first else ''}"[:160]
+            outcome = run_invariant(row.breaks, made, "ci", params=params)
+            if outcome.verdict == "violation":
+                row.ci = "caught"
+            elif outcome.verdict == "pass":
+                row.ci = "missed"
+            else:
+                first = (outcome.failure_text or "").strip().splitlines()[:1]
+                row.ci = f"{outcome.verdict}: {first[0] if first else ''}"[:160]
         for seed in range(seeds):
             row.examples.append(_found_in(row.breaks, made, params, seed, max_examples))
             if row.kind == "race":
@@ -166,6 +202,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--only", default="", help="comma-separated bug names")
     parser.add_argument("--kinds", default="", help="comma-separated kinds")
     parser.add_argument("--json", type=Path, default=None)
+    parser.add_argument("--via-check", action="store_true",
+                        help="the ci verdict from `check` in a copy of the repository")
     args = parser.parse_args(argv)
     repo = args.repo.resolve()
     manifest = json.loads((repo / "PLANTED.json").read_text(encoding="utf-8"))
@@ -178,7 +216,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     scan_rules = _scan_rules(repo) if any(e["kind"] == "static" for e in entries) else None
     rows = []
     for entry in entries:
-        row = measure(entry, params, scan_rules, args.seeds, args.max_examples)
+        row = measure(entry, params, scan_rules, args.seeds, args.max_examples,
+                      repo if args.via_check else None)
         print(f"  {row.name} ({row.kind}, {row.breaks}): {row.ci}  {_median(row.examples)}  "
               f"[{row.seconds:.0f} s]", flush=True)
         rows.append(row)
