@@ -96,12 +96,14 @@ async def chat(place: Place) -> Transcript:
         writers.append(writer)
         if len(writers) == 2:
             joined.set()
-        while line := await reader.readline():
-            for each in writers:
-                each.write(line)
-                await each.drain()
-        writers.remove(writer)
-        writer.close()
+        try:
+            while line := await reader.readline():
+                for each in writers:
+                    each.write(line)
+                    await each.drain()
+        finally:  # a run stopped half-way (a replay that diverged) leaves nothing open
+            writers.remove(writer)
+            writer.close()
         await writer.wait_closed()
         if not writers:
             left.set()
@@ -111,18 +113,20 @@ async def chat(place: Place) -> Transcript:
     async def talker(name: str, lines: list[str], turn: asyncio.Queue[str],
                      other: asyncio.Queue[str]) -> None:
         reader, writer = await asyncio.open_connection(place.address("srv"), port)
-        await joined.wait()
         heard = []
-        for index in range(len(lines) * 2):
-            if (index % 2 == 0) == (name == "ann"):
-                await turn.get()
-                writer.write(f"{name}: {lines[index // 2]}\n".encode())
-                await writer.drain()
-            heard.append((await reader.readline()).decode().strip())
-            if (index % 2 == 0) == (name == "ann"):
-                await other.put("go")
+        try:
+            await joined.wait()
+            for index in range(len(lines) * 2):
+                if (index % 2 == 0) == (name == "ann"):
+                    await turn.get()
+                    writer.write(f"{name}: {lines[index // 2]}\n".encode())
+                    await writer.drain()
+                heard.append((await reader.readline()).decode().strip())
+                if (index % 2 == 0) == (name == "ann"):
+                    await other.put("go")
+        finally:
+            writer.close()
         seen.append(f"{name} heard {heard}")
-        writer.close()
         await writer.wait_closed()
 
     ann_turn: asyncio.Queue[str] = asyncio.Queue()
