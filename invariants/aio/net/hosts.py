@@ -78,12 +78,16 @@ class Host:
     def create_task(self, coro: Coroutine[Any, Any, _T], *, name: str | None = None
                     ) -> asyncio.Task[_T]:
         """Run `coro` as a task on this host (on the loop the network is attached to)."""
-        if not self.up:
-            coro.close()
-            raise ValueError(f"create_task: host {self.name!r} is down (restart it first)")
+        try:
+            if not self.up:
+                raise ValueError(f"create_task: host {self.name!r} is down (restart it first)")
+            loop = self._loop()
+        except (RuntimeError, ValueError):
+            coro.close()  # it will never run: no "never awaited" warning either
+            raise
         context = contextvars.copy_context()
         context.run(_CURRENT.set, self)
-        return self._loop().create_task(coro, name=name, context=context)
+        return loop.create_task(coro, name=name, context=context)
 
     @contextmanager
     def entered(self) -> Iterator[Host]:

@@ -116,6 +116,7 @@ class Network:
             raise ValueError("attach: the loop carries another network already")
         self._loop = loop
         self._wire = Wire(loop, self.links, self._hosts, self.holds_ms)
+        self._wire.refresh()  # faults made before the loop came
         calls = Calls(loop, self._wire, Names(self._hosts), self.window)
         for name in _CALLS:
             setattr(loop, name, getattr(calls, name))
@@ -138,6 +139,7 @@ class Network:
                 self.links.cut.add((a, b))
                 if not one_way:
                     self.links.cut.add((b, a))
+        self._refresh()
 
     def heal(self) -> None:
         """Every partition ends; what waited is sent again."""
@@ -155,6 +157,7 @@ class Network:
         packet waits, datagrams too."""
         for way in self._ways("hold", link, one_way):
             self.links.held.add(way)
+        self._refresh()
 
     def release(self, link: Link, *, one_way: bool = False) -> None:
         for way in self._ways("release", link, one_way):
@@ -169,6 +172,7 @@ class Network:
         if not host.up:
             raise ValueError(f"crash: host {name!r} is down already")
         host.crash()
+        self._refresh()
 
     def restart(self, name: str) -> None:
         """`name` is up again with nothing running (the adapter rebuilds the node)."""
@@ -186,7 +190,12 @@ class Network:
 
     def _unpark(self) -> None:
         if self._wire is not None:
+            self._wire.refresh()
             self._wire.unpark()
+
+    def _refresh(self) -> None:
+        if self._wire is not None:
+            self._wire.refresh()
 
 
 def _tracking(create_task: Any) -> Any:

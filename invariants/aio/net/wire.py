@@ -93,6 +93,7 @@ class Flight:
 
 
 _ONE = ("arrives",)
+_OPTIONS_KEPT = 4096  # verdict texts kept for reuse (a burst of same-sized segments)
 
 
 def named(label: str, callback: Callable[[Flight], None]) -> Callable[[Flight], None]:
@@ -122,6 +123,10 @@ class Wire:
         self.hosts = hosts
         self.holds_ms = tuple(holds_ms)
         self.parked: list[Flight] = []
+        # No partition, hold or host down anywhere: nothing stands in any packet's way
+        # (the common case, checked first; `Network` refreshes it with every fault).
+        self.clear = True
+        self._options: dict[tuple[str, int, bool], tuple[str, ...]] = {}
         # Every delivery runs in the network's own context; each socket's protocol is then
         # called in the socket's context (its host's).
         self.context = contextvars.Context()
@@ -134,8 +139,15 @@ class Wire:
     def _arm(self, flight: Flight, delay_us: int) -> None:
         self.loop.call_judged(delay_us, flight, flight.timer, flight, context=self.context)
 
+    def refresh(self) -> None:
+        """A fault was made or ended: whether the way is clear everywhere."""
+        self.clear = not (self.links.cut or self.links.held
+                          or any(not host.up for host in self.hosts.values()))
+
     def obstacle(self, flight: Flight) -> str | None:
         """Why `flight` cannot arrive now (None: it can)."""
+        if self.clear:
+            return None
         if not self.hosts[flight.dst].up:
             return DOWN
         link = (flight.src, flight.dst)
@@ -146,9 +158,17 @@ class Wire:
         return None
 
     def options(self, flight: Flight) -> tuple[str, ...]:
-        what = flight.what
-        first = f"delivered {what} after {format_time(flight.latency_us)}"
-        if flight.stream:
+        key = (flight.what, flight.latency_us, flight.stream)
+        options = self._options.get(key)
+        if options is None:
+            if len(self._options) > _OPTIONS_KEPT:
+                self._options.clear()
+            options = self._options[key] = self._name_options(*key)
+        return options
+
+    def _name_options(self, what: str, latency_us: int, stream: bool) -> tuple[str, ...]:
+        first = f"delivered {what} after {format_time(latency_us)}"
+        if stream:
             return (first, *(f"held {what} for {ms} ms" for ms in self.holds_ms))
         return (first, f"dropped {what}", f"duplicated {what}",
                 *(f"delayed {what} by {ms} ms" for ms in self.holds_ms))

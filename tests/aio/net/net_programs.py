@@ -266,6 +266,33 @@ async def burst(place: Place) -> Transcript:
     return [line.decode() for line in b"".join(received).splitlines()]
 
 
+async def flushed(place: Place) -> Transcript:
+    """A megabyte written and closed at once: `close` flushes it all before the end of
+    stream (on the virtual loop most of it is still buffered at the close)."""
+    received = bytearray()
+    done = asyncio.Event()
+
+    async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        received.extend(await reader.read())
+        writer.close()
+        await writer.wait_closed()
+        done.set()
+
+    server, port = await serve(place, "srv", handle)
+
+    async def client() -> None:
+        _reader, writer = await asyncio.open_connection(place.address("srv"), port)
+        writer.write(pattern(0, 1 << 20))
+        writer.close()
+        await writer.wait_closed()
+
+    await place.on("cli", client())
+    await done.wait()
+    await stop(server)
+    return [f"server read {len(received)} bytes, intact: "
+            f"{bytes(received) == pattern(0, 1 << 20)}"]
+
+
 def pattern(offset: int, size: int) -> bytes:
     """`size` bytes of a pattern that tells every block from its neighbours."""
     return bytes([(offset // size) % 251]) * size
@@ -318,4 +345,4 @@ async def flow(place: Place, total: int, block: int = 16 * 1024) -> Transcript:
 
 
 PROGRAMS = {"echo": echo, "chat": chat, "closed_peer": closed_peer, "refused": refused,
-            "aborted": aborted, "burst": burst}
+            "aborted": aborted, "burst": burst, "flushed": flushed}

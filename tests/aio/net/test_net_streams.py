@@ -46,7 +46,7 @@ def test_the_comparison_sees_a_program_that_differs() -> None:
     assert len(set(map(str, (on_stock(name) for name in PROGRAMS)))) == len(PROGRAMS)
 
 
-@pytest.mark.parametrize("name", ["echo", "chat", "burst", "aborted", "refused"])
+@pytest.mark.parametrize("name", ["echo", "chat", "burst", "aborted", "refused", "flushed"])
 def test_tcp_keeps_its_promises_whatever_the_network_decides(name: str) -> None:
     """Holds delay segments by up to 3 s, in every seeded run; the bytes, their order and
     the ends of stream are those of the loopback run."""
