@@ -41,7 +41,8 @@ class HarnessReporter:
         try:
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_text(
-                to_sarif(verdict.findings, verdict.problems, verdict.result.root), encoding="utf-8"
+                to_sarif(verdict.findings, verdict.problems, verdict.result.root,
+                         verdict.result.rules), encoding="utf-8"
             )
         except OSError as exc:
             reason = exc.strerror or str(exc)

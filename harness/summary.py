@@ -82,6 +82,9 @@ class Summary:
         for rule in RULES:
             if self.rules[rule]:
                 lines.append(f"  {rule} {RULES[rule]}: {self.rules[rule]}")
+        for rule in sorted(set(self.rules) - set(RULES)):  # the team's rules
+            if self.rules[rule]:
+                lines.append(f"  {rule}: {self.rules[rule]}")
         return lines
 
     def _mutant_lines(self) -> list[str]:

@@ -155,7 +155,7 @@ def run(args: argparse.Namespace) -> int:
     if args.format == "json":
         rendered = to_json(findings, errors, result.stats)
     elif args.format == "sarif":
-        rendered = to_sarif(findings, errors, result.root)
+        rendered = to_sarif(findings, errors, result.root, result.rules)
     else:
         rendered = to_text(findings, errors, result.stats, baselined=baselined)
     _emit(rendered, args.output)
