@@ -71,6 +71,7 @@ def test_the_clean_reference_passes_with_nothing_found_by_another_run() -> None:
     assert [row.verdict for row in result.invariants] == ["pass", "pass"]
     assert all(row.counterexample is None for row in result.invariants)
     assert "Found while driving" not in render(result)
+    assert "counts include the cases other invariants' runs gave: INV6 " in render(result)
     # Each row's counts include what the other row's run saw of it.
     inv6, inv7 = result.invariants
     assert set(inv7.borrowed) == {"INV6"} and set(inv6.borrowed) <= {"INV7"}

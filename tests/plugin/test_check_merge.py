@@ -6,14 +6,18 @@ on its own, or is not applicable, keeps its verdict; rows of different adapters 
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
+from pathlib import Path
 
 from harness.jobs.check.merge import merged
-from harness.jobs.check.report import InvariantRow
+from harness.jobs.check.report import CheckResult, InvariantRow, render, to_json
 from harness.jobs.check.rows import counts_of
+from harness.scan_verdict import run_scan
 from invariants.checks import CHECKS
 from invariants.dynamic.runner import Bystander, Outcome
 from invariants.dynamic.seed_programs import Program
+from invariants.scan.model import ScanConfig
 
 FIRST, SECOND = list(CHECKS["INV1"].obligations)
 CAUSE = "no anonymous post was rejected"
@@ -58,6 +62,14 @@ def test_an_obligation_only_another_run_exercised_is_exercised() -> None:
     assert row.counts == {FIRST: 4, SECOND: 3}
     assert row.borrowed == {"INV7": {FIRST: 4}}
     assert (other.verdict, other.borrowed) == ("pass", {})  # INV1's run saw nothing of INV7
+    scan = run_scan([], ScanConfig(), Path("."), cache_dir=None, baseline=None)
+    result = CheckResult("ci", scan, [row, other], None)
+    text = render(result)
+    assert "counts include the cases other invariants' runs gave: INV7 4" in text
+    assert text.count("exercised only while driving INV7's plan") == 1  # FIRST's, not SECOND's
+    obligations = json.loads(to_json(result))["invariants"][0]["obligations"]
+    assert [(o["exercised"], o.get("by_other_runs")) for o in obligations] == [
+        (4, {"INV7": 4}), (3, None)]
 
 
 def test_the_negative_control_an_obligation_no_run_exercised_stays_unexercised() -> None:

@@ -28,7 +28,6 @@ from invariants.dynamic.runner import Bystander
 from invariants.mutants.matrix import Matrix
 from invariants.mutants.render import kill_list_text
 from invariants.scan.report import finding_line, finding_to_json, problem_line
-from invariants.scan.rules import RULES
 
 
 @dataclass(frozen=True)
@@ -168,7 +167,7 @@ def _scan_section(result: CheckResult) -> list[str]:
         f"   emit sites: {len(sites)}, {guarded} guarded by "
         + " or ".join(f"{name}()" for name in result.guard_names),
     ]
-    lines += [f"   {rule} {slug}: {per_rule[rule]}" for rule, slug in RULES.items()]
+    lines += [f"   {rule.id} {rule.slug}: {per_rule[rule.id]}" for rule in scan.result.rules]
     lines += ["   " + finding_line(f).replace("\n", "\n   ") for f in scan.findings]
     lines += ["   " + problem_line(p) for p in scan.problems]
     return lines
@@ -218,9 +217,13 @@ def _lent(row: InvariantRow, obligation: str) -> dict[str, int]:
 
 
 def _obligation_lines(row: InvariantRow) -> list[str]:
-    """The evidence rows; under a count only other invariants' runs gave, whose."""
+    """The evidence rows (what the counts include from the other invariants' runs first);
+    under a count only other invariants' runs gave, whose."""
     indent = " " * 8
     lines = []
+    if row.borrowed:
+        lines.append(f"{indent}counts include the cases other invariants' runs gave: " + ", ".join(
+            f"{by} {sum(counts.values())}" for by, counts in row.borrowed.items()))
     for name, count in row.counts.items():
         lines += obligation_lines({name: count}, row.unexercised, row.inapplicable, indent)
         lent = _lent(row, name)
