@@ -377,10 +377,15 @@ class NoResendAfterTimeout(Monitor):
             )
             for did, d in self._deliveries.items()
             if d.timed_out is not None and d.calls != 1 and not self._resends
-            # Refused at the callee's door by the armed reject_next after its caller gave
-            # up: it reached no callee, as an armed refusal must not (one call, none held).
-            and not (d.calls == 0 and d.expect is FaultKind.REJECT_NEXT)
+            and not (d.calls == 0 and self._no_callee(d))
         ]
+
+    def _no_callee(self, d: Delivery) -> bool:
+        """A timed-out call with no callee to reach: refused at the door by the armed
+        reject_next after its caller gave up (an armed refusal must reach no callee), or
+        to a target the harness removed or never made. Sent once, held by nobody."""
+        return d.expect is FaultKind.REJECT_NEXT or (
+            d.target is not None and self.harness.missing(d.target))
 
 
 check = check_function(NoResendAfterTimeout)

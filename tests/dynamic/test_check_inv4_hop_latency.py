@@ -117,3 +117,14 @@ def test_a_call_refused_at_the_door_after_its_caller_timed_out_reached_no_callee
     # still one the harness cannot account for.
     [v] = inv4.check(t.events, final=True)
     assert "reached the callee 0 times (expected 1)" in v.message
+
+
+def test_a_timed_out_call_to_a_removed_target_reached_no_callee() -> None:
+    # The harness removed g, then a slowed call to it timed out before it arrived: there
+    # was no callee to reach, and nothing is held.
+    removed = Injected(FaultKind.REMOVE_TARGET, "g", 1, 0, 0, 0)
+    t = Trace()
+    t.add(K.ATTEMPT, hub="router", delivery_id="d1", target="g", attempt=0)
+    t.at(RESPONSE_TIMEOUT_MS).add(K.ATTEMPT_FAILED, hub="router", delivery_id="d1",
+                                  attempt=0, error="timeout", timed_out=True)
+    assert inv4.check(t.events, facts=[removed], final=True) == []  # type: ignore[arg-type]
