@@ -17,6 +17,11 @@ lands while an earlier one is held), a timer due at the instant it was armed (a 
 delay) lands at the next iteration as on the stock loop, and nothing is held past its
 instant (the clock moves only once every arrival has landed).
 
+A timer may carry a **verdict** (`Verdict`: the simulated network's delivery of a segment,
+`invariants.aio.net`): as it falls due, before it lands, the chooser picks among its
+outcomes (option 0 lands it as armed: the healthy network), and it lands only if the
+outcome says so (a segment held or dropped does not).
+
 Under `Legality.REORDER_ALL` every arrival lands at once and any queued callback may run
 next: it finds more, but may report what production cannot run.
 """
@@ -26,8 +31,9 @@ from __future__ import annotations
 import asyncio
 import itertools
 from collections import deque
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 from invariants.adapter import TIMER_TIE, Chooser, FirstChooser
 from invariants.aio.clock import Clock
@@ -37,6 +43,7 @@ from invariants.aio.replay import NEVER, Replay
 from invariants.aio.schedule import (
     HELD,
     OVERTAKEN_NAMED,
+    VERDICT,
     Decision,
     Legality,
     Schedule,
@@ -48,6 +55,15 @@ WHY_NAMED = 8
 
 Lane = deque[asyncio.Handle]
 
+
+class Verdict(Protocol):
+    """What becomes of a timer as it falls due: `options()` names the outcomes (option 0:
+    it lands as armed); with more than one the chooser picks, recorded as any choice.
+    `apply(pick)` carries the pick out and says whether the timer lands now."""
+
+    def options(self) -> Sequence[str]: ...
+
+    def apply(self, pick: int) -> bool: ...
 
 
 @dataclass(slots=True)
@@ -69,6 +85,7 @@ class ReadyOrder:
         self.fifo: Lane = deque()
         self.pending: list[Arrival] = []
         self.todo = 0  # callbacks left to run in this iteration
+        self.verdicts: dict[asyncio.TimerHandle, Verdict] = {}  # timers judged as they land
         self._outside = itertools.count()
         self._clock = clock
         self._chooser = chooser
@@ -93,6 +110,8 @@ class ReadyOrder:
         clock, fifo, pending = self._clock, self.fifo, self.pending
         if clock.timers and clock.timers[0][0] <= clock.now_us:
             due = clock.release_due()
+            if self.verdicts:
+                due = self._judge(step, due)
             if len(due) == 1 and not pending and not fifo:  # one timer alone: no choice
                 fifo.append(due[0][0])
                 self.todo = 1
@@ -106,6 +125,39 @@ class ReadyOrder:
         elif pending:
             self._land(step)
         self.todo = len(fifo)
+
+    def _judge(
+        self, step: int, due: list[tuple[asyncio.TimerHandle, int]],
+    ) -> list[tuple[asyncio.TimerHandle, int]]:
+        """The due timers that land: each one with a verdict as its verdict decides."""
+        landing = []
+        for timer, armed in due:
+            verdict = self.verdicts.pop(timer, None)
+            if verdict is not None:
+                options = verdict.options()
+                pick = self._decide_verdict(step, options) if len(options) > 1 else 0
+                if not verdict.apply(pick):
+                    continue
+            landing.append((timer, armed))
+        return landing
+
+    def _decide_verdict(self, step: int, options: Sequence[str]) -> int:
+        now, count = self._clock.now_us, len(options)
+        replay = self.replay
+        recorded: Decision | None = None
+        if replay is not None:
+            recorded = replay.decide(step, now, count)
+            pick = recorded.chosen
+        else:
+            why = f"verdict at t={format_time(now)}, step {step}: {'; or '.join(options)}"
+            pick = self._chooser.choose(count, why)
+            if not (isinstance(pick, int) and 0 <= pick < count):
+                raise ValueError(f"chooser picked {pick!r} of {count} options (0..{count - 1})")
+        ran = VERDICT + options[pick]
+        if replay is not None and recorded is not None:
+            replay.confirm(recorded, step, now, ran, ())
+        self.schedule.decisions.append(Decision(step, now, count, pick, ran))
+        return pick
 
     def _land(self, step: int) -> None:
         """Land the arrivals: which comes next among the first of each chain (option 0,
@@ -252,6 +304,7 @@ class ReadyOrder:
     def clear(self) -> None:
         self.fifo.clear()
         self.pending.clear()
+        self.verdicts.clear()
         self.todo = 0
 
 

@@ -38,7 +38,7 @@ from invariants.aio.diagnostics import (
 from invariants.aio.drive import Drive
 from invariants.aio.errors import Stuck
 from invariants.aio.fences import FencedEventLoop
-from invariants.aio.lanes import Lane, ReadyOrder
+from invariants.aio.lanes import Lane, ReadyOrder, Verdict
 from invariants.aio.schedule import Legality, Schedule
 from invariants.aio.tasks import TaskBook
 
@@ -170,6 +170,17 @@ class VirtualLoop(AsyncGenHooks, FencedEventLoop):
             del timer._source_traceback[-1]  # type: ignore[attr-defined]
         if when_us is not None:
             self._clock.arm(when_us, timer)
+        return timer
+
+    def call_judged(
+        self, delay_us: int, verdict: Verdict, callback: Callable[..., object], *args: Any,
+        context: Context | None = None,
+    ) -> asyncio.TimerHandle:
+        """A timer `delay_us` from now that lands as `verdict` decides when it falls due
+        (the simulated network's delivery of a segment, `invariants.aio.net`): a choice
+        recorded in `schedule` like the others."""
+        timer = self._timer(self._clock.now_us + delay_us, callback, args, context)
+        self._order.verdicts[timer] = verdict
         return timer
 
     def due_instants_us(self) -> list[int]:

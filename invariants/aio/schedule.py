@@ -21,6 +21,9 @@ OVERTAKEN_NAMED = 4
 # How a decision that held arrivals back names what it held (its `overtaken` is then the
 # queued work they wait behind).
 HELD = "held back "
+# How a verdict on a timer as it lands (`lanes.Verdict`: the simulated network delivering,
+# holding or dropping a segment) names what it decided: the text after it says it all.
+VERDICT = "verdict: "
 
 
 class Legality(StrEnum):
@@ -184,6 +187,8 @@ def _names(labels: Sequence[str], count: int) -> str:
 
 
 def _reordering(decision: Decision) -> str:
+    if decision.ran.startswith(VERDICT):
+        return decision.ran.removeprefix(VERDICT)
     if decision.ran.startswith(HELD):
         behind = ", ".join(decision.overtaken) or "the queued work"
         return f"{decision.ran} behind {behind}"
