@@ -131,14 +131,19 @@ def _via_check(repo: Path, factory: str, breaks: str) -> str:
                                "--quiet", "--jobs", "1"], cwd=copy, env=env,
                               capture_output=True, text=True, check=False)
     try:
-        rows = {row["check"]: row["verdict"] for row in json.loads(done.stdout)["invariants"]}
+        report = json.loads(done.stdout)["invariants"]
     except (json.JSONDecodeError, KeyError):
         return f"error: {(done.stdout + done.stderr).strip()[-160:]}"
-    others = sorted(c for c, v in rows.items() if v not in ("pass", "not applicable")
-                    and c != breaks)
-    verdict = rows.get(breaks, "absent")
+    rows = {row["check"]: row for row in report}
+    others = sorted(c for c, row in rows.items()
+                    if row["verdict"] not in ("pass", "not applicable") and c != breaks)
+    row = rows.get(breaks, {"verdict": "absent"})
+    verdict = row["verdict"]
     shown = "caught" if verdict == "violation" else "missed" if verdict == "pass" else verdict
-    return shown + (f" (also {', '.join(others)})" if others else "")
+    line = next((text for text in str(row.get("failure") or "").splitlines()
+                 if text.startswith(f"{breaks}:")), "")
+    return shown + (f" (also {', '.join(others)})" if others else "") + (
+        f" — {line[:140]}" if line else "")
 
 
 def measure(entry: dict[str, Any], params: Any, scan_rules: set[str] | None, seeds: int,
@@ -185,12 +190,13 @@ def table(rows: Sequence[Row]) -> str:
         fifo = _median(r.fifo) if r.kind == "race" else ""
         lines.append("| " + " | ".join([r.name, r.kind, r.breaks, r.ci, _median(r.examples),
                                          fifo, f"{r.seconds:.0f}"]) + " |")
-    caught = sum(r.ci == "caught" for r in rows)
+    caught = sum(r.ci.startswith("caught") for r in rows)
     lines.append(f"\n{caught} of {len(rows)} caught in ci")
     for kind in ("static", "ordinary", "race"):
         some = [r for r in rows if r.kind == kind]
         if some:
-            lines.append(f"  {kind}: {sum(r.ci == 'caught' for r in some)} of {len(some)}")
+            lines.append(f"  {kind}: {sum(r.ci.startswith('caught') for r in some)} of "
+                         f"{len(some)}")
     return "\n".join(lines)
 
 

@@ -303,9 +303,13 @@ class NoResendAfterTimeout(Monitor):
                 self.flag(f"timed-out delivery {did} reached the callee {d.calls} times", event)
 
     def _owes_retry(self, d: Delivery) -> TraceEvent | None:
-        """The rejection still owed a retry: re-sendable, and the budget not yet spent."""
+        """The rejection still owed a retry: re-sendable, and the budget not yet spent, to
+        a target that is there (one the harness removed refuses for good: re-sending to it
+        would only spend the budget)."""
         failure = d.last_failure
         if failure is None or not d.resendable or d.attempts > self.params.delivery_retries:
+            return None
+        if d.target is not None and self.harness.missing(d.target):
             return None
         return failure
 

@@ -128,3 +128,16 @@ def test_a_timed_out_call_to_a_removed_target_reached_no_callee() -> None:
     t.at(RESPONSE_TIMEOUT_MS).add(K.ATTEMPT_FAILED, hub="router", delivery_id="d1",
                                   attempt=0, error="timeout", timed_out=True)
     assert inv4.check(t.events, facts=[removed], final=True) == []  # type: ignore[arg-type]
+
+
+def test_a_refused_call_to_a_removed_target_owes_no_retry() -> None:
+    removed = Injected(FaultKind.REMOVE_TARGET, "g", 1, 0, 0, 0)
+    t = Trace()
+    t.add(K.ATTEMPT, hub="router", delivery_id="d1", target="g", attempt=0)
+    t.at(4).add(K.ATTEMPT_FAILED, hub="router", delivery_id="d1", attempt=0,
+                error="rejected", timed_out=False)
+    t.add(K.FAILURE_EMITTED, hub="router", delivery_id="n1", answers="d1", error="Rejected")
+    assert inv4.check(t.events, facts=[removed], final=True) == []  # type: ignore[arg-type]
+    # Negative control: to a target that is there, the refusal owes its retries.
+    [v] = inv4.check(t.events, final=True)
+    assert "given up after 1 attempt(s)" in v.message
