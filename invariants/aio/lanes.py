@@ -142,21 +142,36 @@ class ReadyOrder:
         return landing
 
     def _decide_verdict(self, step: int, options: Sequence[str]) -> int:
-        now, count = self._clock.now_us, len(options)
+        now = self._clock.now_us
+        return self._ask(
+            step, len(options),
+            lambda: f"verdict at t={format_time(now)}, step {step}: {'; or '.join(options)}",
+            lambda pick: (VERDICT + options[pick], ()),
+        )
+
+    def _ask(
+        self, step: int, options: int, why: Callable[[], str],
+        recorded_as: Callable[[int], tuple[str, tuple[str, ...]]],
+    ) -> int:
+        """One choice among `options`: the replay's recorded one, else the chooser's
+        (asked with `why`); recorded with what it ran and what it overtook
+        (`recorded_as(pick)`), and in replay checked to be the recording's."""
+        now = self._clock.now_us
         replay = self.replay
         recorded: Decision | None = None
         if replay is not None:
-            recorded = replay.decide(step, now, count)
+            recorded = replay.decide(step, now, options)
             pick = recorded.chosen
         else:
-            why = f"verdict at t={format_time(now)}, step {step}: {'; or '.join(options)}"
-            pick = self._chooser.choose(count, why)
-            if not (isinstance(pick, int) and 0 <= pick < count):
-                raise ValueError(f"chooser picked {pick!r} of {count} options (0..{count - 1})")
-        ran = VERDICT + options[pick]
+            pick = self._chooser.choose(options, why())
+            if not (isinstance(pick, int) and 0 <= pick < options):
+                raise ValueError(
+                    f"chooser picked {pick!r} of {options} options (0..{options - 1})"
+                )
+        ran, overtaken = recorded_as(pick)
         if replay is not None and recorded is not None:
-            replay.confirm(recorded, step, now, ran, ())
-        self.schedule.decisions.append(Decision(step, now, count, pick, ran))
+            replay.confirm(recorded, step, now, ran, overtaken)
+        self.schedule.decisions.append(Decision(step, now, options, pick, ran, overtaken))
         return pick
 
     def _land(self, step: int) -> None:
@@ -191,40 +206,29 @@ class ReadyOrder:
         """Which chain's first arrival lands next (0: the oldest), or, as the last option
         where `can_hold`, none: the rest waits behind the queued work."""
         count = len(chains)
-        options = count + can_hold
         now = self._clock.now_us
         heads = [describe(chain[0].handles[0])
                  for chain in itertools.islice(chains.values(), WHY_NAMED)]
-        replay = self.replay
-        recorded: Decision | None = None
-        if replay is not None:
-            recorded = replay.decide(step, now, options)
-            pick = recorded.chosen
-        else:
+
+        def why() -> str:
             kind = TIMER_TIE if self._clock.tie else "aio ready order"
             more = f" and {count - WHY_NAMED} more" if count > WHY_NAMED else ""
             hold = (
                 f"; or hold them behind {len(self.fifo)} queued: "
                 f"{', '.join(self._named(self.fifo, WHY_NAMED))}" if can_hold else ""
             )
-            why = (f"{kind} at t={format_time(now)}, step {step}: which lands next: "
-                   f"{', '.join(heads)}{more}{hold}")
-            pick = self._chooser.choose(options, why)
-            if not (isinstance(pick, int) and 0 <= pick < options):
-                raise ValueError(
-                    f"chooser picked {pick!r} of {options} options (0..{options - 1})"
-                )
-        if pick == count:
-            ran = HELD + ", ".join(heads[:OVERTAKEN_NAMED])
-            overtaken = self._named(self.fifo, OVERTAKEN_NAMED)
-        else:
+            return (f"{kind} at t={format_time(now)}, step {step}: which lands next: "
+                    f"{', '.join(heads)}{more}{hold}")
+
+        def recorded_as(pick: int) -> tuple[str, tuple[str, ...]]:
+            if pick == count:
+                return (HELD + ", ".join(heads[:OVERTAKEN_NAMED]),
+                        self._named(self.fifo, OVERTAKEN_NAMED))
             ran = heads[pick] if pick < len(heads) else describe(
                 next(itertools.islice(chains.values(), pick, None))[0].handles[0])
-            overtaken = tuple(heads[:min(pick, OVERTAKEN_NAMED)])
-        if replay is not None and recorded is not None:
-            replay.confirm(recorded, step, now, ran, overtaken)
-        self.schedule.decisions.append(Decision(step, now, options, pick, ran, overtaken))
-        return pick
+            return ran, tuple(heads[:min(pick, OVERTAKEN_NAMED)])
+
+        return self._ask(step, count + can_hold, why, recorded_as)
 
     @staticmethod
     def _named(lane: Lane, count: int) -> tuple[str, ...]:
@@ -251,27 +255,16 @@ class ReadyOrder:
         self, step: int, count: int, option: Callable[[int], asyncio.Handle],
     ) -> int:
         now = self._clock.now_us
-        replay = self.replay
-        recorded: Decision | None = None
-        if replay is not None:
-            recorded = replay.decide(step, now, count)
-            pick = recorded.chosen
-        else:
+
+        def why() -> str:
             named = ", ".join(describe(option(i)) for i in range(min(count, WHY_NAMED)))
             more = f" and {count - WHY_NAMED} more" if count > WHY_NAMED else ""
             kind = TIMER_TIE if self._clock.tie else "aio ready order"
-            why = f"{kind} at t={format_time(now)}, step {step}: {named}{more}"
-            pick = self._chooser.choose(count, why)
-            if not (isinstance(pick, int) and 0 <= pick < count):
-                raise ValueError(
-                    f"chooser picked {pick!r} of {count} ready callbacks (0..{count - 1})"
-                )
-        ran = describe(option(pick))
-        overtaken = tuple(describe(option(i)) for i in range(min(pick, OVERTAKEN_NAMED)))
-        if replay is not None and recorded is not None:
-            replay.confirm(recorded, step, now, ran, overtaken)
-        self.schedule.decisions.append(Decision(step, now, count, pick, ran, overtaken))
-        return pick
+            return f"{kind} at t={format_time(now)}, step {step}: {named}{more}"
+
+        return self._ask(step, count, why, lambda pick: (
+            describe(option(pick)),
+            tuple(describe(option(i)) for i in range(min(pick, OVERTAKEN_NAMED)))))
 
     def put_back(self, handle: asyncio.Handle) -> None:
         """`handle`, taken but not run, is ready again, first."""
