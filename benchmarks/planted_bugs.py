@@ -140,8 +140,9 @@ def _via_check(repo: Path, factory: str, breaks: str) -> str:
     row = rows.get(breaks, {"verdict": "absent"})
     verdict = row["verdict"]
     shown = "caught" if verdict == "violation" else "missed" if verdict == "pass" else verdict
-    line = next((text for text in str(row.get("failure") or "").splitlines()
-                 if text.startswith(f"{breaks}:")), "")
+    text = row.get("failure") or row.get("evidence")  # a failing row's text
+    lines = text.splitlines() if isinstance(text, str) else []
+    line = next((each for each in lines if each.startswith(f"{breaks}:")), "")
     return shown + (f" (also {', '.join(others)})" if others else "") + (
         f" — {line[:140]}" if line else "")
 
