@@ -350,6 +350,8 @@ class AnswerOnce(_FromFacts):
         )
         for did, seen in self._open.items():
             posted = self.harness.posts[did]
+            if posted.target in self.harness.removed:
+                continue  # its hub was taken away: what it held went with it (REMOVE_TARGET)
             where = (f"last seen {seen.kind.value} at {seen.hub or '?'} at {seen.time_ms} ms"
                      if seen is not None else "no event of it at all")
             raised = self._raised.get(seen.hub or "") if seen is not None else None

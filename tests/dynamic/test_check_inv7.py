@@ -326,3 +326,14 @@ def test_no_ordered_route_leaves_the_order_obligation_not_applicable() -> None:
     assert reasons[ORDER].startswith("ordered_routes = []")
     # Negative control: the reference's policy keeps it applicable.
     assert ORDER not in inv7.AnswerOnce.inapplicable(DEFAULT_CAPABILITIES, CheckParams())
+
+
+def test_a_delivery_queued_at_a_hub_the_harness_removed_went_with_it() -> None:
+    t = Trace()
+    facts: list[object] = [_queued(t, "d1"), _queued(t, "d2")]
+    t.add(K.HANDLED, hub="h0", delivery_id="d1")
+    facts.append(Injected(FaultKind.REMOVE_TARGET, "h0", 1, 0, t.t, len(t.events)))
+    assert inv7.check(t.events, final=True, facts=facts) == []  # type: ignore[arg-type]
+    # Negative control: the same queue with its hub still there has lost d2.
+    [v] = inv7.check(t.events, final=True, facts=facts[:2])  # type: ignore[arg-type]
+    assert "d2 the harness posted" in v.message

@@ -40,6 +40,7 @@ class Legs:
         self.tasks: set[asyncio.Task[None]] = set()
         self._saturated = False
         self.timers: set[asyncio.TimerHandle] = set()  # the detached-nack bug's timers
+        self.cut_off = False  # the stop has cut what was in flight: nothing new travels
 
     def delay_ms(self, target: str) -> int:
         return HOP_MS + self.slow.get(target, 0)
@@ -64,8 +65,14 @@ class Legs:
         self._start(leg, self._route(leg))
 
     def send_back(self, answer: Envelope) -> None:
-        """A failure answer travels back to its target (the original sender) as a leg."""
+        """A failure answer travels back to its target (the original sender) as a leg;
+        once the stop has cut the legs, straight to the sender's intake (a leg started
+        then would land after the stop completed)."""
         mesh = self.mesh
+        if self.cut_off:
+            if (hub := mesh.hubs.get(answer.target)) is not None:
+                hub.offer(package(answer))
+            return
         if "detached-nack" in mesh.bugs:
             timer = mesh.loop.call_later(mesh.seconds(HOP_MS), self._land_detached,
                                          package(answer))
@@ -148,6 +155,7 @@ class Legs:
 
     async def cut(self) -> None:
         """The stop's detaching stage: whatever is still in flight will not land."""
+        self.cut_off = True
         tasks = [leg.task for leg in self.in_flight.values() if leg.task is not None]
         for task in tasks:
             task.cancel()
