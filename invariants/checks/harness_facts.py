@@ -107,10 +107,16 @@ class HarnessFacts:
     roundtripped: set[str] = field(default_factory=set)  # posts made while it was on
     made: set[str] | None = None  # the hubs the harness made (None: it did not say)
     removed: set[str] = field(default_factory=set)  # the hubs it removed
+    # When each was told, as the number of facts before it: the harness's own order.
+    told: int = 0
+    post_told: dict[str, int] = field(default_factory=dict)  # delivery id -> when
+    removal_told: dict[str, int] = field(default_factory=dict)  # hub -> its first removal
 
     def record(self, fact: HarnessFact) -> None:
+        self.told += 1
         if isinstance(fact, Posted):
             self.posts[fact.delivery_id] = fact
+            self.post_told[fact.delivery_id] = self.told
             if self.made is not None:
                 self.made.add(fact.sender)
             if self.roundtrip:
@@ -119,6 +125,7 @@ class HarnessFacts:
             self.injections.append(fact)
             if fact.kind is FaultKind.REMOVE_TARGET:
                 self.removed.add(fact.target)
+                self.removal_told.setdefault(fact.target, self.told)
         elif isinstance(fact, Subscribed):
             self.subscriptions[fact.subscription_id] = fact
         elif isinstance(fact, RoundTripSet):
@@ -131,6 +138,12 @@ class HarnessFacts:
     def made_live(self, hub: str) -> bool:
         """A hub the harness made (or posted from) and has not removed."""
         return self.made is not None and hub in self.made and hub not in self.removed
+
+    def posted_before_removal(self, delivery_id: str, hub: str) -> bool:
+        """Whether the harness posted `delivery_id` before it removed `hub`."""
+        removal = self.removal_told.get(hub)
+        posted = self.post_told.get(delivery_id)
+        return removal is not None and posted is not None and posted < removal
 
     def missing(self, hub: str) -> bool:
         """A hub the harness removed, or (where it said which it made) never made."""

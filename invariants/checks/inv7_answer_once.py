@@ -101,6 +101,8 @@ class _FromFacts(Monitor):
         posted = self.harness.posts.get(did)
         if posted is None or event.hub != posted.target or not self.harness.missing(posted.target):
             return
+        if self.harness.posted_before_removal(did, posted.target):
+            return  # posted while the hub was there: in flight, or queued, as it went
         self.flag(f"delivery {did} ({posted.message_type} from {posted.sender}) arrived at "
                   f"{event.hub} ({event.kind.value}), a hub the harness never made or "
                   "removed", event)

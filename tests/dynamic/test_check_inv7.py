@@ -337,3 +337,19 @@ def test_a_delivery_queued_at_a_hub_the_harness_removed_went_with_it() -> None:
     # Negative control: the same queue with its hub still there has lost d2.
     [v] = inv7.check(t.events, final=True, facts=facts[:2])  # type: ignore[arg-type]
     assert "d2 the harness posted" in v.message
+
+
+def test_a_delivery_posted_before_its_hub_was_removed_may_still_arrive() -> None:
+    # Posted, then the hub removed in the same instant, then handled there as the drive
+    # runs: in flight (or queued) as the hub went, not a post to a missing hub.
+    t = Trace()
+    before = Posted("d1", "client", "h1", "Request", C.USER, None, "user", Route.DIRECT, 0, 0)
+    removed = Injected(FaultKind.REMOVE_TARGET, "h1", 1, 0, 0, 0)
+    after = Posted("d2", "client", "h1", "Request", C.USER, None, "user", Route.DIRECT, 0, 0)
+    t.add(K.HANDLED, hub="h1", delivery_id="d1")
+    assert _arrivals_verdict(t, [before, removed]) == []
+    # Negative control: one posted after the removal arriving there is flagged.
+    t.add(K.HANDLED, hub="h1", delivery_id="d2")
+    assert _arrivals_verdict(t, [before, removed, after]) == [
+        "delivery d2 (Request from client) arrived at h1 (handled), a hub the harness never "
+        "made or removed"]
