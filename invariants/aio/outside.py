@@ -36,12 +36,18 @@ from typing import Any
 from invariants.aio.errors import FencedCall, Stuck
 from invariants.aio.schedule import format_time
 
-# Module tops whose clock reads and calls are the harness's own, not the mesh's.
+# Module tops whose clock reads and calls are the harness's own, not the mesh's (and any
+# of Hypothesis's own private top modules: `is_harness_module`).
 HARNESS_MODULES = frozenset({
-    "invariants", "harness", "hypothesis", "_hypothesis_pytestplugin",
-    "_hypothesis_globals", "_hypothesis_ftz_detector", "hypofuzz", "_pytest", "pytest",
+    "invariants", "harness", "hypothesis", "hypofuzz", "_pytest", "pytest",
     "pluggy", "xdist", "execnet", "pytest_timeout", "pytest_benchmark", "coverage",
 })
+
+
+def is_harness_module(top: str) -> bool:
+    """Whether the top-level module `top` is the harness's, its test runner's or
+    Hypothesis's own (its private tops too, whatever their names)."""
+    return top in HARNESS_MODULES or top.lstrip("_").startswith("hypothesis")
 
 _THREAD = (
     "another thread runs in real time, outside the virtual schedule, and the loop cannot "

@@ -11,7 +11,7 @@ time, so a rate limiter or a deadline loop behaves as it does in production:
   and `date.today()` the date that makes.
 
 Every read is a function of virtual time alone, so runs read alike. The standard library,
-the harness and Hypothesis (`outside.HARNESS_MODULES`) keep real time: a caller is judged
+the harness and Hypothesis (`outside.is_harness_module`) keep real time: a caller is judged
 by its module, so `threading`'s and `queue`'s timeouts, log records, the step budget and
 Hypothesis' deadlines are unaffected. Other threads, and this one outside the window, read
 real time. A `time.sleep` of more than 0 in the window is a `FencedCall` (3.11 and 3.12
@@ -67,7 +67,7 @@ def reads_real_time(module: object) -> bool:
     if known is None:
         top = module.partition(".")[0]
         known = _real_callers[module] = (
-            top in sys.stdlib_module_names or top in outside.HARNESS_MODULES
+            top in sys.stdlib_module_names or outside.is_harness_module(top)
         )
     return known
 
