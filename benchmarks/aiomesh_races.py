@@ -46,13 +46,11 @@ from pathlib import Path
 from typing import Any
 
 import hypothesis.core
-from hypothesis import Phase
-from hypothesis import settings as Settings
+import seeded_runs  # the sibling script: seeded searches
 
 from invariants.adapter import Capability, Chooser, FirstChooser, Route
 from invariants.aio import Rig, TraceLog, render_schedule
 from invariants.aio.faultbook import FaultBook
-from invariants.dynamic.profiles import profile
 from invariants.dynamic.runner import Outcome, run_invariant, run_program
 from invariants.trace import EventKind
 
@@ -206,19 +204,9 @@ def stock(name: str | None) -> Factory:
 # Runs --------------------------------------------------------------------------------------
 
 
-def seeded(max_examples: int) -> Settings:
-    return Settings(profile("ci"), derandomize=False, database=None,
-                    max_examples=max_examples, phases=(Phase.explicit, Phase.generate))
-
-
 def found_in(check: str, factory: Factory, seed: int, max_examples: int) -> int | None:
     """Examples to the first failure of one seeded run, or None."""
-    setattr(hypothesis.core, "global_force_seed", seed)  # noqa: B010 (Hypothesis' own global)
-    try:
-        outcome = run_invariant(check, factory, seeded(max_examples), params=PARAMS)
-    finally:
-        setattr(hypothesis.core, "global_force_seed", None)  # noqa: B010
-    return outcome.examples if outcome.verdict == "violation" else None
+    return seeded_runs.found_in(check, factory, seed, max_examples, params=PARAMS)
 
 
 _STEP = re.compile(r"^state\.(\w+)\((.*)\)$")

@@ -42,12 +42,9 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-import hypothesis.core
-from hypothesis import Phase
-from hypothesis import settings as Settings
+from seeded_runs import found_in  # the sibling script: seeded searches
 
 from invariants.adapter import Chooser, FirstChooser
-from invariants.dynamic.profiles import profile
 from invariants.dynamic.runner import run_invariant
 
 
@@ -82,21 +79,6 @@ def _fifo(made: Callable[[Chooser], Any]) -> Callable[[Chooser], Any]:
 
     factory.__name__ = factory.__qualname__ = getattr(made, "__name__", "factory") + "_fifo"
     return factory
-
-
-def _seeded(max_examples: int) -> Settings:
-    return Settings(profile("ci"), derandomize=False, database=None,
-                    max_examples=max_examples, phases=(Phase.explicit, Phase.generate))
-
-
-def _found_in(check: str, factory: Callable[[Chooser], Any], params: Any, seed: int,
-              max_examples: int) -> int | None:
-    setattr(hypothesis.core, "global_force_seed", seed)  # noqa: B010 (Hypothesis' own global)
-    try:
-        outcome = run_invariant(check, factory, _seeded(max_examples), params=params)
-    finally:
-        setattr(hypothesis.core, "global_force_seed", None)  # noqa: B010
-    return outcome.examples if outcome.verdict == "violation" else None
 
 
 def _scan_rules(repo: Path) -> set[str]:
@@ -168,9 +150,10 @@ def measure(entry: dict[str, Any], params: Any, scan_rules: set[str] | None, see
                 first = (outcome.failure_text or "").strip().splitlines()[:1]
                 row.ci = f"{outcome.verdict}: {first[0] if first else ''}"[:160]
         for seed in range(seeds):
-            row.examples.append(_found_in(row.breaks, made, params, seed, max_examples))
+            row.examples.append(found_in(row.breaks, made, seed, max_examples, params=params))
             if row.kind == "race":
-                row.fifo.append(_found_in(row.breaks, _fifo(made), params, seed, max_examples))
+                row.fifo.append(found_in(row.breaks, _fifo(made), seed, max_examples,
+                                            params=params))
     row.seconds = time.perf_counter() - started
     return row
 

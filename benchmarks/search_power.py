@@ -21,20 +21,11 @@ import statistics
 import time
 from collections.abc import Sequence
 
-import hypothesis.core
-from hypothesis import Phase
-from hypothesis import settings as Settings
+from seeded_runs import found_in  # the sibling script: seeded searches
 
 from invariants.checks import CHECK_IDS
-from invariants.dynamic.profiles import profile
-from invariants.dynamic.runner import run_invariant
 from invariants.mutants.build import build_mutant
 from invariants.mutants.registry import MUTANTS
-
-
-def _seeded(max_examples: int) -> Settings:
-    return Settings(profile("ci"), derandomize=False, database=None,
-                    max_examples=max_examples, phases=(Phase.explicit, Phase.generate))
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -54,16 +45,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                 continue
             factory = build_mutant(mutant).factory
             started = time.perf_counter()
-            found: list[int] = []
-            for seed in range(args.seeds):
-                setattr(hypothesis.core, "global_force_seed", seed)  # noqa: B010
-                try:
-                    outcome = run_invariant(check, factory, _seeded(args.max_examples),
-                                            seed_scenarios=False)
-                finally:
-                    setattr(hypothesis.core, "global_force_seed", None)  # noqa: B010
-                if outcome.verdict == "violation":
-                    found.append(outcome.examples)
+            found = [n for seed in range(args.seeds)
+                     if (n := found_in(check, factory, seed, args.max_examples,
+                                       seed_scenarios=False)) is not None]
             median = f"{statistics.median(found):g}" if found else "-"
             print(f"  {mutant.id} {check}: found in {len(found)} of {args.seeds}, median "
                   f"{median} examples  [{time.perf_counter() - started:.0f} s]", flush=True)

@@ -1,0 +1,37 @@
+"""Seeded searches, for the benchmarks that measure search power over seeds.
+
+`found_in(check, factory, seed, max_examples)` runs the check's search once, seeded by
+`seed` (Hypothesis' global seed; no database, no shrinking), and gives the examples to its
+first failure, or None where it found none. Search power is the median of these over
+seeds: a property of the search, not of one seed.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import hypothesis.core
+from hypothesis import Phase
+from hypothesis import settings as Settings
+
+from invariants.adapter import AdapterFactory
+from invariants.dynamic.profiles import profile
+from invariants.dynamic.runner import run_invariant
+
+
+def seeded(max_examples: int) -> Settings:
+    """The `ci` profile, random instead of derandomized, generating only."""
+    return Settings(profile("ci"), derandomize=False, database=None,
+                    max_examples=max_examples, phases=(Phase.explicit, Phase.generate))
+
+
+def found_in(check: str, factory: AdapterFactory, seed: int, max_examples: int,
+             **run: Any) -> int | None:
+    """Examples to the first failure of one seeded run (`run`: `run_invariant`'s other
+    keywords), or None."""
+    setattr(hypothesis.core, "global_force_seed", seed)  # noqa: B010 (Hypothesis' own global)
+    try:
+        outcome = run_invariant(check, factory, seeded(max_examples), **run)
+    finally:
+        setattr(hypothesis.core, "global_force_seed", None)  # noqa: B010
+    return outcome.examples if outcome.verdict == "violation" else None
