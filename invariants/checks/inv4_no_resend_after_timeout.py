@@ -309,7 +309,7 @@ class NoResendAfterTimeout(Monitor):
         failure = d.last_failure
         if failure is None or not d.resendable or d.attempts > self.params.delivery_retries:
             return None
-        if d.target is not None and self.harness.missing(d.target):
+        if self._target_missing(d):
             return None
         return failure
 
@@ -388,8 +388,11 @@ class NoResendAfterTimeout(Monitor):
         """A timed-out call with no callee to reach: refused at the door by the armed
         reject_next after its caller gave up (an armed refusal must reach no callee), or
         to a target the harness removed or never made. Sent once, held by nobody."""
-        return d.expect is FaultKind.REJECT_NEXT or (
-            d.target is not None and self.harness.missing(d.target))
+        return d.expect is FaultKind.REJECT_NEXT or self._target_missing(d)
+
+    def _target_missing(self, d: Delivery) -> bool:
+        """Whether `d`'s target is a hub the harness removed or never made."""
+        return d.target is not None and self.harness.missing(d.target)
 
 
 check = check_function(NoResendAfterTimeout)
