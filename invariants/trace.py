@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, fields
 from enum import StrEnum
@@ -66,6 +67,10 @@ class EventKind(StrEnum):
 
     # Test control.
     FAULT_INJECTED = "fault_injected"
+
+    # A mesh's own event (`custom_event`): its namespaced name in `custom`, its fields in
+    # `data`. The built-in checkers ignore it; a team's invariants read it.
+    CUSTOM = "custom"
 
 
 class MessageClass(StrEnum):
@@ -127,10 +132,23 @@ class TraceEvent:
     depth: int | None = None  # queue depth or gauge value where it matters
     packaged: bool | None = None  # the delivery's payload is RawJson
     watermark: int | None = None  # HUB_CREATED / SHED: the hub's aggregate watermark
+    custom: str | None = None  # CUSTOM: the mesh's name for it, "namespace.kind"
+    data: tuple[tuple[str, Scalar], ...] | None = None  # CUSTOM: its fields, as given
+
+    def value(self, name: str, default: Scalar = None) -> Scalar:
+        """A custom event's field `name` (`default` where it has none)."""
+        for key, value in self.data or ():
+            if key == name:
+                return value
+        return default
 
     def to_json(self) -> dict[str, Any]:
-        """The canonical dict: None fields left out, enums as their values."""
-        return {k: v for k, v in asdict(self).items() if v is not None}
+        """The canonical dict: None fields left out, enums as their values, a custom
+        event's fields as an object."""
+        found = {k: v for k, v in asdict(self).items() if v is not None}
+        if self.data is not None:
+            found["data"] = dict(self.data)
+        return found
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> TraceEvent:
@@ -142,7 +160,52 @@ class TraceEvent:
         values["kind"] = EventKind(values["kind"])
         if "message_class" in values:
             values["message_class"] = MessageClass(values["message_class"])
+        if "data" in values:
+            values["data"] = _fields_of(values.get("custom"), values["data"])
         return cls(**values)
+
+
+Scalar = str | int | float | bool | None
+# A custom event's name: its namespace (the mesh's or the team's), a dot, then the kind,
+# each a lower-case identifier ("aiomesh.turn_started").
+_CUSTOM_NAME = re.compile(r"[a-z_][a-z0-9_]*(\.[a-z_][a-z0-9_]*)+")
+# The harness's own events are `EventKind`s: no custom event takes their namespace.
+RESERVED_NAMESPACES = frozenset({"harness", "mesh", "invariants"})
+
+
+class CustomEventError(ValueError):
+    """A custom event that cannot be recorded; the message names it."""
+
+
+def _fields_of(name: object, data: object) -> tuple[tuple[str, Scalar], ...]:
+    if not isinstance(data, dict):
+        raise CustomEventError(f"custom event {name!r}: its fields must be a mapping, got "
+                               f"{type(data).__name__}")
+    for key, value in data.items():
+        if not isinstance(key, str) or not key.isidentifier():
+            raise CustomEventError(f"custom event {name!r}: field name {key!r} is not an "
+                                   "identifier")
+        if value is not None and not isinstance(value, str | int | float | bool):
+            raise CustomEventError(f"custom event {name!r}: field {key!r} is a "
+                                   f"{type(value).__name__}; a field is a str, int, float, "
+                                   "bool or None (the trace is JSON)")
+    return tuple(data.items())
+
+
+def custom_event(seq: int, time_ms: int, name: str, *, hub: str | None = None,
+                 **data: Scalar) -> TraceEvent:
+    """A mesh's own event: `name` is "namespace.kind" (lower-case identifiers, the
+    namespace the mesh's or the team's own), `data` its fields (JSON scalars). A bad name
+    or field is a `CustomEventError` naming it."""
+    if not isinstance(name, str) or not _CUSTOM_NAME.fullmatch(name):
+        raise CustomEventError(f"custom event {name!r}: expected 'namespace.kind', lower-case "
+                               "identifiers (e.g. 'aiomesh.turn_started')")
+    namespace = name.partition(".")[0]
+    if namespace in RESERVED_NAMESPACES:
+        raise CustomEventError(f"custom event {name!r}: the namespace {namespace!r} is the "
+                               "harness's own; use the mesh's or the team's")
+    return TraceEvent(seq, time_ms, EventKind.CUSTOM, hub=hub, custom=name,
+                      data=_fields_of(name, data))
 
 
 def canonical_line(event: TraceEvent) -> str:

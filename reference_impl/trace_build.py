@@ -1,7 +1,7 @@
 """Build `TraceEvent`s fast when a long trace is read.
 
 `TraceEvent` is a frozen, slotted dataclass: its generated `__init__` stores each of its
-23 fields through a looked-up `object.__setattr__`, which is what reading a trace of a
+25 fields through a looked-up `object.__setattr__`, which is what reading a trace of a
 flood spends its time on. `build_event` makes the same object (`==`, hash and every field
 alike) by storing each field straight through its slot's descriptor, bound once here.
 Its parameters are `TraceEvent`'s fields in order; a test pins the two to each other.
@@ -13,7 +13,7 @@ from collections.abc import Callable
 from types import MappingProxyType
 from typing import Any
 
-from invariants.trace import EventKind, MessageClass, TraceEvent
+from invariants.trace import EventKind, MessageClass, Scalar, TraceEvent
 
 _NEW = object.__new__
 _SLOTS = MappingProxyType(vars(TraceEvent))
@@ -21,7 +21,7 @@ FIELD_ORDER = (
     "seq", "time_ms", "kind", "hub", "delivery_id", "sender", "target", "message_type",
     "message_class", "diagnostic_key", "answers", "error", "timed_out", "attempt", "leg_id",
     "leg_kind", "subscription_id", "stage", "graceful", "reason", "depth", "packaged",
-    "watermark",
+    "watermark", "custom", "data",
 )
 
 # Each slot's descriptor `__set__`, bound once.
@@ -49,6 +49,8 @@ _SET_REASON: _Setter = _SLOTS["reason"].__set__
 _SET_DEPTH: _Setter = _SLOTS["depth"].__set__
 _SET_PACKAGED: _Setter = _SLOTS["packaged"].__set__
 _SET_WATERMARK: _Setter = _SLOTS["watermark"].__set__
+_SET_CUSTOM: _Setter = _SLOTS["custom"].__set__
+_SET_DATA: _Setter = _SLOTS["data"].__set__
 
 
 def build_event(
@@ -75,6 +77,8 @@ def build_event(
     depth: int | None,
     packaged: bool | None,
     watermark: int | None,
+    custom: str | None = None,
+    data: tuple[tuple[str, Scalar], ...] | None = None,
 ) -> TraceEvent:
     """`TraceEvent(seq, time_ms, kind, ...)` with every field given by position."""
     event: TraceEvent = _NEW(TraceEvent)
@@ -101,4 +105,6 @@ def build_event(
     _SET_DEPTH(event, depth)
     _SET_PACKAGED(event, packaged)
     _SET_WATERMARK(event, watermark)
+    _SET_CUSTOM(event, custom)
+    _SET_DATA(event, data)
     return event
