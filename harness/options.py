@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from harness.params import parse_assignments
-from harness.settings import Overrides, invariant_ids, rule_ids
+from harness.settings import Overrides, rule_ids
 from harness.shared_database import SharedDatabase, shared_database_spec
 
 # Names `-p` may give that mean this plugin: the distribution's entry point, or the module.
@@ -126,9 +126,7 @@ def overrides_from(config: pytest.Config) -> Overrides:
         adapters=tuple(adapters or ini_adapters) or None,
         adapter_origin="--harness-adapter" if adapters else f"{config.inipath}: harness_adapter",
         profile=config.getoption("harness_profile") or config.getini("harness_profile") or None,
-        invariants=(
-            invariant_ids("--harness-invariants", invariants) if invariants is not None else None
-        ),
+        invariants=tuple(invariants) if invariants is not None else None,
         prove=config.getoption("harness_prove"),
         shared_database=_shared_database(config, here, ini_dir),
         params=parse_assignments(config.getoption("harness_params") or [], "--harness-param"),

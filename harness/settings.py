@@ -14,9 +14,10 @@ The scanner owns most of `[tool.harness]` (see `invariants.scan.config`), `rules
 the team's own rule records, imported from the repository (its pytest `pythonpath`, then
 its root, as the team's tests would import them), so a bad one is the same one line from
 every entry point. The keys read here are the plugin's own: `adapter`, `profile`,
-`invariants`, `prove`, `sarif`, `shared_database`, `params`, and `mutate_paths` (what
-`prove --mutate` mutates). Every problem is a `ConfigError` of one line naming the file and
-the key.
+`invariants` (the built-in ids it selects, and the team's own invariants it registers,
+imported as its rules are), `prove`, `sarif`, `shared_database`, `params`, and
+`mutate_paths` (what `prove --mutate` mutates). Every problem is a `ConfigError` of one
+line naming the file and the key.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from harness.params import params_from
 from harness.shared_database import SharedDatabase, environment_database, shared_database_spec
 from invariants.adapter_spec import REFERENCE_ADAPTER, AdapterSpecError, split_spec
 from invariants.checks import CHECK_IDS, DEFAULT_PARAMS, CheckParams, UnknownCheck, check_ids
+from invariants.checks import team as team_checkers
 from invariants.scan.cache import DEFAULT_DIR
 from invariants.scan.config import (
     ConfigError,
@@ -74,7 +76,9 @@ class Overrides:
     adapters: tuple[str, ...] | None = None
     adapter_origin: str = "--harness-adapter"  # where `adapters` came from, for errors
     profile: str | None = None
+    # As given: normalised once the table has registered the team's invariants
     invariants: tuple[str, ...] | None = None
+    invariants_origin: str = "--harness-invariants"
     prove: bool | None = None
     shared_database: SharedDatabase | None = None  # checked, with where it was given
     params: Mapping[str, object] | None = None  # KEY=VALUE pairs, parsed (`--harness-param`)
@@ -103,6 +107,9 @@ class HarnessSettings:
     import_paths: tuple[Path, ...] = ()  # the repo's pytest `pythonpath`, absolute
     # What `prove --mutate` mutates (absolute); None: the bundled reference mesh.
     mutate_paths: tuple[Path, ...] | None = None
+    # The team's own invariants, as `invariants` names them (`module:attribute`), loaded
+    # and registered already: what a worker process that reads no settings loads again.
+    team_invariants: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -116,6 +123,7 @@ class _PluginTable:
     shared_database: SharedDatabase | None = None
     params: CheckParams = DEFAULT_PARAMS
     mutate_paths: tuple[str, ...] | None = None
+    team_invariants: tuple[str, ...] = ()
 
 
 def _fail(source: Path, key: str, problem: str) -> ConfigError:
@@ -163,7 +171,30 @@ def _string(source: Path, key: str, value: object) -> str:
     return value.strip()
 
 
-def _plugin_table(table: Mapping[str, object], source: Path) -> _PluginTable:
+def _invariants(origin: str, entries: Sequence[str], search: Sequence[Path]) -> tuple[str, ...]:
+    """The invariants an `invariants` value selects: the built-in ids it names (`none`, or
+    an empty list, for none of them; all of them when it lists only team invariants), then
+    the team's own its `module:attribute` entries register (`invariants.checks.team`)."""
+    team: list[str] = []
+    for spec in team_specs(entries):
+        try:
+            team.append(team_checkers.load(spec, search).check_id)
+        except team_checkers.TeamInvariantError as exc:
+            raise ConfigError(f"{origin}: {exc}") from None
+    ids = [entry for entry in entries if not team_checkers.is_spec(entry)]
+    builtin = invariant_ids(origin, ids) if ids or not team else CHECK_IDS
+    return tuple(dict.fromkeys((*builtin, *team)))
+
+
+def team_specs(entries: Sequence[str]) -> tuple[str, ...]:
+    """The `module:attribute` entries of an `invariants` value: the team's own checkers."""
+    return tuple(dict.fromkeys(entry.strip() for entry in entries
+                               if team_checkers.is_spec(entry)))
+
+
+def _plugin_table(
+    table: Mapping[str, object], source: Path, search: Sequence[Path] = ()
+) -> _PluginTable:
     seen: dict[str, str] = {}
     values: dict[str, object] = {}
     for key, value in table.items():
@@ -185,9 +216,9 @@ def _plugin_table(table: Mapping[str, object], source: Path) -> _PluginTable:
             values["adapters"] = tuple(spec.strip() for spec in specs)
             values["adapter_key"] = key
         elif name == "invariants":
-            values["invariants"] = invariant_ids(
-                f"{source}: [tool.harness] {key}", _strings(source, key, value)
-            )
+            entries = _strings(source, key, value)
+            values["invariants"] = _invariants(f"{source}: [tool.harness] {key}", entries, search)
+            values["team_invariants"] = team_specs(entries)
         elif name == "shared_database":
             # Relative to the pyproject's directory, like every path of the table.
             values[name] = shared_database_spec(
@@ -298,7 +329,8 @@ def resolve(
         adapter_origin=_adapter_origin(pyproject, table, overrides),
         profile=overrides.profile or table.profile or DEFAULT_PROFILE,
         invariants=(
-            overrides.invariants if overrides.invariants is not None
+            invariant_ids(overrides.invariants_origin, overrides.invariants)
+            if overrides.invariants is not None
             else table.invariants if table.invariants is not None
             else CHECK_IDS
         ),
@@ -312,6 +344,7 @@ def resolve(
             tuple(root / path for path in table.mutate_paths)
             if table.mutate_paths is not None else None
         ),
+        team_invariants=table.team_invariants,
     )
 
 
@@ -336,10 +369,11 @@ def _read_pyproject(pyproject: Path | None) -> _Pyproject:
         return _Pyproject({}, {}, ScanSettings(config=ScanConfig(), source=None), _PluginTable())
     data = _read_toml(pyproject)  # the one read of the file
     raw = _harness_table(pyproject, data)
-    # team rules (`rules`) import from where the repository's own tests import its code
+    # team rules (`rules`) and invariants import from where the repository's own tests
+    # import its code
     search = (*_pytest_pythonpath(pyproject, data), pyproject.parent)
     scan = settings_from_table(raw, pyproject, other_keys=PLUGIN_KEYS, search=search)
-    return _Pyproject(data, raw, scan, _plugin_table(raw, pyproject))
+    return _Pyproject(data, raw, scan, _plugin_table(raw, pyproject, search))
 
 
 def _scan_config(config: ScanConfig, overrides: Overrides) -> ScanConfig:

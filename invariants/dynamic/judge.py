@@ -195,6 +195,23 @@ def bystander_ids(check_ids: Sequence[str], capabilities: frozenset[Capability]
                  if c not in check_ids and monitor.needs <= capabilities)
 
 
+@contextmanager
+def _checker_of(monitor: Monitor) -> Iterator[None]:
+    """An exception a checker raises (a team's own, say) stays what it is, traceback and
+    all, and says whose it is: an error of the checker, never a verdict on the mesh."""
+    try:
+        yield
+    except Exception as exc:
+        exc.add_note(f"raised by the checker of {monitor.check_id} "
+                     f"({type(monitor).__module__}.{type(monitor).__qualname__})")
+        raise
+
+
+def _violations(monitor: Monitor, now: int, final: bool) -> list[Violation]:
+    with _checker_of(monitor):
+        return monitor.violations(now_ms=now, final=final)
+
+
 class Judge:
     """The monitors of one example's checks, and what that example reached."""
 
@@ -225,7 +242,8 @@ class Judge:
 
     def tell(self, fact: HarnessFact) -> None:
         for monitor in self.watching:
-            monitor.tell(fact)
+            with _checker_of(monitor):
+                monitor.tell(fact)
 
     def tell_in_place(self, mesh: MeshAdapter, fact: Injected | StopAsked) -> None:
         """A fault or stop, told after every event so far and before any it causes."""
@@ -239,7 +257,8 @@ class Judge:
             return
         self.fed = len(trace)
         for monitor in self.watching:
-            monitor.feed(fresh)
+            with _checker_of(monitor):
+                monitor.feed(fresh)
         self.coverage.observe(fresh)
 
     def verify(self, mesh: MeshAdapter, executed: Sequence[Step], *, final: bool) -> None:
@@ -249,7 +268,7 @@ class Judge:
         now = mesh.now_ms()
         if self.bystanders:
             self._look_on(now, executed, final)
-        found = [v for m in self.monitors for v in m.violations(now_ms=now, final=final)]
+        found = [v for m in self.monitors for v in _violations(m, now, final)]
         if found:
             self._fail(mesh, found, len(executed))
 
@@ -258,7 +277,7 @@ class Judge:
         for monitor in self.bystanders:
             if monitor.check_id in sightings:  # the run's first is recorded: no more asking
                 continue
-            found = monitor.violations(now_ms=now, final=final)
+            found = _violations(monitor, now, final)
             if found:
                 text = str(InvariantViolated((monitor.check_id,), found))
                 sightings[monitor.check_id] = Sighting(text, tuple(executed))

@@ -15,11 +15,13 @@ from invariants.adapter import AdapterFactory
 from invariants.adapter_spec import REFERENCE_ADAPTER, AdapterSpecError, load_factory, split_spec
 from invariants.checks import (
     CHECK_IDS,
+    CHECKS,
     DEFAULT_PARAMS,
     CheckParams,
     UnknownCheck,
     changed_figures,
     check_ids,
+    team,
     with_figures,
 )
 from invariants.user_errors import UserError
@@ -31,6 +33,7 @@ ENV_MUTANT = "HARNESS_FUZZ_MUTANT"
 ENV_INVARIANTS = "HARNESS_FUZZ_INVARIANTS"
 ENV_DATABASE = "HARNESS_FUZZ_DATABASE"
 ENV_PARAMS = "HARNESS_FUZZ_PARAMS"  # the figures that are not the seeds', as JSON
+ENV_TEAM_INVARIANTS = "HARNESS_FUZZ_TEAM_INVARIANTS"  # the team's checkers, `module:attribute`
 
 
 class FuzzConfigError(UserError, ValueError):
@@ -48,8 +51,16 @@ class FuzzConfig:
     # Where `adapter` came from, for error lines (`--adapter`, `[tool.harness] adapter`);
     # the session's own: the workers are given a spec the session has loaded already.
     adapter_origin: str = field(default="--adapter", compare=False)
+    # The team's own invariants (`[tool.harness] invariants`), loaded again in each worker
+    # (from its PYTHONPATH, the repository's) before the selection is read.
+    team_invariants: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
+        for spec in self.team_invariants:
+            try:
+                team.load(spec)
+            except team.TeamInvariantError as exc:
+                raise FuzzConfigError(f"{ENV_TEAM_INVARIANTS}: {exc}") from None
         if not self.invariants:
             raise FuzzConfigError("no invariant selected")
         normalise_invariants(self.invariants)
@@ -68,6 +79,8 @@ class FuzzConfig:
             env[ENV_MUTANT] = self.mutant
         if self.database:
             env[ENV_DATABASE] = self.database
+        if self.team_invariants:
+            env[ENV_TEAM_INVARIANTS] = ",".join(self.team_invariants)
         changes = changed_figures(self.params)
         if changes:
             env[ENV_PARAMS] = json.dumps(changes, sort_keys=True)
@@ -82,6 +95,9 @@ class FuzzConfig:
             invariants=tuple(invariants) if invariants else CHECK_IDS,
             database=environ.get(ENV_DATABASE) or None,
             params=_params_from_environ(environ.get(ENV_PARAMS)),
+            team_invariants=tuple(
+                spec.strip() for spec in environ.get(ENV_TEAM_INVARIANTS, "").split(",")
+                if spec.strip()),
         )
 
 
@@ -100,14 +116,15 @@ def _params_from_environ(text: str | None) -> CheckParams:
 def normalise_invariants(
     names: Sequence[str] | None, origin: str = "--invariant"
 ) -> tuple[str, ...]:
-    """`inv4`, `INV4` -> `INV4`, in the checkers' order, without repeats."""
+    """`inv4`, `INV4` -> `INV4`, in the checkers' order (a team's registered ones after
+    the built-in ones), without repeats."""
     if not names:
         return CHECK_IDS
     try:
         wanted = set(check_ids(names, origin))
     except UnknownCheck as exc:
         raise FuzzConfigError(str(exc)) from None
-    return tuple(c for c in CHECK_IDS if c in wanted)
+    return tuple(c for c in CHECKS if c in wanted)
 
 
 def mutant_factory(name: str) -> AdapterFactory:

@@ -1,10 +1,9 @@
 """Team rules: the `Rule` records a repository registers in `[tool.harness] rules`.
 
 Each entry is a `module:attribute` spec naming a record written against
-`invariants.scan.api`. The module is the team's own tooling, imported from its repository
-(the pytest `pythonpath` directories and the repository root, searched first, then the
-installed packages); the code a scan reads is still never imported. Every problem with a
-spec is a `TeamRuleError` naming it; the configuration loader adds the file and the key.
+`invariants.scan.api`, imported as every team module is (`invariants.team_modules`); the
+code a scan reads is still never imported. Every problem with a spec is a `TeamRuleError`
+naming it; the configuration loader adds the file and the key.
 
 The records' source is hashed (every `.py` file of each rule module's top-level package, or
 the module's own file), so editing a rule invalidates the scan cache.
@@ -14,93 +13,49 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import importlib
 import re
 import sys
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from types import ModuleType
 
+from invariants import team_modules
 from invariants.scan.model import ScanConfig, TeamRules
 from invariants.scan.rules import registered
 from invariants.scan.rules.spec import Rule
-from invariants.user_errors import UserError
+from invariants.team_modules import TeamModuleError
 
 KEY = "rules"
 # The built-in rules' prefix: a team's ids are its own.
 RESERVED_PREFIX = "MESH"
 # Upper-case letters (a team's prefix), then digits: ids are matched upper-cased everywhere.
 _ID = re.compile(r"[A-Z][A-Z_]*[0-9]+")
-_DOTTED = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")
 
 
-class TeamRuleError(UserError):
+class TeamRuleError(TeamModuleError):
     """A `rules` entry that cannot be used; the message names the spec."""
+
+
+_EXAMPLE = "mymesh_rules.handlers:NO_BLOCKING_IN_HANDLER"
 
 
 def specs_of(value: object) -> tuple[str, ...]:
     """The specs a `rules` value lists: a string or an array of strings."""
-    if isinstance(value, str):
-        value = [value]
-    if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
-        raise TeamRuleError(f"expected an array of 'module:attribute' strings, got {value!r}")
-    return tuple(item.strip() for item in value)
-
-
-def _split(spec: str) -> tuple[str, str]:
-    module, colon, attribute = spec.partition(":")
-    if not colon or not _DOTTED.fullmatch(module) or not _DOTTED.fullmatch(attribute):
-        raise TeamRuleError(f"{spec!r}: expected 'module:attribute' (e.g. "
-                            "'mymesh_rules.handlers:NO_BLOCKING_IN_HANDLER')")
-    return module, attribute
-
-
-@contextlib.contextmanager
-def _importable_from(paths: Sequence[Path]) -> Iterator[None]:
-    """The repository's directories first on `sys.path` while its rule modules load."""
-    added = [str(path) for path in paths if str(path) not in sys.path]
-    sys.path[:0] = added
-    importlib.invalidate_caches()  # a directory or module written since the last import
     try:
-        yield
-    finally:
-        for entry in added:
-            with contextlib.suppress(ValueError):
-                sys.path.remove(entry)
+        return team_modules.specs_of(value)
+    except TeamModuleError as exc:
+        raise TeamRuleError(str(exc)) from None
 
 
-def _import(spec: str, module: str, paths: Sequence[Path]) -> ModuleType:
+def _record(spec: str, search: Sequence[Path]) -> tuple[ModuleType, Rule]:
     try:
-        with _importable_from(paths):
-            return importlib.import_module(module)
-    except ModuleNotFoundError as exc:
-        if exc.name is not None and (module == exc.name or module.startswith(f"{exc.name}.")):
-            where = ", ".join(str(path) for path in paths) or "the installed packages"
-            raise TeamRuleError(f"{spec!r}: cannot import module {module!r}: {exc} "
-                                f"(searched {where}, then the installed packages)") from None
-        raise TeamRuleError(f"{spec!r}: module {module!r} raised while loading: "
-                            f"{type(exc).__name__}: {exc}") from None
-    except (Exception, SystemExit) as exc:  # the module's own code failed: name it, go no further
-        detail = str(exc).splitlines()[0] if str(exc) else ""
-        raise TeamRuleError(f"{spec!r}: module {module!r} raised while loading: "
-                            f"{type(exc).__name__}: {detail}".rstrip(": ")) from None
-
-
-def _record(spec: str, module: ModuleType, attribute: str) -> Rule:
-    value: object = module
-    for part in attribute.split("."):
-        try:
-            value = getattr(value, part)
-        except AttributeError:
-            raise TeamRuleError(f"{spec!r}: module {module.__name__!r} has no attribute "
-                                f"{attribute!r}") from None
-        except Exception as exc:  # a module `__getattr__` or a property of its own
-            raise TeamRuleError(f"{spec!r}: reading {attribute!r} raised "
-                                f"{type(exc).__name__}: {exc}") from None
+        module, value = team_modules.load(spec, _EXAMPLE, search)
+    except TeamModuleError as exc:
+        raise TeamRuleError(str(exc)) from None
     if not isinstance(value, Rule):
         raise TeamRuleError(f"{spec!r}: is a {type(value).__name__}, not a rule record "
                             "(invariants.scan.api.Rule)")
-    return value
+    return module, value
 
 
 def _check_id(spec: str, rule: Rule) -> None:
@@ -156,9 +111,7 @@ def load(value: object, search: Sequence[Path] = ()) -> TeamRules:
     modules: list[ModuleType] = []
     records: list[Rule] = []
     for spec in specs:
-        module_name, attribute = _split(spec)
-        module = _import(spec, module_name, search)
-        record = _record(spec, module, attribute)
+        module, record = _record(spec, search)
         _check_id(spec, record)
         modules.append(module)
         records.append(record)

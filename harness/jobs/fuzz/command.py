@@ -90,9 +90,11 @@ def add_parser(subparsers: Any) -> None:
 
 def _workers_environ(settings: HarnessSettings) -> dict[str, str]:
     """The environment of HypoFuzz's workers: this one, with the repository's pytest
-    `pythonpath` first on PYTHONPATH, so they import the adapter as this process does."""
+    `pythonpath` and then its root first on PYTHONPATH, so they import the adapter and the
+    team's own invariants as this process does."""
     env = dict(os.environ)
-    paths = [*(str(p) for p in settings.import_paths),
+    roots = (settings.root,) if settings.team_invariants else ()
+    paths = [*(str(p) for p in (*settings.import_paths, *roots)),
              *filter(None, env.get("PYTHONPATH", "").split(os.pathsep))]
     if paths:
         env["PYTHONPATH"] = os.pathsep.join(dict.fromkeys(paths))
@@ -133,6 +135,7 @@ def run(args: argparse.Namespace) -> int:
             database=normalise_spec(args.database),
             adapter_origin="--adapter" if args.adapter else settings.adapter_origin,
             params=settings.params,
+            team_invariants=settings.team_invariants,
         )
         plan = SessionPlan(
             config=config,
