@@ -9,6 +9,7 @@ from typing import Any
 from aiomesh import DeliveryFailure, Kind, Mesh, Message, Recorder
 from aiomesh.breaker import COOLDOWN_MS, THRESHOLD
 from aiomesh.calls import RESPONSE_TIMEOUT_MS
+from aiomesh.hub import JOURNAL_BATCH
 from aiomesh.legs import HOP_MS
 from aiomesh.mesh import FAULTING
 from aiomesh.subscribe import TIMEOUT_MS
@@ -80,6 +81,19 @@ async def request_behind_a_raising_handler(mesh: Mesh, notes: Recorder) -> Measu
     await ms(100)
     return {"faulted": len(notes.of("handler_faulted", delivery_id=raising)),
             "handled_behind": len(notes.of("handled", delivery_id=behind))}
+
+
+async def two_batches(mesh: Mesh, notes: Recorder) -> Measures:
+    """Two journal batches' worth of messages queued at one hub in one instant."""
+    _hubs(mesh, "a", "b")
+    posted = [mesh.post("a", "b", Message("Order", key=f"o/{i}"), route="direct")
+              for i in range(2 * JOURNAL_BATCH)]
+    await ms(100)
+    started = {n["delivery_id"]: n.at_ms for n in notes.of("turn_started", hub="b")}
+    ended = {n["delivery_id"]: n.at_ms for n in notes.of("turn_ended", hub="b")}
+    return {"turns": len(ended),
+            "turns_taking_time": sum(ended[d] > started[d] for d in ended),
+            "last_handled_at": notes.of("handled", delivery_id=posted[-1])[0].at_ms}
 
 
 async def subscribe_to_nowhere(mesh: Mesh, notes: Recorder) -> Measures:

@@ -82,6 +82,9 @@ CASES = {
         s.call_to_slow_target, {"attempts": 5, "applied": 1, "tie": True},
         {"attempts": 5, "applied": 5, "tie": True}, prefer("sleep:c", "step:c"),
         mesh_args={"at_least_once": True}),
+    "turn-awaits-flush": Case(
+        s.two_batches, {"turns": 32, "turns_taking_time": 0, "last_handled_at": 0},
+        {"turns": 32, "turns_taking_time": 2, "last_handled_at": 2}),
 }
 RACES = sorted(name for name, case in CASES.items() if case.pick is not None)
 

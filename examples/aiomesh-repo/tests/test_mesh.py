@@ -158,6 +158,21 @@ def test_overlapping_blocks_hold_the_turn_until_the_latest_ends() -> None:
     assert s.play(_blocked_turn) == {"handled_at": 600, "released": [600]}
 
 
+def test_each_turn_starts_and_ends_in_one_instant_a_raising_handlers_too() -> None:
+    async def program(mesh: Mesh, notes: Recorder) -> s.Measures:
+        measures = await s.request_behind_a_raising_handler(mesh, notes)
+        turns = [(n.kind, n["delivery_id"], n.at_ms) for n in notes.notes
+                 if n.kind in ("turn_started", "turn_ended")]
+        return {**measures, "turns": turns}
+    # d1 raises, d2 is queued behind it
+    both = [("turn_started", "d1", 0), ("turn_ended", "d1", 0)]
+    assert s.play(program) == {"faulted": 1, "handled_behind": 1, "turns": [
+        *both, ("turn_started", "d2", 0), ("turn_ended", "d2", 0)]}
+    # a pump the raising handler kills still ends that turn, and takes no other
+    assert s.play(program, bugs={"pump-dies-on-fault"}) == {
+        "faulted": 0, "handled_behind": 0, "turns": both}
+
+
 def test_the_identity_guard_lets_system_traffic_through() -> None:
     async def program(mesh: Mesh, notes: Recorder) -> s.Measures:
         mesh.hub("a")

@@ -1,8 +1,9 @@
 """Planted bugs: each one switched on by its name in `Mesh(bugs=...)`, off by default.
 
-Every record says what the bug does, which of the architecture invariants it breaks, and
-whether it is a same-instant race: a bug that shows only when two things due at the same
-instant run in the order FIFO never picks (the stock loop, with real time, never does).
+Every record says what the bug does, which invariant it breaks (one of the architecture's,
+or TURN1, aiomesh's own in aiomesh_invariants/), and whether it is a same-instant race: a
+bug that shows only when two things due at the same instant run in the order FIFO never
+picks (the stock loop, with real time, never does).
 The mesh's code reads `name in mesh.bugs` at the one place each bug lives.
 """
 
@@ -16,7 +17,7 @@ from types import MappingProxyType
 @dataclass(frozen=True, slots=True)
 class Bug:
     name: str
-    breaks: str  # the invariant: INV1..INV7, or "AT_MOST_ONCE" (a de-duplicating mesh)
+    breaks: str  # INV1..INV7, "AT_MOST_ONCE" (a de-duplicating mesh) or TURN1 (aiomesh's own)
     race: bool  # a same-instant race: FIFO order and the stock loop miss it
     summary: str
 
@@ -67,6 +68,10 @@ _ALL = (
         "at-least-once mode forgets a delivery once its reply is handed to a waiting "
         "caller: a caller whose timeout fires in that same instant sends it again, and the "
         "callee applies it twice"),
+    Bug("turn-awaits-flush", "TURN1", False,
+        "a hub journals what it applies, and the turn that fills a batch awaits the "
+        "journal's flush before it ends: the turn takes time, and every message queued "
+        "behind it waits"),
 )
 
 BUGS: Mapping[str, Bug] = MappingProxyType({bug.name: bug for bug in _ALL})

@@ -5,6 +5,9 @@ order is the harness's to choose; its observer becomes the harness's trace (the 
 names are the trace's; only the payload kinds are translated). Each protocol call starts
 a lane of its own, so what two calls set going (a post and a stop, say) is independent
 and either may run first. The turn events of a block and `FAULT_INJECTED` are the kit's.
+aiomesh's own events (`observer.OWN_KINDS`: a hub's turn starting and ending) become the
+trace's custom events, `aiomesh.turn_started` and `aiomesh.turn_ended`, which the
+built-in invariants ignore and aiomesh's own (aiomesh_invariants/) read.
 """
 
 from __future__ import annotations
@@ -20,12 +23,14 @@ from aiomesh.mesh import FAULTING, Mesh
 from aiomesh.observer import Observer
 from invariants.adapter import Capability, Chooser, Fault, FaultKind, MessageSpec, Route
 from invariants.aio import AsyncMeshAdapter
-from invariants.trace import EventKind, MessageClass
+from invariants.trace import EventKind, MessageClass, TraceEvent, custom_event
 
 ROUTES: Mapping[Route, str] = MappingProxyType(
     {Route.DIRECT: "direct", Route.MONOLITH: "routed", Route.GRAIN: "call"})
 KINDS: Mapping[MessageClass, Kind] = MappingProxyType({c: Kind(c.value) for c in MessageClass})
 KIT_EMITS = frozenset({"turn_blocked", "turn_released", "fault_injected"})
+# The namespace of aiomesh's own events in the trace ("aiomesh.turn_started").
+NAMESPACE = "aiomesh"
 # Bugs that live in the at-least-once mode (`Mesh(at_least_once=True)`).
 AT_LEAST_ONCE_BUGS = frozenset({"dedupe-after-reply", "forget-answered"})
 
@@ -50,6 +55,11 @@ class _Trace(Observer):
             # A call's callee offers it to its hub: that is the call's effect applied.
             self.adapter.emit(EventKind.EFFECT_APPLIED, hub=hub, delivery_id=did)
 
+    def custom(self, kind: str, **fields: Any) -> None:
+        hub = fields.pop("hub", None)
+        self.adapter.emit_custom(f"{NAMESPACE}.{kind}", hub=hub,
+                                 **{k: v for k, v in fields.items() if v is not None})
+
 
 class AioMeshAdapter(AsyncMeshAdapter):
     capabilities = frozenset({Capability.GRAIN_ROUTER, Capability.SUBSCRIBE,
@@ -63,6 +73,14 @@ class AioMeshAdapter(AsyncMeshAdapter):
             self.capabilities = type(self).capabilities | {Capability.AT_LEAST_ONCE}
         self.mesh = Mesh(observer=_Trace(self, applied=at_least_once), bugs=bugs,
                          at_least_once=at_least_once, loop=self.loop)
+
+    def emit_custom(self, name: str, *, hub: str | None, **fields: Any) -> TraceEvent:
+        """Append one of the mesh's own events to the trace, stamped as the kit stamps its
+        events: the next position, the loop's virtual time."""
+        events = self.rig.trace.events
+        event = custom_event(len(events), self.now_ms(), name, hub=hub, **fields)
+        events.append(event)
+        return event
 
     @contextmanager
     def _lane(self) -> Iterator[None]:

@@ -3,6 +3,9 @@
 Intake order: the stopping gate, the identity guard, the per-key breaker, the aggregate
 watermark, the queue. A rejected post is noted once and dropped, never answered; a
 dropped or shed one is Ignored, never failed, so nobody is answered either.
+
+A turn (`turn_started` .. `turn_ended`, the mesh's own events) takes no time: the pump
+hands the message to the synchronous handler and only then waits for the next one.
 """
 
 from __future__ import annotations
@@ -17,6 +20,11 @@ if TYPE_CHECKING:
     from aiomesh.mesh import Mesh
 
 WATERMARK = 1_000  # queue depth from which sheddable traffic is shed
+# The planted bug `turn-awaits-flush` journals what a hub applies and flushes the journal
+# every JOURNAL_BATCH messages, awaiting the flush (FLUSH_MS) in the turn that filled it.
+# The clean mesh keeps no journal and never waits in a turn.
+JOURNAL_BATCH = 16
+FLUSH_MS = 2
 
 
 class Hub:
@@ -120,12 +128,24 @@ class Hub:
             self._taken = None
             body = env.body
             assert not isinstance(body, RawJson)
+            # A turn takes no time: it starts and ends in one step of the pump, and only
+            # then does the pump wait for the next message.
+            self.mesh.observer.turn_started(hub=self.address, delivery_id=env.id)
             self.mesh.observer.handled(hub=self.address, delivery_id=env.id,
                                        message_type=body.type_name)
             try:
-                self.mesh.handle(self, env)
-            except Exception as exc:  # a faulting handler is noted; the pump goes on
-                if "pump-dies-on-fault" in self.mesh.bugs:
-                    raise
-                self.mesh.observer.handler_faulted(hub=self.address, delivery_id=env.id,
-                                                   error=type(exc).__name__)
+                self._handle(env)
+                if ("turn-awaits-flush" in self.mesh.bugs
+                        and len(self.effects) % JOURNAL_BATCH == 0):
+                    await asyncio.sleep(self.mesh.seconds(FLUSH_MS))
+            finally:  # a handler that kills the pump still ends its turn
+                self.mesh.observer.turn_ended(hub=self.address, delivery_id=env.id)
+
+    def _handle(self, env: Envelope) -> None:
+        try:
+            self.mesh.handle(self, env)
+        except Exception as exc:  # a faulting handler is noted; the pump goes on
+            if "pump-dies-on-fault" in self.mesh.bugs:
+                raise
+            self.mesh.observer.handler_faulted(hub=self.address, delivery_id=env.id,
+                                               error=type(exc).__name__)

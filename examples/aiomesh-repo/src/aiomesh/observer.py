@@ -6,6 +6,11 @@ The mesh calls its observer at every step with keyword fields (`hub`, `delivery_
 `graceful`, `reason`, `depth`, `packaged`, `watermark`). Subclass `Observer` and override
 `note` to see them all, or single methods to see a few. Observers never change what the
 mesh does; the default one costs a method call.
+
+Some events are aiomesh's own, saying what no general vocabulary of a mesh does (a hub's
+turn beginning and ending: `OWN_KINDS`). Their methods go through `custom(kind, **fields)`
+on the way to `note`: override `custom` to treat them apart (the harness adapter makes
+them the trace's custom events).
 """
 
 from __future__ import annotations
@@ -151,8 +156,24 @@ class Observer:
         """A test fault was armed."""
         self.note("fault_injected", fields)
 
+    # aiomesh's own events.
 
-KINDS = tuple(name for name in vars(Observer) if not name.startswith("_") and name != "note")
+    def custom(self, kind: str, **fields: Any) -> None:
+        """An event of aiomesh's own (one of `OWN_KINDS`), noted like any other."""
+        self.note(kind, fields)
+
+    def turn_started(self, **fields: Any) -> None:
+        """A hub's turn began: its pump hands `delivery_id` to the handler."""
+        self.custom("turn_started", **fields)
+
+    def turn_ended(self, **fields: Any) -> None:
+        """The turn ended (a raising handler's too); the pump may take the next message."""
+        self.custom("turn_ended", **fields)
+
+
+OWN_KINDS = ("turn_started", "turn_ended")
+KINDS = tuple(name for name in vars(Observer)
+              if not name.startswith("_") and name not in ("note", "custom"))
 
 
 @dataclass(frozen=True, slots=True)
