@@ -24,6 +24,7 @@ time is later than it), and `at_most`'s window holds the events at most `per_ms`
 from __future__ import annotations
 
 import heapq
+import sys
 from abc import ABC, abstractmethod
 from collections import deque
 from collections.abc import Callable, Hashable
@@ -566,6 +567,8 @@ def invariant(check_id: str, title: str, *obligations: Obligation) -> type[Monit
                              f"{obligation.name!r}; each needs a name of its own")
         seen.add(obligation.name)
     made = type(check_id, (_Temporal,), {
+        # The module that made it, as a class statement there would say (an error names it).
+        "__module__": sys._getframe(1).f_globals.get("__name__", __name__),
         "__qualname__": check_id,
         "__doc__": f"{check_id}: {title} (made by `invariant` from its obligations).",
         "check_id": check_id,
