@@ -17,6 +17,9 @@ GOOD = '[tool.harness]\npaths = ["src"]\ninvariants = ["INV1"]\n'
 BAD_LINES = {
     "unknown key": ("guard_fuctions = ['may_answer']", "guard_fuctions: unknown key"),
     "invariant id": ("invariants = ['INV9']", "invariants: unknown invariant 'INV9'"),
+    "team invariant": ("invariants = ['nowhere_at_all.checks:LEASES']",
+                       "invariants: 'nowhere_at_all.checks:LEASES': cannot import module "
+                       "'nowhere_at_all.checks'"),
     "profile type": ("profile = 5", "profile: expected a non-empty string, got 5"),
     "adapter spec": ("adapter = 'no_colon_here'", "adapter: expected 'module:factory'"),
     "rule id": ("select = ['MESH999']", "select: unknown rule id 'MESH999'"),
