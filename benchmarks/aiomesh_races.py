@@ -76,7 +76,9 @@ CATALOGUE: Any = importlib.import_module("aiomesh_planted_bugs")  # each bug's o
 
 
 def check_of(bug: Any) -> str:
-    return str(bug.breaks) if str(bug.breaks).startswith("INV") else "INV4"
+    """The invariant whose run should catch `bug`: the one it breaks (an at-most-once
+    effect is INV4's)."""
+    return "INV4" if bug.breaks == "AT_MOST_ONCE" else str(bug.breaks)
 
 
 # Factories ---------------------------------------------------------------------------------

@@ -170,7 +170,7 @@ Scalar = str | int | float | bool | None
 # each a lower-case identifier ("aiomesh.turn_started").
 _CUSTOM_NAME = re.compile(r"[a-z_][a-z0-9_]*(\.[a-z_][a-z0-9_]*)+")
 # The harness's own events are `EventKind`s: no custom event takes their namespace.
-RESERVED_NAMESPACES = frozenset({"harness", "mesh", "invariants"})
+RESERVED_NAMESPACES = frozenset({"harness", "invariants"})
 
 
 class CustomEventError(ValueError):

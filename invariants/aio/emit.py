@@ -17,7 +17,7 @@ from typing import Unpack
 
 from invariants.aio.rig import current_rig
 from invariants.aio.tracelog import TraceFields
-from invariants.trace import EventKind, TraceEvent
+from invariants.trace import EventKind, Scalar, TraceEvent
 
 
 def emit(kind: EventKind, **fields: Unpack[TraceFields]) -> TraceEvent | None:
@@ -196,3 +196,12 @@ def stop_completed(**fields: Unpack[TraceFields]) -> TraceEvent | None:
 def fault_injected(**fields: Unpack[TraceFields]) -> TraceEvent | None:
     """`EventKind.FAULT_INJECTED`."""
     return emit(EventKind.FAULT_INJECTED, **fields)
+
+
+def custom(name: str, *, hub: str | None = None, **data: Scalar) -> TraceEvent | None:
+    """One of the mesh's own events (`EventKind.CUSTOM`): `name` is "namespace.kind",
+    `data` its fields (JSON scalars), read by a team's own invariants."""
+    rig = current_rig()
+    if rig is None:
+        return None
+    return rig.trace.custom(name, hub=hub, **data)

@@ -32,7 +32,7 @@ from invariants.aio.loop import DEFAULT_STEP_BUDGET, VirtualLoop
 from invariants.aio.rig import Rig, active
 from invariants.aio.schedule import Legality, Schedule, render_schedule
 from invariants.aio.tracelog import TraceFields, TraceLog
-from invariants.trace import EventKind, TraceEvent
+from invariants.trace import EventKind, Scalar, TraceEvent
 
 _T = TypeVar("_T")
 
@@ -150,6 +150,11 @@ class AsyncMeshAdapter:
     def emit(self, kind: EventKind, **fields: Unpack[TraceFields]) -> TraceEvent:
         """Append an event to the trace directly (the adapter's own events)."""
         return self.rig.trace.emit(kind, **fields)
+
+    def emit_custom(self, name: str, *, hub: str | None = None, **data: Scalar) -> TraceEvent:
+        """Append one of the mesh's own events (`EventKind.CUSTOM`, "namespace.kind" and
+        JSON-scalar fields), for a team's own invariants to read."""
+        return self.rig.trace.custom(name, hub=hub, **data)
 
     def _turn_blocked(self, hub: str) -> None:
         if self.has_hub(hub):

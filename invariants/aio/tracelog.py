@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TypedDict, Unpack
 
-from invariants.trace import EventKind, MessageClass, TraceEvent
+from invariants.trace import EventKind, MessageClass, Scalar, TraceEvent, custom_event
 
 
 class TraceFields(TypedDict, total=False):
@@ -42,5 +42,11 @@ class TraceLog:
 
     def emit(self, kind: EventKind, **fields: Unpack[TraceFields]) -> TraceEvent:
         event = TraceEvent(seq=len(self.events), time_ms=self._clock(), kind=kind, **fields)
+        self.events.append(event)
+        return event
+
+    def custom(self, name: str, *, hub: str | None = None, **data: Scalar) -> TraceEvent:
+        """One of the mesh's own events (`custom_event`: a bad name or field raises)."""
+        event = custom_event(len(self.events), self._clock(), name, hub=hub, **data)
         self.events.append(event)
         return event

@@ -17,7 +17,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from invariants.adapter import MessageSpec, Route
-from invariants.trace import EventKind, TraceEvent
+from invariants.trace import CustomEventError, EventKind, TraceEvent, custom_event
 
 DOC = "docs/adapter.md"
 
@@ -62,6 +62,7 @@ def broken_conventions(
     return [
         *_order(trace),
         *_field_types(trace),
+        *_custom(trace),
         *_intake(trace),
         *_legs(trace),
         *_attempts(trace),
@@ -87,8 +88,9 @@ def _order(trace: Sequence[TraceEvent]) -> Iterable[Broken]:
 # What each field of a trace event holds: a checker reads them as these types (a message
 # class's `.value`, an attempt's arithmetic), so one of another type makes it read nonsense.
 _FIELD_TYPES: dict[str, type] = {
-    name: next(t for t in typing.get_args(hint) or (hint,) if t is not type(None))
+    name: typing.get_origin(held) or held  # a custom event's `data`: a tuple
     for name, hint in typing.get_type_hints(TraceEvent).items()
+    for held in [next(t for t in typing.get_args(hint) or (hint,) if t is not type(None))]
 }
 
 
@@ -107,6 +109,21 @@ def _field_types(trace: Sequence[TraceEvent]) -> Iterable[Broken]:
                 yield Broken("fields", event.seq if isinstance(event.seq, int) else None, kind,
                              f"{name} is {value!r} ({type(value).__name__}), not "
                              f"{_article(expected.__name__)}")
+
+
+def _custom(trace: Sequence[TraceEvent]) -> Iterable[Broken]:
+    """A custom event has a namespaced name and JSON-scalar fields (what `custom_event`
+    makes); no other kind carries either."""
+    for event in trace:
+        if event.kind is EventKind.CUSTOM:
+            try:
+                custom_event(event.seq, event.time_ms, event.custom,  # type: ignore[arg-type]
+                             hub=event.hub, **dict(event.data or ()))
+            except (CustomEventError, TypeError) as exc:
+                yield Broken("fields", event.seq, "CUSTOM", str(exc))
+        elif event.custom is not None or event.data is not None:
+            yield Broken("fields", event.seq, event.kind.name,
+                         "custom and data belong to a CUSTOM event only")
 
 
 def _article(name: str) -> str:

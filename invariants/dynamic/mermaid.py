@@ -92,10 +92,13 @@ class _Renderer:
             case K.SUBSCRIBE_ATTEMPT:
                 source, arrow_to = hub, e.target
                 label = f"subscribe {e.subscription_id} attempt {e.attempt}"
+            case K.CUSTOM:  # the mesh's own event: its name and fields
+                source = hub
+                label = " ".join([str(e.custom), *(f"{k} {v}" for k, v in e.data or ())])
             case _:
                 source = hub
                 label = self._note(e, what, cls)
-        group = (e.kind, source, arrow_to, e.message_class, e.message_type, e.error)
+        group = (e.kind, source, arrow_to, e.message_class, e.message_type, e.error, e.custom)
         return _Line(
             e.kind,
             self.participant(source),

@@ -34,9 +34,10 @@ def test_the_shim_has_one_call_per_event_kind_and_every_field() -> None:
     for kind in EventKind:
         assert callable(getattr(emit, kind.value)), kind
     stamped = {"seq", "time_ms", "kind"}
+    own = {"custom", "data"}  # a custom event's, given to `emit.custom` as its name and fields
     assert set(typing.get_type_hints(TraceFields)) == {
         f.name for f in dataclasses.fields(TraceEvent)
-    } - stamped
+    } - stamped - own
 
 
 def test_the_shim_is_a_no_op_outside_the_harness() -> None:
@@ -68,6 +69,24 @@ def test_the_shim_stamps_seq_and_virtual_time_under_the_adapter() -> None:
     assert [(e.seq, e.time_ms, e.kind) for e in adapter.trace()] == [
         (0, 0, EventKind.HUB_CREATED), (1, 250, EventKind.STOP_COMPLETED),
     ]
+
+
+def test_a_custom_event_is_stamped_as_every_event_and_checked() -> None:
+    adapter = MiniAdapter(FirstChooser())
+
+    async def turn() -> None:
+        await asyncio.sleep(0.5)
+        emit.custom("mini.turn_ended", hub="a", took_ms=0)
+
+    assert emit.custom("mini.turn_ended") is None  # outside the harness: a no-op
+    adapter.emit_custom("mini.turn_started", hub="a")
+    adapter.spawn(turn())
+    adapter.advance(1000)
+    assert [(e.seq, e.time_ms, e.custom, e.value("took_ms")) for e in adapter.trace()] == [
+        (0, 0, "mini.turn_started", None), (1, 500, "mini.turn_ended", 0),
+    ]
+    with pytest.raises(ValueError, match=r"custom event 'Mini': expected 'namespace\.kind'"):
+        adapter.emit_custom("Mini")
     # Negative control: outside `active()` and the loop, the same call records nothing.
     assert emit.hub_created(hub="b") is None
     assert len(adapter.trace()) == 2

@@ -56,6 +56,15 @@ def edit_first(kind: EventKind, **changes: object) -> Rewrite:
     return rewrite
 
 
+def plus_custom(name: str, **data: object) -> Rewrite:
+    """The trace and one custom event more at its end (its name and fields unchecked)."""
+    def rewrite(events: list[TraceEvent]) -> list[TraceEvent]:
+        last = events[-1]
+        return [*events, TraceEvent(len(events), last.time_ms, EventKind.CUSTOM, hub=last.hub,
+                                    custom=name, data=tuple(data.items()))]  # type: ignore[arg-type]
+    return rewrite
+
+
 def unpackaged(events: list[TraceEvent]) -> list[TraceEvent]:
     """Every delivery reported as arriving unpackaged, whichever route carried it."""
     return [dataclasses.replace(e, packaged=False) if e.kind is EventKind.POSTED else e

@@ -23,6 +23,7 @@ from lying_adapters import (
     monolith_through_grain,
     never_asks,
     no_grain_router,
+    plus_custom,
     spends_at_attempt,
     time_goes_back,
     two_retries_by_default,
@@ -68,6 +69,12 @@ def test_the_reference_adapter_conforms() -> None:
          "message_class is 'user' (str), not a MessageClass"),
         ("fields", lying(edit_first(EventKind.ATTEMPT, attempt=True)),
          "attempt is True (bool), not an int"),
+        ("fields", lying(edit_first(EventKind.POSTED, custom="tiny.posted")),
+         "custom and data belong to a CUSTOM event only"),
+        ("fields", lying(plus_custom("Mesh.Turn")), "custom event 'Mesh.Turn': expected "
+         "'namespace.kind'"),
+        ("fields", lying(plus_custom("tiny.turn", hubs=["a"])),
+         "field 'hubs' is a list; a field is a str, int, float, bool or None"),
         ("intake", lying(without_first(EventKind.ENQUEUED)), "got no intake outcome"),
         ("intake", lying(without_all(EventKind.ENQUEUED)), "never ENQUEUED"),
         ("legs", lying(without_first(EventKind.LEG_ENDED)), "never ended"),
@@ -118,6 +125,11 @@ def test_each_broken_convention_is_flagged(
     assert convention in found, found
     assert any(fragment in line for line in found[convention]), found[convention]
     assert all(f"(docs/adapter.md#{convention})" in line for line in found[convention])
+
+
+def test_a_custom_event_of_the_meshs_own_conforms() -> None:
+    """The control of the custom-event conventions of the table above."""
+    assert _broken(lying(plus_custom("tiny.turn_ended", hub_name="alpha", took_ms=0))) == {}
 
 
 def test_a_capability_not_declared_is_not_applicable(capsys: pytest.CaptureFixture[str]) -> None:

@@ -73,3 +73,16 @@ def test_a_failed_attempt_is_drawn_from_its_callee() -> None:
     lines = render_sequence(t.events).splitlines()
     assert "    P0->>P1: t=0 seq 0 attempt 0 d1" in lines
     assert "    P1--xP0: t=0 seq 1 timed out d1" in lines
+
+
+def test_a_custom_event_shows_its_name_and_fields() -> None:
+    from invariants.trace import custom_event
+
+    t = _flood_trace(1)
+    events = [*t.events, custom_event(len(t.events), 30, "tiny.turn_started", hub="h/x",
+                                      delivery_id="d1")]
+    events.append(custom_event(len(events), 30, "tiny.turn_ended", hub="h/x"))
+    text = render_sequence(events)
+    assert "    Note over P1: t=30 seq 4 tiny.turn_started delivery_id d1" in text
+    # Two events of different names never collapse into one line.
+    assert "    Note over P1: t=30 seq 5 tiny.turn_ended" in text

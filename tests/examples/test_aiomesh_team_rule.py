@@ -81,11 +81,11 @@ def test_check_passes_the_clean_mesh_and_fails_the_planted_bug(tmp_path: Path) -
     assert f"   {FINDING}" in planted.stdout
 
 
-def test_the_rule_module_keeps_to_the_public_api(tmp_path: Path) -> None:
+def test_the_team_modules_keep_to_the_public_apis(tmp_path: Path) -> None:
     repo = _copy(tmp_path)
     kept = _run(repo, shutil.which("lint-imports") or "lint-imports", "--no-cache", "--no-logo")
     assert kept.returncode == 0, kept.stdout + kept.stderr
-    assert "Contracts: 1 kept, 0 broken." in kept.stdout
+    assert "Contracts: 2 kept, 0 broken." in kept.stdout
     # the control: a rule module that reaches into the scanner's internals breaks it
     rule = repo / "aiomesh_rules" / "hub_turns.py"
     rule.write_text(rule.read_text(encoding="utf-8") + "\nfrom invariants.scan.context import "
@@ -93,3 +93,10 @@ def test_the_rule_module_keeps_to_the_public_api(tmp_path: Path) -> None:
     broken = _run(repo, shutil.which("lint-imports") or "lint-imports", "--no-cache", "--no-logo")
     assert broken.returncode == 1, broken.stdout + broken.stderr
     assert "aiomesh_rules.hub_turns -> invariants.scan.context" in broken.stdout
+    # and an invariant module that reaches into the checkers' internals breaks the other
+    turns = repo / "aiomesh_invariants" / "turns.py"
+    turns.write_text(turns.read_text(encoding="utf-8") + "\nfrom invariants.checks.monitor "
+                     "import run_monitor  # noqa: E402\n", encoding="utf-8")
+    both = _run(repo, shutil.which("lint-imports") or "lint-imports", "--no-cache", "--no-logo")
+    assert "Contracts: 0 kept, 2 broken." in both.stdout, both.stdout
+    assert "aiomesh_invariants.turns -> invariants.checks.monitor" in both.stdout

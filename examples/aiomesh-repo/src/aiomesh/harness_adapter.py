@@ -23,7 +23,7 @@ from aiomesh.mesh import FAULTING, Mesh
 from aiomesh.observer import Observer
 from invariants.adapter import Capability, Chooser, Fault, FaultKind, MessageSpec, Route
 from invariants.aio import AsyncMeshAdapter
-from invariants.trace import EventKind, MessageClass, TraceEvent, custom_event
+from invariants.trace import EventKind, MessageClass
 
 ROUTES: Mapping[Route, str] = MappingProxyType(
     {Route.DIRECT: "direct", Route.MONOLITH: "routed", Route.GRAIN: "call"})
@@ -73,14 +73,6 @@ class AioMeshAdapter(AsyncMeshAdapter):
             self.capabilities = type(self).capabilities | {Capability.AT_LEAST_ONCE}
         self.mesh = Mesh(observer=_Trace(self, applied=at_least_once), bugs=bugs,
                          at_least_once=at_least_once, loop=self.loop)
-
-    def emit_custom(self, name: str, *, hub: str | None, **fields: Any) -> TraceEvent:
-        """Append one of the mesh's own events to the trace, stamped as the kit stamps its
-        events: the next position, the loop's virtual time."""
-        events = self.rig.trace.events
-        event = custom_event(len(events), self.now_ms(), name, hub=hub, **fields)
-        events.append(event)
-        return event
 
     @contextmanager
     def _lane(self) -> Iterator[None]:
