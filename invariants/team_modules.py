@@ -13,10 +13,11 @@ so the static half (`invariants.scan.team`) and the dynamic half
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import importlib
 import re
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from types import ModuleType
 
@@ -68,7 +69,8 @@ def import_module(spec: str, module: str, paths: Sequence[Path]) -> ModuleType:
             return importlib.import_module(module)
     except ModuleNotFoundError as exc:
         if exc.name is not None and (module == exc.name or module.startswith(f"{exc.name}.")):
-            where = ", ".join(str(path) for path in paths) or "the installed packages"
+            searched = dict.fromkeys(str(path) for path in paths)  # "." may be the root too
+            where = ", ".join(searched) or "the installed packages"
             raise TeamModuleError(f"{spec!r}: cannot import module {module!r}: {exc} "
                                   f"(searched {where}, then the installed packages)") from None
         raise TeamModuleError(f"{spec!r}: module {module!r} raised while loading: "
@@ -100,3 +102,26 @@ def load(spec: str, example: str, paths: Sequence[Path]) -> tuple[ModuleType, ob
     module_name, attribute = split(spec, example)
     module = import_module(spec, module_name, paths)
     return module, attribute_of(spec, module, attribute)
+
+
+def source_files(module: ModuleType) -> list[Path]:
+    """The files a team module's behaviour may come from: its top-level package's, or its
+    own."""
+    top = sys.modules.get(module.__name__.partition(".")[0], module)
+    locations = getattr(top, "__path__", None)
+    if locations is not None:
+        return sorted({file for place in locations for file in Path(place).rglob("*.py")})
+    file = getattr(module, "__file__", None)
+    return [Path(file)] if file else []
+
+
+def fingerprint(specs: Sequence[str], modules: Iterable[ModuleType]) -> str:
+    """A digest of the specs and of every file their modules' behaviour may come from: a
+    cache keyed by it is stale once the team edits one."""
+    digest = hashlib.sha256("\x00".join(specs).encode())
+    files = sorted({file for module in modules for file in source_files(module)})
+    for file in files:
+        digest.update(str(file).encode())
+        with contextlib.suppress(OSError):  # a file gone since the import: its name stays
+            digest.update(file.read_bytes())
+    return digest.hexdigest()

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from types import ModuleType
 
 from invariants import team_modules
 from invariants.checks import CHECK_IDS, CHECKS, Monitor
@@ -24,8 +25,9 @@ RESERVED_PREFIX = "INV"
 # Upper-case letters (a team's prefix), then digits, as a team rule's id.
 _ID = re.compile(r"[A-Z][A-Z_]*[0-9]+")
 _EXAMPLE = "mymesh_invariants.leases:LEASES_RELEASED"
-# id -> the spec that registered it, for a duplicate's error line.
+# id -> the spec that registered it (for a duplicate's error line) and its module.
 _SPECS: dict[str, str] = {}
+_MODULES: dict[str, ModuleType] = {}
 
 
 class TeamInvariantError(TeamModuleError):
@@ -41,7 +43,7 @@ def load(spec: str, search: Sequence[Path] = ()) -> type[Monitor]:
     """The checker `spec` names, imported from `search` first, checked and registered
     (again: a no-op). Raises `TeamInvariantError`."""
     try:
-        _, value = team_modules.load(spec, _EXAMPLE, search)
+        module, value = team_modules.load(spec, _EXAMPLE, search)
     except TeamModuleError as exc:
         raise TeamInvariantError(str(exc)) from None
     if not (isinstance(value, type) and issubclass(value, Monitor)):
@@ -50,6 +52,7 @@ def load(spec: str, search: Sequence[Path] = ()) -> type[Monitor]:
             "e.g. one made by invariants.checks.api.invariant(...))")
     _check_record(spec, value)
     _register(spec, value)
+    _MODULES[value.check_id] = module
     return value
 
 
@@ -91,3 +94,13 @@ def _register(spec: str, checker: type[Monitor]) -> None:
 def team_ids() -> tuple[str, ...]:
     """The ids of every team invariant registered in this process, in the order loaded."""
     return tuple(_SPECS)
+
+
+def fingerprint(check_ids: Sequence[str]) -> str:
+    """A digest of the team invariants among `check_ids` and their modules' files ("" with
+    none): what a cached verdict of theirs depends on besides the harness's own code."""
+    team = [check for check in check_ids if check in _MODULES]
+    if not team:
+        return ""
+    return team_modules.fingerprint([_SPECS[check] for check in team],
+                                    [_MODULES[check] for check in team])

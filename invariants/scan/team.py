@@ -11,11 +11,8 @@ the module's own file), so editing a rule invalidates the scan cache.
 
 from __future__ import annotations
 
-import contextlib
-import hashlib
 import re
-import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from types import ModuleType
 
@@ -84,26 +81,6 @@ def _check_unique(specs: Sequence[str], records: Sequence[Rule]) -> None:
             keys[option.key] = rule.id
 
 
-def _source_files(module: ModuleType) -> list[Path]:
-    """The files a rule's behaviour may come from: its top-level package's, or its own."""
-    top = sys.modules.get(module.__name__.partition(".")[0], module)
-    locations = getattr(top, "__path__", None)
-    if locations is not None:
-        return sorted({file for place in locations for file in Path(place).rglob("*.py")})
-    file = getattr(module, "__file__", None)
-    return [Path(file)] if file else []
-
-
-def _fingerprint(specs: Sequence[str], modules: Iterable[ModuleType]) -> str:
-    digest = hashlib.sha256("\x00".join(specs).encode())
-    files = sorted({file for module in modules for file in _source_files(module)})
-    for file in files:
-        digest.update(str(file).encode())
-        with contextlib.suppress(OSError):  # a file gone since the import: its name stays
-            digest.update(file.read_bytes())
-    return digest.hexdigest()
-
-
 def load(value: object, search: Sequence[Path] = ()) -> TeamRules:
     """The team rules a `rules` value registers, in the order given; `search`: the
     repository's directories to import them from first. Raises `TeamRuleError`."""
@@ -116,5 +93,5 @@ def load(value: object, search: Sequence[Path] = ()) -> TeamRules:
         modules.append(module)
         records.append(record)
     _check_unique(specs, records)
-    fingerprint = _fingerprint(specs, modules) if specs else ""
+    fingerprint = team_modules.fingerprint(specs, modules) if specs else ""
     return TeamRules(specs, tuple(records), fingerprint, tuple(str(place) for place in search))

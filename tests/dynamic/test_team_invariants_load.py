@@ -70,6 +70,7 @@ def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Repo]:
     """A repository whose checkers are forgotten afterwards: the registry as it was, and
     none of its modules left in `sys.modules`."""
     monkeypatch.setattr(team_invariants, "_SPECS", {})
+    monkeypatch.setattr(team_invariants, "_MODULES", {})
     saved = dict(CHECKS)
     made = Repo(tmp_path)
     try:
@@ -149,3 +150,22 @@ def test_two_checkers_with_one_id(repo: Repo) -> None:
     assert repo.refused(repo.spec(), repo.spec(module="again")) == (
         f"'{repo.spec(module='again')}': duplicate invariant id 'TEAM1' "
         f"(also '{repo.spec()}')")
+
+
+def test_a_fuzzing_session_hands_its_team_invariants_to_the_workers(
+    repo: Repo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from invariants.fuzzing.config import ENV_TEAM_INVARIANTS, FuzzConfig, FuzzConfigError
+
+    monkeypatch.syspath_prepend(str(repo.root))  # a worker's PYTHONPATH has the repository
+    config = FuzzConfig(invariants=("INV1", "TEAM1"), team_invariants=(repo.spec(),))
+    environ = config.to_environ()
+    assert environ[ENV_TEAM_INVARIANTS] == repo.spec()
+    CHECKS.pop("TEAM1")  # a worker process starts without it
+    worker = FuzzConfig.from_environ(environ)
+    assert worker.invariants == ("INV1", "TEAM1") and "TEAM1" in CHECKS
+    # the control: without the specs a worker does not know the id
+    CHECKS.pop("TEAM1")
+    team_invariants._SPECS.clear()
+    with pytest.raises(FuzzConfigError, match="unknown invariant 'TEAM1'"):
+        FuzzConfig.from_environ({k: v for k, v in environ.items() if k != ENV_TEAM_INVARIANTS})

@@ -100,6 +100,7 @@ def test_another_repos_mesh_is_mutated_through_its_adapter(tmp_path: Path) -> No
         (["--sample", "0"], "--sample: must be at least 1"),
         (["--jobs", "-1"], "--jobs: must be 0 (one per core) or more"),
         (["--mutant", "M2"], "are the kill matrix's"),
+        (["--check", "INV0"], "--check: unknown invariant 'INV0'"),
         (["--triage", "missing.toml"], "missing.toml: triage file not found"),
     ],
 )

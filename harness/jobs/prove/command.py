@@ -41,7 +41,9 @@ def add_parser(subparsers: Any) -> None:
                         help="only this mutant (id or slug, e.g. M2 or resend-timeouts); "
                         "repeatable")
     parser.add_argument("--check", action="append", metavar="ID", default=[],
-                        help=f"only this check ({', '.join(ALL_CHECKS)}); repeatable")
+                        help=f"only this check ({', '.join(ALL_CHECKS)}); repeatable; with "
+                        "--mutate, the score of these invariants alone (a team's own too), "
+                        "without the scan and adapter-check")
     parser.add_argument("--expected-only", action="store_true",
                         help="run each mutant only against the checks that must kill it")
     parser.add_argument("--search-only", action="store_true",

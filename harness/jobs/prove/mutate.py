@@ -11,13 +11,14 @@ configuration error (one line naming the file and the key).
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import shlex
 import sys
 from pathlib import Path
 from typing import Any
 
-from harness.settings import HarnessSettings
+from harness.settings import HarnessSettings, invariant_ids
 from harness.workers import jobs_problem, worker_count
 from invariants import interrupts
 from invariants.mutants.matrix import reference_scan_config
@@ -89,8 +90,8 @@ def add_options(parser: Any) -> None:
 
 
 def _usage(args: argparse.Namespace) -> str | None:
-    if args.mutant or args.check or args.expected_only or args.search_only:
-        return "--mutant, --check, --expected-only and --search-only are the kill matrix's"
+    if args.mutant or args.expected_only or args.search_only:
+        return "--mutant, --expected-only and --search-only are the kill matrix's"
     if args.sample is not None and args.sample < 1:
         return f"--sample: must be at least 1, got {args.sample}"
     if (problem := jobs_problem(args.jobs)) is not None:
@@ -121,19 +122,26 @@ def _target(args: argparse.Namespace, settings: HarnessSettings) -> MeshTarget:
         paths = settings.mutate_paths
         origin = f"{settings.pyproject}: [tool.harness] mutate_paths"
     if paths is None:
-        return reference_target(reference_scan_config())
-    if len(settings.adapters) != 1:
+        target = reference_target(reference_scan_config())
+    elif len(settings.adapters) != 1:
         raise TargetError(f"{settings.adapter_origin}: --mutate drives one adapter, "
                           f"got {len(settings.adapters)}")
-    return from_paths(paths, settings.adapters[0], settings.scan, checks=settings.invariants,
-                      params=settings.params, origin=origin)
+    else:
+        target = from_paths(paths, settings.adapters[0], settings.scan,
+                            checks=settings.invariants, params=settings.params, origin=origin)
+    if not args.check:
+        return target
+    # The score of these invariants alone (a team's own, say): no scan, no conformance.
+    chosen = invariant_ids("--check", [c for given in args.check for c in given.split(",")])
+    return dataclasses.replace(target, checks=chosen, scan=False, conformance=False)
 
 
 def _command(args: argparse.Namespace) -> str:
     """The test command each Cosmic Ray worker runs after mutating its checkout."""
     paths = " ".join(shlex.quote(p) for p in args.mutate or ())
+    checks = "".join(f" --check {shlex.quote(check)}" for check in args.check)
     return (f"python -m harness prove --mutate {paths} --in-place --profile "
-            f"{shlex.quote(args.profile)}").replace("  ", " ")
+            f"{shlex.quote(args.profile)}{checks}").replace("  ", " ")
 
 
 def _across_machines(

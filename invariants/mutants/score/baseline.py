@@ -21,7 +21,6 @@ from contextlib import contextmanager
 
 from invariants.adapter import AdapterFactory
 from invariants.dynamic.runner import Outcome, run_invariant, run_program
-from invariants.dynamic.seed_programs import SEED_PROGRAMS
 from invariants.mutants.build import package_name
 from invariants.mutants.copies import forget
 from invariants.mutants.executed_lines import Recorder, sound_for
@@ -33,6 +32,7 @@ from invariants.mutants.score.evaluate import (
     build,
     evidence,
     finding_key,
+    seed_programs,
 )
 from invariants.mutants.score.reach import IMPORT, Reach
 from invariants.mutants.score.target import MeshTarget, TargetError
@@ -85,7 +85,7 @@ def _run_check(target: MeshTarget, factory: AdapterFactory, check: str, profile:
     """Run `check`'s seed programs and search on the unmutated mesh (`phase` names it
     for the recorder): the search's CPU seconds; a `TargetError` when either fails."""
     phase(check)
-    for name, program in SEED_PROGRAMS.get(check, {}).items():
+    for name, program in seed_programs(check, factory).items():
         _must_pass(target, check, run_program(check, factory, program, params=target.params,
                                               name=name))
     # CPU time in half-second steps orders the searches; it decides no verdict, and steps

@@ -20,11 +20,12 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any, Literal, cast
 
-from invariants.adapter import AdapterFactory
+from invariants.adapter import AdapterFactory, FirstChooser, capabilities_of
 from invariants.conformance.programs import conformance
 from invariants.dynamic.mesh_keys import MESH_ID_ATTRIBUTE
+from invariants.dynamic.plans import seed_programs_for
 from invariants.dynamic.runner import Outcome, run_invariant, run_program
-from invariants.dynamic.seed_programs import SEED_PROGRAMS
+from invariants.dynamic.seed_programs import Program
 from invariants.mutants.build import isolate, package_name
 from invariants.mutants.copies import forget
 from invariants.mutants.matrix import scan_sources
@@ -164,7 +165,11 @@ def _dynamic(
     # Seed programs first, one example each, in the checks' own order: they all cost about
     # the same, and a fixed order credits a seed kill to the same check on every machine.
     for check in reaching:
-        for name, program in SEED_PROGRAMS.get(check, {}).items():
+        try:
+            programs = seed_programs(check, factory)
+        except Exception as exc:  # making the adapter raised
+            return _raised(check, "seed", exc)
+        for name, program in programs.items():
             try:
                 outcome = run_program(check, factory, program, params=target.params, name=name)
             except Exception as exc:  # raised outside a step (making the adapter, say)
@@ -179,6 +184,12 @@ def _dynamic(
         if not outcome.passed:
             return Verdict("killed", check, "search", outcome.examples, evidence(outcome))
     return None
+
+
+def seed_programs(check: str, factory: AdapterFactory) -> dict[str, Program]:
+    """`check`'s seed programs as the mesh's adapter can take them (a step it lacks the
+    capability for left out, as `run_invariant` leaves it out)."""
+    return seed_programs_for(check, capabilities_of(factory(FirstChooser())))
 
 
 def _raised(check: str, phase: Phase, exc: Exception) -> Verdict:
@@ -263,6 +274,8 @@ def judge(
 
 
 def _static(target: MeshTarget, baseline: Baseline, sources: dict[str, str]) -> Verdict | None:
+    if not target.scan:
+        return None
     scanned = scan_sources(sources, target.scan_config)
     new = [f for f in scanned.findings if finding_key(f) not in baseline.findings]
     if not new:

@@ -17,6 +17,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from invariants.checks import team
 from invariants.mutants.executed_lines import sound_for
 from invariants.mutants.pool import fan_out
 from invariants.mutants.score.baseline import measure
@@ -157,9 +158,11 @@ def _stable(value: object) -> str:
 
 
 def context(target: MeshTarget, profile: str) -> str:
-    """What else a verdict depends on: the profile, the checks, their figures, the rules."""
-    return (f"{profile}|{','.join(judged_by(target))}|{_stable(target.params)}|"
-            f"{_stable(target.scan_config)}")
+    """What else a verdict depends on: the profile, the checks (a team's own, with their
+    code), their figures, the rules (where the scan judges)."""
+    rules = _stable(target.scan_config) if target.scan else "no scan"
+    return (f"{profile}|{','.join(judged_by(target))}|{team.fingerprint(target.checks)}|"
+            f"{_stable(target.params)}|{rules}")
 
 
 @dataclass(frozen=True)

@@ -47,6 +47,8 @@ class MeshTarget:
     exclusions: tuple[Exclusion, ...] = field(default=())
     # adapter-check's programs judge every mutant too (a test of one check turns them off)
     conformance: bool = True
+    # and the static scan (off when only some invariants are scored: `prove --mutate --check`)
+    scan: bool = True
 
 
 def package_sources(package_dir: Path) -> dict[str, str]:
