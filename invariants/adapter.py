@@ -92,6 +92,18 @@ class FaultKind(StrEnum):
     # rejection (two transports, one timed out): the callee received it and still holds it.
     # `timeout_first` says which of the two sits first in the aggregate.
     AGGREGATE_NEXT = "aggregate_next"
+    # The network (an adapter declaring NETWORK), at the node that hosts `target`, for
+    # `duration_ms` (then healed, released, or the node restarted and rebuilt):
+    PARTITION_NODE = "partition_node"  # nothing crosses between it and every other node
+    ISOLATE_OUTBOUND = "isolate_outbound"  # nothing it sends reaches another node
+    HOLD_LINKS = "hold_links"  # every segment on its links waits, then all arrive
+    CRASH_NODE = "crash_node"  # it goes down as a machine does, then restarts empty
+
+
+# What a fault of the network does to a call: it may time out, or its connection die,
+# whichever hubs it joins (the harness does not know which hubs share a node).
+NETWORK_FAULTS = frozenset({FaultKind.PARTITION_NODE, FaultKind.ISOLATE_OUTBOUND,
+                            FaultKind.HOLD_LINKS, FaultKind.CRASH_NODE})
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,6 +139,9 @@ class Capability(StrEnum):
     # `create_hub(address, breaker_threshold=N)` sets that hub's per-key storm threshold:
     # the state machines then storm small thresholds, tens of posts instead of thousands.
     BREAKER_THRESHOLD = "breaker_threshold"
+    # The mesh's nodes run on a simulated network (`invariants.aio.net`): the network
+    # fault kinds are honoured at the node hosting their target.
+    NETWORK = "network"
 
 
 @dataclass(frozen=True)
@@ -260,6 +275,13 @@ CAPABILITIES: tuple[CapabilityInfo, ...] = (
         programs=("breaker",),
         # The plans that storm draw each hub's threshold (`Plan.breakers`) only for it.
         read_by=(f"{_PLANS}.within",),
+    ),
+    CapabilityInfo(
+        Capability.NETWORK,
+        "the mesh's nodes talk over a simulated network: PARTITION_NODE, ISOLATE_OUTBOUND, "
+        "HOLD_LINKS and CRASH_NODE are honoured at the node hosting their target",
+        families=("partition", "hold_links", "crash"),
+        programs=("network",),
     ),
 )
 

@@ -26,8 +26,10 @@ class ReferenceAdapter:
 
     # The reference models the whole protocol, the optional parts included. It is at most
     # once: a timed-out call is never sent again, so it does not declare at least once; its
-    # scheduler asks "next-event" of every same-instant choice, marking no timer ties.
-    _NOT_MODELLED = frozenset({Capability.AT_LEAST_ONCE, Capability.TIMER_TIES})
+    # scheduler asks "next-event" of every same-instant choice, marking no timer ties; and it
+    # is one process, on no network.
+    _NOT_MODELLED = frozenset({Capability.AT_LEAST_ONCE, Capability.TIMER_TIES,
+                               Capability.NETWORK})
     capabilities = frozenset(Capability) - _NOT_MODELLED
 
     def __init__(

@@ -15,20 +15,23 @@ so "post, then advance" means what it means on any adapter, and two posts before
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Coroutine, Iterator, Sequence
+from collections.abc import Callable, Coroutine, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, ClassVar, TypeVar, Unpack
 
 from invariants.adapter import (
     DEFAULT_CAPABILITIES,
+    NETWORK_FAULTS,
     Capability,
     Chooser,
     Fault,
+    FaultKind,
     MessageSpec,
     Route,
 )
 from invariants.aio.faultbook import FaultBook
 from invariants.aio.loop import DEFAULT_STEP_BUDGET, VirtualLoop
+from invariants.aio.net.network import Network
 from invariants.aio.rig import Rig, active
 from invariants.aio.schedule import Legality, Schedule, render_schedule
 from invariants.aio.tracelog import TraceFields, TraceLog
@@ -121,13 +124,66 @@ class AsyncMeshAdapter:
         return render_schedule(self.loop.schedule)
 
     def inject(self, fault: Fault) -> None:
-        """`FAULT_INJECTED`, then the fault book arms it, then `on_fault`."""
+        """`FAULT_INJECTED`, then the fault book arms it (a fault of the network: the
+        network makes it, at the node hosting its target), then `on_fault`."""
         if fault.count < 0 or fault.duration_ms < 0:
             raise ValueError(f"fault {fault.kind.value}: count and duration_ms must be >= 0")
         with self.active():
             self.emit(EventKind.FAULT_INJECTED, reason=fault.kind.value, target=fault.target)
             self.rig.faults.arm(fault)
+            if fault.kind in NETWORK_FAULTS:
+                self._network_fault(fault)
             self.on_fault(fault)
+
+    # A mesh of nodes on the simulated network (it declares NETWORK): the subclass puts its
+    # nodes on `self.network` (attached to `self.loop`), says which node hosts a hub, and
+    # rebuilds a node that restarts after a crash.
+
+    network: Network | None = None
+
+    def node_of(self, hub: str) -> str:
+        """The name of the network host (node) that hosts `hub`."""
+        raise NotImplementedError(f"{type(self).__name__} declares the network capability: "
+                                  "it must implement node_of(hub)")
+
+    def restart_node(self, node: str) -> None:
+        """Rebuild `node` (its host is up again with nothing running), as its factory
+        builds it at start."""
+        raise NotImplementedError(f"{type(self).__name__} declares the network capability: "
+                                  "it must implement restart_node(node)")
+
+    def _network_fault(self, fault: Fault) -> None:
+        """Make `fault` at the node hosting its target, and end it `duration_ms` later."""
+        net = self.network
+        if net is None:
+            raise ValueError(f"fault {fault.kind.value}: {type(self).__name__} has no network "
+                             "(set self.network, attached to self.loop)")
+        node = self.node_of(fault.target)
+        others = [name for name in net.hosts if name != node]
+        links = [(node, other) for other in others]
+        end: Callable[[], None]
+        if fault.kind is FaultKind.PARTITION_NODE:
+            net.partition([node], others)
+            end = net.heal  # every partition: they do not nest
+        elif fault.kind is FaultKind.ISOLATE_OUTBOUND:
+            net.partition([node], others, one_way=True)
+            end = net.heal
+        elif fault.kind is FaultKind.HOLD_LINKS:
+            for link in links:
+                net.hold(link)
+
+            def end() -> None:
+                for link in links:
+                    net.release(link)
+        else:  # CRASH_NODE: a node down already stays down until its own restart
+            if not net.hosts[node].up:
+                return
+            net.crash(node)
+
+            def end() -> None:
+                net.restart(node)
+                self.restart_node(node)
+        self.loop.call_later(fault.duration_ms / 1000, end)
 
     # Helpers for subclasses.
 

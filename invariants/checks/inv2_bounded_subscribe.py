@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
-from invariants.adapter import Capability, FaultKind
+from invariants.adapter import NETWORK_FAULTS, Capability, FaultKind
 from invariants.checks.harness_facts import HarnessFact, Injected, StopAsked, Subscribed
 from invariants.checks.monitor import Monitor, check_function
 from invariants.checks.params import DEFAULT_PARAMS, CheckParams
@@ -110,6 +110,7 @@ class BoundedSubscribe(Monitor):
         self._excused: set[str] = set()  # hubs the harness removed or blocked
         self._live: dict[str, Subscribed] = {}  # to a live hub, owed an answer
         self._stop_asked = False
+        self._network = False  # a fault of the network was injected
         self._silo_end = _SiloEnd(self)
         self._timeouts: set[int] = set()  # attempts (their SUBSCRIBE_ATTEMPT) that timed out
 
@@ -117,11 +118,16 @@ class BoundedSubscribe(Monitor):
         if isinstance(fact, Subscribed):
             self._unseen[fact.subscription_id] = fact
             if fact.target in self._hubs and fact.target not in self._excused \
-                    and not self._stop_asked:
+                    and not self._stop_asked and not self._network:
                 self._live[fact.subscription_id] = fact
         elif isinstance(fact, Injected) and fact.kind in _EXCUSING:
             self._excused.add(fact.target)
             self._live = {k: v for k, v in self._live.items() if v.target != fact.target}
+        elif isinstance(fact, Injected) and fact.kind in NETWORK_FAULTS:
+            # Any subscription may lose its answer now (the harness does not know which
+            # hubs share the faulted node): none is owed one.
+            self._network = True
+            self._live.clear()
         elif isinstance(fact, StopAsked):
             self._stop_asked = True
             self._live.clear()

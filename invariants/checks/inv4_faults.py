@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from invariants.adapter import FaultKind
+from invariants.adapter import NETWORK_FAULTS, FaultKind
 from invariants.checks.harness_facts import HarnessFact, Injected, StopAsked
 from invariants.checks.inv4_calls import Delivery
 from invariants.checks.monitor import Monitor
@@ -42,6 +42,7 @@ class CallFaults:
         self._removed: set[str] = set()  # targets the harness removed
         self._held: set[str] = set()  # and those it slowed or blocked: a call may time out
         self._stop_asked = False  # once asked, calls may be refused as shutting down
+        self._network = False  # once the network failed somewhere, any call may time out
 
     def record(self, fact: HarnessFact) -> None:
         if isinstance(fact, StopAsked):
@@ -52,6 +53,8 @@ class CallFaults:
             self._removed.add(fact.target)
         elif fact.kind in (FaultKind.BLOCK_HUB, FaultKind.SLOW_DESTINATION):
             self._held.add(fact.target)
+        elif fact.kind in NETWORK_FAULTS:
+            self._network = True
         if fact.kind is FaultKind.AGGREGATE_NEXT and fact.count > 0:
             self._aggregates.setdefault(fact.target, []).append((fact.timeout_first, fact.count))
         elif fact.kind in (FaultKind.REJECT_NEXT, FaultKind.TIMEOUT_NEXT):
@@ -146,7 +149,7 @@ class CallFaults:
         """A call timed out (by the mesh's word or the clock) that nothing the harness did
         could make time out: no timeout or aggregate armed and spent on it, its target
         never slowed, blocked or removed, no stop asked for."""
-        if d.expect is not None or not d.waiting or self._stop_asked:
+        if d.expect is not None or not d.waiting or self._stop_asked or self._network:
             return False
         target = d.target or ""
         if (target in self._held or target in self._removed

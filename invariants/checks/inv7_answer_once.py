@@ -194,6 +194,13 @@ class AnswerOnce(_FromFacts):
             self._stop_asked = True
         elif isinstance(fact, Subscribed):
             self._subscribed[fact.subscription_id] = fact.target
+        elif isinstance(fact, Injected) and fact.kind is FaultKind.CRASH_NODE:
+            # What a crashed node held is lost with it, and the harness does not know which
+            # hubs shared it: nothing pending at the crash is owed an end. (A partition or
+            # a hold only delays: what waited arrives once it is healed.)
+            self._open.clear()
+            self._failed.clear()
+            self._owed_to.clear()
         elif isinstance(fact, Injected) and fact.kind is FaultKind.REMOVE_TARGET:
             self._hubs.discard(fact.target)
             # Its queue goes with the hub: what waited there is cut off, not lost.

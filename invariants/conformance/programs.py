@@ -555,6 +555,44 @@ def _schedule_proves(
     return []
 
 
+# How long the network program's faults last: longer than a hop, shorter than a timeout.
+_NETWORK_FAULT_MS = 1_000
+
+
+def _network_steps(run: Exercise) -> None:
+    """A post to beta while its node is cut off from the rest, then (healed) one while
+    its node is down, then one once it has restarted."""
+    mesh = run.adapter
+    mesh.inject(Fault(FaultKind.PARTITION_NODE, "beta", duration_ms=_NETWORK_FAULT_MS))
+    run.post("client", "beta", MessageSpec("Request"), Route.MONOLITH)
+    mesh.run_until_idle(QUIET_WITHIN_MS)
+    mesh.inject(Fault(FaultKind.CRASH_NODE, "beta", duration_ms=_NETWORK_FAULT_MS))
+    run.post("client", "beta", MessageSpec("Request"), Route.MONOLITH)
+    mesh.run_until_idle(QUIET_WITHIN_MS)
+    run.post("client", "beta", MessageSpec("Request"), Route.MONOLITH)
+
+
+def _network_proves(
+    trace: Sequence[TraceEvent], run: Exercise, params: CheckParams
+) -> list[Broken]:
+    """Each post reached an end: handled at beta, or answered with a failure (the post
+    during the partition may be either; the one after the restart must be handled: the
+    node was rebuilt)."""
+    partitioned, crashed, restarted = (post.delivery_id for post in run.posts)
+    handled = {e.delivery_id for e in trace if e.kind is EventKind.HANDLED and e.hub == "beta"}
+    answered = {e.answers for e in trace if e.kind is EventKind.FAILURE_EMITTED}
+    broken = [Broken("network", None, "HANDLED", f"{did}, posted to beta {when}, was neither "
+                     "handled there nor answered with a failure")
+              for did, when in ((partitioned, "while its node was cut off"),
+                                (crashed, "while its node was down"))
+              if did not in handled | answered]
+    if restarted not in handled:
+        broken.append(Broken("network", None, "HANDLED", f"{restarted}, posted to beta after "
+                             "its node restarted, was not handled there: restart_node must "
+                             "rebuild the node's hubs"))
+    return broken
+
+
 PROGRAMS: tuple[Program, ...] = (
     Program("intake", None, _intake_steps, _intake_proves),
     Program("schedule", None, _schedule_steps, _schedule_proves),
@@ -568,6 +606,7 @@ PROGRAMS: tuple[Program, ...] = (
     Program("roundtrip", Capability.ENVELOPE_ROUNDTRIP, _roundtrip_steps, _roundtrip_proves),
     Program("raising", Capability.RAISING_HANDLERS, _raising_steps, _raising_proves),
     Program("breaker", Capability.BREAKER_THRESHOLD, _breaker_steps, _breaker_proves),
+    Program("network", Capability.NETWORK, _network_steps, _network_proves),
 )
 
 

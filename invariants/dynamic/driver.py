@@ -471,6 +471,18 @@ class MeshMachine(RuleBasedStateMachine):
     def do_remove(self, to: str) -> None:
         self.inject(Fault(FaultKind.REMOVE_TARGET, to))
 
+    # The network's faults (an adapter declaring NETWORK), at the node hosting `to`.
+
+    def do_partition(self, to: str, duration_ms: int, one_way: bool) -> None:
+        kind = FaultKind.ISOLATE_OUTBOUND if one_way else FaultKind.PARTITION_NODE
+        self.inject(Fault(kind, to, duration_ms=duration_ms))
+
+    def do_hold_links(self, to: str, duration_ms: int) -> None:
+        self.inject(Fault(FaultKind.HOLD_LINKS, to, duration_ms=duration_ms))
+
+    def do_crash(self, to: str, duration_ms: int) -> None:
+        self.inject(Fault(FaultKind.CRASH_NODE, to, duration_ms=duration_ms))
+
     def do_stop(
         self,
         graceful: bool,

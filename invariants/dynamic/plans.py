@@ -88,23 +88,29 @@ def _plan(
                 holds, breakers, frozenset(programs_only.split()))
 
 
+# The network's faults, for the checks whose failures live between nodes (calls that time
+# out, stops racing legs to other nodes, answers lost with a crash); only an adapter that
+# declares NETWORK draws them.
+_NETWORK = " partition hold_links crash"
+
 PLANS: Mapping[str, Plan] = {
     "INV1": _plan("anonymous failure user", "reject timeout block slow subscribe stop ignorable"),
     # INV2 draws the stop's hold too: racing legs that keep the silo stopping while its
     # subscriptions retry into refusals, so one waits out a backoff when the stop completes.
-    "INV2": _plan("subscribe tied_call", "remove block slow stop user", holds=True),
+    "INV2": _plan("subscribe tied_call", "remove block slow stop user" + _NETWORK, holds=True),
     "INV3": _plan("flood user block ignorable", "slow remove stop anonymous chatter",
                   breakers=True),
-    "INV4": _plan("user reject timeout aggregate tied_call", "block slow stop remove",
+    "INV4": _plan("user reject timeout aggregate tied_call", "block slow stop remove" + _NETWORK,
                   (Route.GRAIN,),
                   HUBS),
     "INV5": _plan("user stop slow",
-                  "reject timeout block failure ignorable subscribe remove", holds=True),
+                  "reject timeout block failure ignorable subscribe remove" + _NETWORK,
+                  holds=True),
     "INV6": _plan("fanout storm user", "ignorable block stop", roundtrip=True, breakers=True),
     # INV7's seed programs subscribe and hold a hub too (a subscription's late answer is one
     # more message whose handler must not raise); its search draws neither.
     "INV7": _plan("ignorable failure user stop raising burst",
-                  "slow reject timeout remove anonymous", roundtrip=True,
+                  "slow reject timeout remove anonymous" + _NETWORK, roundtrip=True,
                   programs_only="subscribe block"),
 }
 
@@ -155,6 +161,7 @@ def _advance_rule(capabilities: frozenset[Capability]) -> Callable[..., Any]:
 # every later choice).
 _SLOWDOWNS = (5, 5_000, 45_000)
 _TIE_OFFSETS_MS = (0, 1, 2)
+_NETWORK_FAULT_MS = st.sampled_from([100, 3_000, 8_000])
 # And one or two of the mesh's own hops, as its trace shows them (a request and its
 # answer travel two): none first, so a shrunk tie names the hops only where it needs them.
 _HOPS = st.sampled_from([0, 1, 2])
@@ -234,6 +241,11 @@ def _family_arguments(
         "block": {"to": _HUB, "duration_ms": st.sampled_from([100, 1_000, 5_000, 40_000])},
         "slow": slow,
         "remove": {"to": _HUB},
+        # The network's (`Capability.NETWORK`): shorter than a response timeout, about one
+        # (a call caught on either side of it), and longer than its retries.
+        "partition": {"to": _HUB, "duration_ms": _NETWORK_FAULT_MS, "one_way": st.booleans()},
+        "hold_links": {"to": _HUB, "duration_ms": _NETWORK_FAULT_MS},
+        "crash": {"to": _HUB, "duration_ms": _NETWORK_FAULT_MS},
         "stop": {
             "graceful": st.sampled_from([True, False]),  # graceful first: it holds
             "racing": st.lists(st.tuples(to, route), max_size=3),
@@ -270,6 +282,9 @@ FAMILY_NEEDS: Mapping[str, Capability] = {
     "stop": Capability.STOP_LIFECYCLE,
     "raising": Capability.RAISING_HANDLERS,
     "tied_call": Capability.TIMER_TIES,
+    "partition": Capability.NETWORK,
+    "hold_links": Capability.NETWORK,
+    "crash": Capability.NETWORK,
 }
 ROUTE_NEEDS: Mapping[Route, Capability] = {Route.GRAIN: Capability.GRAIN_ROUTER}
 # A seed scenario `init` replays keeps its shape on an adapter without the route it names:

@@ -18,7 +18,7 @@ def test_the_example_adapter_conforms(tmp_path: Path) -> None:
     lines = result.stdout.splitlines()
     assert lines[0] == "mesh-harness adapter-check: tinymesh.harness_adapter:make"
     assert "  capabilities: breaker_threshold, stop_lifecycle, subscribe" in lines
-    skipped = "grain, fault-order, zero-count, aggregate, roundtrip, raising"
+    skipped = "grain, fault-order, zero-count, aggregate, roundtrip, raising, network"
     assert f"  not applicable (not declared): {skipped}" in lines
     assert lines[-1] == "  conforms: 6 program(s), 0 broken convention(s)"
 

@@ -1,0 +1,115 @@
+"""The network capability: a kit adapter whose nodes run on the simulated network honours
+the network's fault kinds at the node hosting their target (cut off, then healed; down,
+then restarted and rebuilt), adapter-check's network program proves it (and fails an
+adapter that does not rebuild a restarted node), the state machines draw the network's
+families only for an adapter that declares it, and the checkers judge what a fault of the
+network excuses: what a crash held is lost with it, a timeout anywhere may be the
+network's."""
+
+from __future__ import annotations
+
+from net_minimesh import CLIENT_NODE, make, make_losing_restart
+
+from invariants.adapter import Capability, Fault, FaultKind, FirstChooser, MessageSpec, Route
+from invariants.checks import HubsMade, Injected, Posted, check
+from invariants.conformance.programs import conformance
+from invariants.dynamic.plans import machine_class
+from invariants.trace import EventKind, MessageClass, TraceEvent
+from reference_impl.adapter import make_adapter
+
+
+def _handled_at(adapter: object, did: str) -> list[int]:
+    return [e.time_ms for e in adapter.trace()  # type: ignore[attr-defined]
+            if e.kind is EventKind.HANDLED and e.delivery_id == did]
+
+
+def test_a_partition_holds_a_post_until_it_heals() -> None:
+    adapter = make(FirstChooser())
+    adapter.create_hub("h0")
+    adapter.inject(Fault(FaultKind.PARTITION_NODE, "h0", duration_ms=1_000))
+    did = adapter.post("client", "h0", MessageSpec("Request"))
+    adapter.run_until_idle(60_000)
+    [handled] = _handled_at(adapter, did)
+    assert 1_000 <= handled < 1_100  # the segment waited for the heal, then arrived
+    # the control: the same post with no fault arrives in a few hops
+    healthy = make(FirstChooser())
+    healthy.create_hub("h0")
+    did = healthy.post("client", "h0", MessageSpec("Request"))
+    healthy.run_until_idle(60_000)
+    assert _handled_at(healthy, did) == [3]
+
+
+def test_a_crash_loses_the_node_until_it_restarts_rebuilt() -> None:
+    adapter = make(FirstChooser())
+    adapter.create_hub("h0")
+    # down longer than a post waits for its "ok" (2 s): the post meets no node at all
+    adapter.inject(Fault(FaultKind.CRASH_NODE, "h0", duration_ms=3_000))
+    during = adapter.post("client", "h0", MessageSpec("Request"))
+    adapter.run_until_idle(60_000)
+    after = adapter.post("client", "h0", MessageSpec("Request"))
+    adapter.run_until_idle(60_000)
+    failures = [e for e in adapter.trace() if e.kind is EventKind.FAILURE_EMITTED]
+    assert [(f.answers, f.error) for f in failures] == [(during, "Unavailable")]
+    assert _handled_at(adapter, during) == [] and len(_handled_at(adapter, after)) == 1
+    assert adapter.network is not None and adapter.network.hosts["h0"].up
+    created = [e.time_ms for e in adapter.trace() if e.kind is EventKind.HUB_CREATED]
+    assert created == [0, 3_000]  # made, then rebuilt as the node came back
+
+
+def test_the_network_fault_kinds_need_a_network_and_a_node() -> None:
+    adapter = make(FirstChooser())
+    adapter.create_hub("h0")
+    adapter.inject(Fault(FaultKind.ISOLATE_OUTBOUND, "h0", duration_ms=500))
+    adapter.inject(Fault(FaultKind.HOLD_LINKS, "h0", duration_ms=500))
+    assert adapter.network is not None
+    assert ("h0", CLIENT_NODE) in adapter.network.links.cut
+    assert ("h0", CLIENT_NODE) in adapter.network.links.held
+    adapter.run_until_idle(60_000)
+    assert not adapter.network.links.cut and not adapter.network.links.held
+
+
+def test_adapter_check_runs_the_network_program() -> None:
+    declared, results = conformance(make)
+    assert Capability.NETWORK in declared
+    by_name = {result.program: result for result in results}
+    assert by_name["network"].broken == () and by_name["network"].events > 0
+    # the control: an adapter whose restart_node rebuilds nothing
+    _, results = conformance(make_losing_restart)
+    [broken] = next(r for r in results if r.program == "network").broken
+    assert "posted to beta after its node restarted, was not handled there" in broken.message
+
+
+def test_the_machines_draw_the_network_families_only_for_a_network() -> None:
+    families = {"partition", "hold_links", "crash"}
+    for check_id in ("INV2", "INV4", "INV5", "INV7"):
+        assert families <= set(vars(machine_class(check_id, make, capabilities=frozenset(
+            {Capability.NETWORK, Capability.SUBSCRIBE, Capability.STOP_LIFECYCLE,
+             Capability.GRAIN_ROUTER})))), check_id
+        assert not families & set(vars(machine_class(check_id, make_adapter))), check_id
+
+
+def _posted(did: str, at: int, seq: int) -> Posted:
+    return Posted(did, "client", "h0", "Request", MessageClass.USER, None, "user",
+                  Route.MONOLITH, at, seq)
+
+
+def test_inv7_excuses_what_a_crash_held_and_nothing_posted_after() -> None:
+    trace = [TraceEvent(0, 0, EventKind.HUB_CREATED, hub="h0", watermark=100),
+             TraceEvent(1, 1, EventKind.POSTED, hub="h0", delivery_id="d1", sender="client",
+                        target="h0", message_type="Request", message_class=MessageClass.USER),
+             TraceEvent(2, 1, EventKind.ENQUEUED, hub="h0", delivery_id="d1", depth=1)]
+    made = HubsMade(("h0", "client"), 0, 1)
+    crash = Injected(FaultKind.CRASH_NODE, "h0", 1, 1_000, 1, 3)
+    held = check("INV7", trace, final=True, facts=[made, _posted("d1", 1, 1), crash])
+    assert held == []
+    # the control: without the crash the delivery was owed an end
+    lost = check("INV7", trace, final=True, facts=[made, _posted("d1", 1, 1)])
+    assert any("d1 the harness posted" in v.message and "reached no end" in v.message
+               for v in lost), lost
+    # and one posted after the crash is owed one again
+    later = [*trace, TraceEvent(3, 2_000, EventKind.POSTED, hub="h0", delivery_id="d2",
+                                sender="client", target="h0", message_type="Request",
+                                message_class=MessageClass.USER)]
+    owed = check("INV7", later, final=True,
+                 facts=[made, _posted("d1", 1, 1), crash, _posted("d2", 2_000, 3)])
+    assert [v for v in owed if "d2 the harness posted" in v.message], owed
