@@ -14,7 +14,8 @@ import importlib
 import inspect
 from typing import cast
 
-from invariants.adapter import AdapterFactory, FirstChooser, calling_adapter
+from invariants.adapter import AdapterFactory, FirstChooser
+from invariants.adapter_calls import calling_adapter
 from invariants.user_errors import UserError
 
 REFERENCE_ADAPTER = "reference_impl.adapter:make_adapter"

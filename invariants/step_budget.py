@@ -41,7 +41,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from types import FrameType
 
-from invariants.adapter import MeshHung
+from invariants.adapter_calls import MeshHung
 from invariants.interrupts import in_gc_callback
 from invariants.user_errors import UserError
 

@@ -125,7 +125,7 @@ def _swap_rows(text: str, first: str, second: str) -> str:
 @pytest.mark.parametrize(
     "doctor",
     [
-        pytest.param(lambda t: _drop_line(t, "| 6. fuzz sessions"), id="layer-dropped"),
+        pytest.param(lambda t: _drop_line(t, "| 7. fuzz sessions"), id="layer-dropped"),
         pytest.param(lambda t: _swap_rows(t, "| 2. ", "| 1. "), id="rows-swapped"),
         pytest.param(
             lambda t: t.replace(", `invariants/conformance/` |", " |"), id="package-dropped"

@@ -19,22 +19,14 @@ from collections.abc import Callable, Coroutine, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, ClassVar, TypeVar, Unpack
 
-from invariants.adapter import (
-    DEFAULT_CAPABILITIES,
-    NETWORK_FAULTS,
-    Capability,
-    Chooser,
-    Fault,
-    FaultKind,
-    MessageSpec,
-    Route,
-)
+from invariants.adapter import Capability, Chooser, Fault, FaultKind, MessageSpec, Route
 from invariants.aio.faultbook import FaultBook
 from invariants.aio.loop import DEFAULT_STEP_BUDGET, VirtualLoop
 from invariants.aio.net.network import Network
 from invariants.aio.rig import Rig, active
 from invariants.aio.schedule import Legality, Schedule, render_schedule
 from invariants.aio.tracelog import TraceFields, TraceLog
+from invariants.capabilities import DEFAULT_CAPABILITIES, NETWORK_FAULTS
 from invariants.trace import EventKind, Scalar, TraceEvent
 
 _T = TypeVar("_T")

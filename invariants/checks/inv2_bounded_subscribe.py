@@ -18,7 +18,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
-from invariants.adapter import NETWORK_FAULTS, Capability, FaultKind
+from invariants.adapter import FaultKind
+from invariants.capabilities import NETWORK_FAULTS
 from invariants.checks.harness_facts import HarnessFact, Injected, StopAsked, Subscribed
 from invariants.checks.monitor import Monitor, check_function
 from invariants.checks.params import DEFAULT_PARAMS, CheckParams
@@ -80,7 +81,6 @@ _EXCUSING = frozenset({FaultKind.REMOVE_TARGET, FaultKind.BLOCK_HUB,
 class BoundedSubscribe(Monitor):
     check_id = "INV2"
     title = "subscribe to a missing target is bounded"
-    needs = frozenset({Capability.SUBSCRIBE})
     obligations = MappingProxyType({
         SPENT: "no subscription terminated after N+1 attempts: none was made to a missing "
         "target, or subscribe_retries is not the mesh's N",
@@ -95,7 +95,6 @@ class BoundedSubscribe(Monitor):
         LATE: "no subscription attempt timed out (are the `subscribe` and `block` families "
         "on, and is subscribe_timeout_ms the mesh's?)",
     })
-    obligation_needs = MappingProxyType({STOP_BACKOFF: Capability.STOP_LIFECYCLE})
 
     def __init__(self, params: CheckParams = DEFAULT_PARAMS) -> None:
         super().__init__(params)

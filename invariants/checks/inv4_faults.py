@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from invariants.adapter import NETWORK_FAULTS, FaultKind
+from invariants.adapter import FaultKind
+from invariants.capabilities import NETWORK_FAULTS
 from invariants.checks.harness_facts import HarnessFact, Injected, StopAsked
 from invariants.checks.inv4_calls import Delivery
 from invariants.checks.monitor import Monitor

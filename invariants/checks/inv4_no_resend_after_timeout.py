@@ -46,8 +46,6 @@ APPLIED_ONCE = "delivery effects applied at most once"
 TERMINAL = "timed-out deliveries answered as terminal"
 # The error names that tell a sender to keep recovering (the reference's and the seeds').
 TRANSIENT_ERRORS = frozenset({"ShuttingDown", "Unavailable"})
-_RESENT_BY_CONTRACT = ("a re-send after a timeout is its contract, held to "
-                       f"{APPLIED_ONCE!r} instead")
 
 # Every INV4 obligation is importable from here, the fault ones judged in `inv4_faults`.
 __all__ = [
@@ -140,7 +138,6 @@ class _Retries:
 class NoResendAfterTimeout(Monitor):
     check_id = "INV4"
     title = "a timed-out delivery is never re-sent"
-    needs = frozenset({Capability.GRAIN_ROUTER})
     obligations = MappingProxyType({
         SENT_ONCE: "no grain call timed out: no timeout_next the harness armed reached a grain "
         "delivery (is the INV4 plan's `timeout` family on, and does the adapter honour "
@@ -165,16 +162,6 @@ class NoResendAfterTimeout(Monitor):
         APPLIED_ONCE: "no grain delivery reached the callee twice: no timeout_next the "
         "harness armed was followed by a re-send (is the INV4 plan's `timeout` family on, "
         "and does the at-least-once mesh re-send a timed-out call?)",
-    })
-    obligation_needs = MappingProxyType({
-        AGGREGATE_TIMEOUT_FIRST: Capability.AGGREGATE_FAULTS,
-        AGGREGATE_REJECTION_FIRST: Capability.AGGREGATE_FAULTS,
-        HONOURED[FaultKind.AGGREGATE_NEXT]: Capability.AGGREGATE_FAULTS,
-        APPLIED_ONCE: Capability.AT_LEAST_ONCE,
-    })
-    obligation_waived_by = MappingProxyType({
-        name: (Capability.AT_LEAST_ONCE, _RESENT_BY_CONTRACT)
-        for name in (SENT_ONCE, AGGREGATE_TIMEOUT_FIRST, AGGREGATE_REJECTION_FIRST, TERMINAL)
     })
 
     def __init__(self, params: CheckParams = DEFAULT_PARAMS) -> None:

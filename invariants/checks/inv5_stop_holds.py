@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from types import MappingProxyType
 
-from invariants.adapter import Capability, Route
+from invariants.adapter import Route
 from invariants.checks.harness_facts import HarnessFact, Posted, StopAsked
 from invariants.checks.inv5_answers import NACK_LANDED, NacksInFlight
 from invariants.checks.inv5_gate import GATE, TeardownGate
@@ -270,7 +270,6 @@ class _StopEdges:
 class StopHolds(Monitor):
     check_id = "INV5"
     title = "a graceful stop holds until accepted legs have landed"
-    needs = frozenset({Capability.STOP_LIFECYCLE})
     obligations = MappingProxyType({
         HELD: "no graceful stop found a leg in flight at Active (is the `stop` family on, "
         "with slow destinations keeping legs in flight?)",

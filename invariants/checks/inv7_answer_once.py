@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from types import MappingProxyType
 
-from invariants.adapter import Capability, FaultKind
+from invariants.adapter import FaultKind
 from invariants.checks.harness_facts import HarnessFact, Injected, Posted, StopAsked, Subscribed
 from invariants.checks.inv7_order import ORDER, PostOrder
 from invariants.checks.monitor import Monitor, check_function
@@ -153,10 +153,6 @@ class AnswerOnce(_FromFacts):
         "`user` and `burst` families on, and ordered_routes the routes the mesh keeps in "
         "order?)",
     })
-    obligation_needs = MappingProxyType({ROUNDTRIP: Capability.ENVELOPE_ROUNDTRIP,
-                                         LIVE_NOT_FOUND: Capability.STOP_LIFECYCLE,
-                                         BEHIND_RAISING: Capability.RAISING_HANDLERS,
-                                         ONLY_ASKED: Capability.RAISING_HANDLERS})
 
     @classmethod
     def by_policy(cls, params: CheckParams) -> dict[str, str]:

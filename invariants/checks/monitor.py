@@ -28,7 +28,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
-from invariants.adapter import DEFAULT_CAPABILITIES, Capability
+from invariants.adapter import Capability
+from invariants.capabilities import DEFAULT_CAPABILITIES, gates_of
 from invariants.checks.facts import DeliveryFacts
 from invariants.checks.harness_facts import HarnessFact, HarnessFacts, Posted, interleave
 from invariants.checks.params import DEFAULT_PARAMS, CheckParams
@@ -41,16 +42,30 @@ class Monitor(ABC):
     title: ClassVar[str]
     # Obligation -> the likely cause when a run never exercised it (the module lists them).
     obligations: ClassVar[Mapping[str, str]] = {}
-    # The adapter capabilities the invariant speaks about: on an adapter that declares
-    # fewer, its obligations are not applicable (reported as such, never as passed).
+    # The gates, read from the capability records (`invariants.capabilities.gates_of`) when
+    # the class is made, unless it names its own (a team's invariant may):
+    # the capabilities the invariant speaks about: on an adapter that declares fewer, its
+    # obligations are not applicable (reported as such, never as passed);
     needs: ClassVar[frozenset[Capability]] = frozenset()
-    # Obligations only an adapter with one more capability can exercise (an optional part
-    # of the protocol): on one without it they are not applicable, the rest still count.
+    # obligations only an adapter with one more capability can exercise (an optional part
+    # of the protocol): on one without it they are not applicable, the rest still count;
     obligation_needs: ClassVar[Mapping[str, Capability]] = {}
-    # Obligations an adapter with one more capability meets otherwise (an at-least-once
+    # obligations an adapter with one more capability meets otherwise (an at-least-once
     # mesh re-sends what a timeout left at the callee, by contract): on one that declares
-    # it they are not applicable, with the reason given here.
+    # it they are not applicable, with the reason.
     obligation_waived_by: ClassVar[Mapping[str, tuple[Capability, str]]] = {}
+
+    def __init_subclass__(cls, **kwargs: object) -> None:
+        super().__init_subclass__(**kwargs)
+        check_id = cls.__dict__.get("check_id")
+        if not isinstance(check_id, str):
+            return
+        gates = gates_of(check_id)
+        for name, derived in (("needs", gates.needs),
+                              ("obligation_needs", gates.obligation_needs),
+                              ("obligation_waived_by", gates.waived_by)):
+            if name not in cls.__dict__:
+                setattr(cls, name, derived)
 
     def __init__(self, params: CheckParams = DEFAULT_PARAMS) -> None:
         self.params = params

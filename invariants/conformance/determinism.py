@@ -31,13 +31,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
-from invariants.adapter import (
-    AdapterFactory,
-    FirstChooser,
-    calling_adapter,
-    capabilities_of,
-    factory_name,
-)
+from invariants.adapter import AdapterFactory, FirstChooser
+from invariants.adapter_calls import calling_adapter, factory_name
+from invariants.capabilities import capabilities_of
 from invariants.conformance.conventions import Broken
 from invariants.conformance.programs import PROGRAMS, ProgramResult, drive
 from invariants.step_budget import within_budget

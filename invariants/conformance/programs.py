@@ -26,10 +26,9 @@ from invariants.adapter import (
     MessageSpec,
     RoundTrippingAdapter,
     Route,
-    calling_adapter,
-    capabilities_of,
-    factory_name,
 )
+from invariants.adapter_calls import calling_adapter, factory_name
+from invariants.capabilities import capabilities_of, program_needs
 from invariants.checks import CheckParams
 from invariants.conformance.conventions import Broken, Post, broken_conventions
 from invariants.step_budget import within_budget
@@ -75,9 +74,14 @@ class Exercise:
 @dataclass(frozen=True)
 class Program:
     name: str
-    needs: Capability | None  # None: every adapter runs it
     steps: Callable[[Exercise], None]
     proves: Callable[[Sequence[TraceEvent], Exercise, CheckParams], Iterable[Broken]]
+
+    @property
+    def needs(self) -> Capability | None:
+        """The capability it is run for (its record's, `invariants.capabilities`); None:
+        every adapter runs it."""
+        return program_needs().get(self.name)
 
 
 def _intake_steps(run: Exercise) -> None:
@@ -594,19 +598,19 @@ def _network_proves(
 
 
 PROGRAMS: tuple[Program, ...] = (
-    Program("intake", None, _intake_steps, _intake_proves),
-    Program("schedule", None, _schedule_steps, _schedule_proves),
-    Program("grain", Capability.GRAIN_ROUTER, _grain_steps, _grain_proves),
-    Program("fault-order", Capability.GRAIN_ROUTER, _fault_order_steps, _fault_order_proves),
-    Program("zero-count", Capability.GRAIN_ROUTER, _zero_count_steps, _zero_count_proves),
-    Program("subscribe", Capability.SUBSCRIBE, _subscribe_steps, _subscribe_proves),
-    Program("stop", Capability.STOP_LIFECYCLE, _stop_steps, _stop_proves),
-    Program("give-up", Capability.STOP_LIFECYCLE, _give_up_steps, _give_up_proves),
-    Program("aggregate", Capability.AGGREGATE_FAULTS, _aggregate_steps, _aggregate_proves),
-    Program("roundtrip", Capability.ENVELOPE_ROUNDTRIP, _roundtrip_steps, _roundtrip_proves),
-    Program("raising", Capability.RAISING_HANDLERS, _raising_steps, _raising_proves),
-    Program("breaker", Capability.BREAKER_THRESHOLD, _breaker_steps, _breaker_proves),
-    Program("network", Capability.NETWORK, _network_steps, _network_proves),
+    Program("intake", _intake_steps, _intake_proves),
+    Program("schedule", _schedule_steps, _schedule_proves),
+    Program("grain", _grain_steps, _grain_proves),
+    Program("fault-order", _fault_order_steps, _fault_order_proves),
+    Program("zero-count", _zero_count_steps, _zero_count_proves),
+    Program("subscribe", _subscribe_steps, _subscribe_proves),
+    Program("stop", _stop_steps, _stop_proves),
+    Program("give-up", _give_up_steps, _give_up_proves),
+    Program("aggregate", _aggregate_steps, _aggregate_proves),
+    Program("roundtrip", _roundtrip_steps, _roundtrip_proves),
+    Program("raising", _raising_steps, _raising_proves),
+    Program("breaker", _breaker_steps, _breaker_proves),
+    Program("network", _network_steps, _network_proves),
 )
 
 

@@ -30,7 +30,6 @@ from hypothesis.stateful import RuleBasedStateMachine, invariant
 
 from invariants.adapter import (
     AdapterFactory,
-    ClockError,
     ConfigurableBreakerAdapter,
     Fault,
     FaultKind,
@@ -38,10 +37,9 @@ from invariants.adapter import (
     MessageSpec,
     RoundTrippingAdapter,
     Route,
-    calling_adapter,
-    capabilities_of,
-    factory_name,
 )
+from invariants.adapter_calls import ClockError, calling_adapter, factory_name
+from invariants.capabilities import capabilities_of
 from invariants.checks import (
     CheckParams,
     HubsMade,

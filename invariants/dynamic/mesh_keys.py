@@ -43,8 +43,9 @@ from hypothesis import Phase
 from hypothesis import settings as Settings
 from hypothesis.stateful import get_state_machine_test, run_state_machine_as_test
 
-from invariants.adapter import MESH_ID_ATTRIBUTE as MESH_ID_ATTRIBUTE
-from invariants.adapter import AdapterFactory, FirstChooser, calling_adapter, factory_name
+from invariants.adapter import AdapterFactory, FirstChooser
+from invariants.adapter_calls import MESH_ID_ATTRIBUTE as MESH_ID_ATTRIBUTE
+from invariants.adapter_calls import calling_adapter, factory_name
 from invariants.checks import CheckParams, changed_figures
 from invariants.dynamic.driver import MeshMachine
 from invariants.dynamic.plans import machine_class

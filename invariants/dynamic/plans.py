@@ -23,15 +23,9 @@ from typing import Any
 from hypothesis import strategies as st
 from hypothesis.stateful import initialize, precondition, rule
 
-from invariants.adapter import (
-    AdapterFactory,
-    Capability,
-    FirstChooser,
-    Route,
-    calling_adapter,
-    capabilities_of,
-    factory_name,
-)
+from invariants.adapter import AdapterFactory, Capability, FirstChooser, Route
+from invariants.adapter_calls import calling_adapter, factory_name
+from invariants.capabilities import capabilities_of, family_needs, route_needs
 from invariants.checks import CHECKS, CheckParams
 from invariants.dynamic.driver import (
     BREAKER_THRESHOLDS,
@@ -273,20 +267,9 @@ def plan_of(check_id: str) -> Plan:
     return PLANS.get(check_id, DEFAULT_PLAN)
 
 
-# The rule families and routes only an adapter with the capability can take.
-FAMILY_NEEDS: Mapping[str, Capability] = {
-    "reject": Capability.GRAIN_ROUTER,
-    "timeout": Capability.GRAIN_ROUTER,
-    "aggregate": Capability.AGGREGATE_FAULTS,
-    "subscribe": Capability.SUBSCRIBE,
-    "stop": Capability.STOP_LIFECYCLE,
-    "raising": Capability.RAISING_HANDLERS,
-    "tied_call": Capability.TIMER_TIES,
-    "partition": Capability.NETWORK,
-    "hold_links": Capability.NETWORK,
-    "crash": Capability.NETWORK,
-}
-ROUTE_NEEDS: Mapping[Route, Capability] = {Route.GRAIN: Capability.GRAIN_ROUTER}
+# The rule families and routes only an adapter with the capability can take (its record's).
+FAMILY_NEEDS: Mapping[str, Capability] = family_needs()
+ROUTE_NEEDS: Mapping[Route, Capability] = route_needs()
 # A seed scenario `init` replays keeps its shape on an adapter without the route it names:
 # the monolith router carries the same legs (in flight at a stop, say) the grain route
 # would have, so the scenario is replayed through it rather than left out.

@@ -30,14 +30,9 @@ from typing import Literal
 
 from hypothesis import settings as Settings
 
-from invariants.adapter import (
-    AdapterFactory,
-    Capability,
-    FirstChooser,
-    calling_adapter,
-    capabilities_of,
-    factory_name,
-)
+from invariants.adapter import AdapterFactory, Capability, FirstChooser
+from invariants.adapter_calls import calling_adapter, factory_name
+from invariants.capabilities import capabilities_of
 from invariants.checks import CHECKS, CheckParams, Violation
 from invariants.dynamic.driver import MeshMachine
 from invariants.dynamic.judge import RunStats, Sighting, recording

@@ -19,7 +19,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from invariants.adapter import FirstChooser, calling_adapter, capabilities_of, factory_name
+from invariants.adapter import FirstChooser
+from invariants.adapter_calls import calling_adapter, factory_name
+from invariants.capabilities import capabilities_of
 from invariants.checks import CHECKS
 from invariants.dynamic.database import check_reachable, guarded, open_database
 from invariants.fuzzing.behaviours import Coverage, session_coverage

@@ -14,7 +14,8 @@ from typing import Any
 import pytest
 from aio_minimesh import Hub, MiniAdapter
 
-from invariants.adapter import Chooser, FirstChooser, MeshHung
+from invariants.adapter import Chooser, FirstChooser
+from invariants.adapter_calls import MeshHung
 from invariants.aio import Stuck, VirtualLoop, run
 from invariants.conformance.programs import conformance
 from invariants.dynamic.runner import run_program

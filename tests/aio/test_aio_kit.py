@@ -18,9 +18,9 @@ from invariants.adapter import (
     MeshAdapter,
     MessageSpec,
     Route,
-    capabilities_of,
 )
 from invariants.aio import AsyncMeshAdapter, TraceFields, emit, point, removed, turn
+from invariants.capabilities import capabilities_of
 from invariants.checks import CheckParams
 from invariants.conformance.programs import conformance
 from invariants.trace import EventKind, TraceEvent

@@ -34,7 +34,8 @@ from lying_adapters import (
 )
 
 from harness.cli import main
-from invariants.adapter import AdapterFactory, FaultKind, MeshHung
+from invariants.adapter import AdapterFactory, FaultKind
+from invariants.adapter_calls import MeshHung
 from invariants.conformance.programs import conformance
 from invariants.mutants.build import build_mutant
 from invariants.mutants.registry import find_mutant
@@ -140,7 +141,8 @@ def test_a_capability_not_declared_is_not_applicable(capsys: pytest.CaptureFixtu
     out = capsys.readouterr().out
     assert code == 0, out
     assert "not applicable (not declared): grain" in out
-    assert "capabilities: stop_lifecycle, subscribe\n" in out
+    # its round-trip method and create_hub's breaker_threshold show those two: declared
+    assert "capabilities: breaker_threshold, envelope_roundtrip, stop_lifecycle, subscribe\n" in out
 
 
 def test_the_command_prints_one_line_per_break_and_exits_1(

@@ -91,7 +91,8 @@ def test_an_adapter_exiting_in_the_hash_seed_run_is_an_adapter_error() -> None:
     """The runs under other hash seeds (`program_traces`, in the child process) go through
     the adapter boundary too: a `SystemExit` there is the adapter's error, not a child that
     ended quietly with nothing to compare."""
-    from invariants.adapter import AdapterExited, Chooser
+    from invariants.adapter import Chooser
+    from invariants.adapter_calls import AdapterExited
     from invariants.conformance.determinism import program_traces
     from reference_impl.adapter import ReferenceAdapter
 

@@ -13,15 +13,9 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
-from invariants.adapter import (
-    MESH_ID_ATTRIBUTE,
-    AdapterFactory,
-    Capability,
-    Chooser,
-    MeshAdapter,
-    capabilities_of,
-    factory_name,
-)
+from invariants.adapter import AdapterFactory, Capability, Chooser, MeshAdapter
+from invariants.adapter_calls import MESH_ID_ATTRIBUTE, factory_name
+from invariants.capabilities import capabilities_of
 from invariants.trace import EventKind, TraceEvent
 
 

@@ -18,7 +18,7 @@ import exiting_adapters
 import pytest
 
 import harness
-from invariants.adapter import AdapterExited, calling_adapter
+from invariants.adapter_calls import AdapterExited, calling_adapter
 from invariants.dynamic.runner import run_invariant
 
 WORKTREE = Path(harness.__file__).resolve().parents[1]
@@ -107,6 +107,7 @@ def test_control_a_real_ctrl_c_during_a_step_is_an_interrupt(tmp_path: Path) -> 
 
 
 @pytest.mark.parametrize("name", ["step_exit", "step_error"])
+@pytest.mark.slow
 def test_the_pytest_item_shows_the_adapter_s_frames_only(tmp_path: Path, name: str) -> None:
     done = _run(_repo(tmp_path, name), "pytest", "-p", "harness", "-p", "no:cacheprovider",
                 "-k", "INV1")

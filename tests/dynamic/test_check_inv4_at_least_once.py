@@ -3,7 +3,8 @@ the callee applies each delivery's effect at most once (EFFECT_APPLIED)."""
 
 from dyn_traces import K, Trace
 
-from invariants.adapter import DEFAULT_CAPABILITIES, Capability
+from invariants.adapter import Capability
+from invariants.capabilities import DEFAULT_CAPABILITIES
 from invariants.checks import check
 from invariants.checks.inv4_no_resend_after_timeout import (
     AGGREGATE_REJECTION_FIRST,

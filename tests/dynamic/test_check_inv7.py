@@ -5,7 +5,8 @@ import json
 import pytest
 from dyn_traces import C, K, Trace
 
-from invariants.adapter import DEFAULT_CAPABILITIES, FaultKind, Route
+from invariants.adapter import FaultKind, Route
+from invariants.capabilities import DEFAULT_CAPABILITIES
 from invariants.checks import CheckParams, HubsMade, Injected, Posted, StopAsked
 from invariants.checks import inv7_answer_once as inv7
 from invariants.checks.inv7_order import ORDER

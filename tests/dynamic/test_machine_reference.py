@@ -27,6 +27,7 @@ REACHED = {
 
 
 @pytest.mark.parametrize("check_id", CHECK_IDS)
+@pytest.mark.slow
 def test_reference_passes_in_ci_and_reaches_the_behaviour(check_id: str) -> None:
     outcome = run_invariant(check_id, make_adapter, "ci")
     assert outcome.passed, outcome.failure_text
@@ -67,8 +68,9 @@ def test_answer_policy_holds_after_a_json_round_trip_of_the_envelope(check_id: s
 def test_one_machine_can_check_every_invariant_at_once() -> None:
     machine = machine_class(CHECK_IDS, make_adapter)
     assert machine.__name__ == "".join(CHECK_IDS) + "Machine"
-    # Every family but the one only a mesh marking its timer ties is offered.
-    offered = {f for f in FAMILIES if FAMILY_NEEDS.get(f) is not Capability.TIMER_TIES}
+    # Every family but those only a mesh marking its timer ties, or on a network, takes.
+    offered = {f for f in FAMILIES
+               if FAMILY_NEEDS.get(f) not in (Capability.TIMER_TIES, Capability.NETWORK)}
     assert {f for f in FAMILIES if hasattr(machine, f)} == offered
     with recording() as stats:
         run_state_machine_as_test(machine, settings=settings(profile("ci"), max_examples=8))

@@ -123,6 +123,7 @@ def test_the_slowest_step_is_measured_and_a_limit_is_put_in_force(
     assert step_budget_seconds() == STEP_BUDGET_SECONDS
 
 
+@pytest.mark.slow
 def test_a_mutant_that_hangs_is_killed_within_its_derived_budget(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -142,6 +143,7 @@ def test_a_mutant_that_hangs_is_killed_within_its_derived_budget(
     assert verdict.holds_under(1.0) and not verdict.holds_under(2.0)
 
 
+@pytest.mark.slow
 def test_the_unmutated_meshs_budget_follows_its_slowest_step(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -164,7 +166,7 @@ def test_the_unmutated_meshs_budget_follows_its_slowest_step(
 def test_steps_seen_keeps_its_measure_after_the_block_and_counts_a_hang(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from invariants.adapter import MeshHung
+    from invariants.adapter_calls import MeshHung
     from invariants.step_budget import within_budget
 
     monkeypatch.setenv(STEP_BUDGET_ENV, "0.2")

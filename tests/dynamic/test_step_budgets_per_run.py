@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from invariants.adapter import MeshHung
+from invariants.adapter_calls import MeshHung
 from invariants.dynamic.plans import machine_class
 from invariants.step_budget import (
     STEP_BUDGET_ENV,

@@ -22,7 +22,8 @@ from lying_meshes import (
 )
 
 from harness.invariant_items import evidence_lines
-from invariants.adapter import DEFAULT_CAPABILITIES, Fault, FaultKind, Route
+from invariants.adapter import Fault, FaultKind, Route
+from invariants.capabilities import DEFAULT_CAPABILITIES
 from invariants.checks import CheckParams
 from invariants.checks.inv4_no_resend_after_timeout import (
     AGGREGATE_REJECTION_FIRST,
@@ -128,10 +129,12 @@ def test_the_reference_retries_on_time_in_the_same_program() -> None:
 
 
 class _FirstSurfaceOnly(ReferenceAdapter):
-    """The reference declaring only the protocol's first surface: no envelope round trip,
-    no aggregate faults, no raising handlers."""
+    """The reference declaring only the protocol's first surface: no envelope round trip
+    (its method hidden, or the protocol would show it), no aggregate faults, no raising
+    handlers."""
 
     capabilities = DEFAULT_CAPABILITIES
+    set_envelope_roundtrip = None  # type: ignore[assignment]
 
 
 def test_obligations_of_an_undeclared_optional_capability_are_not_applicable() -> None:

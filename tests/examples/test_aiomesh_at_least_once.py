@@ -15,7 +15,8 @@ from types import ModuleType
 import pytest
 
 from harness.params import params_from
-from invariants.adapter import Capability, FirstChooser, capabilities_of
+from invariants.adapter import Capability, FirstChooser
+from invariants.capabilities import capabilities_of
 from invariants.checks import CheckParams
 from invariants.checks.inv4_no_resend_after_timeout import APPLIED_ONCE, SENT_ONCE, TO_BUDGET
 from invariants.conformance.programs import conformance

@@ -59,6 +59,7 @@ def _configure(repo: Path, adapter: str, invariants: str) -> Path:
     return pyproject
 
 
+@pytest.mark.slow
 def test_it_judges_the_configured_mesh_and_lists_what_does_not_apply(
     repo: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -83,7 +84,9 @@ def test_it_judges_the_configured_mesh_and_lists_what_does_not_apply(
     verdicts = {row["check"]: row["verdict"] for row in document["invariants"]}
     assert verdicts == {"INV1": "pass", "INV4": "not applicable"}
     assert document["kill_matrix"] is None and document["kill_matrix_skipped"]
-    declared = {Capability.SUBSCRIBE, Capability.STOP_LIFECYCLE}  # NoGrain's
+    # NoGrain's, and what the reference's protocol shows (its round trip, its breaker keyword)
+    declared = {Capability.SUBSCRIBE, Capability.STOP_LIFECYCLE,
+                Capability.ENVELOPE_ROUNDTRIP, Capability.BREAKER_THRESHOLD}
     programs = sum(1 for p in PROGRAMS if p.needs is None or p.needs in declared)
     assert document["adapter_conformance"] == {"ok": True, "programs": programs, "broken": []}
 
@@ -120,7 +123,7 @@ def test_a_mesh_that_raises_shows_its_traceback(
 
 @pytest.mark.parametrize(("options", "found_by"), [
     ([], "Seed program 'rejection'"),
-    (["--search-only"], "state = INV1Machine()"),
+    pytest.param(["--search-only"], "state = INV1Machine()", marks=pytest.mark.slow),
 ])
 def test_search_only_leaves_the_seed_scenarios_out(
     repo: Path, capsys: pytest.CaptureFixture[str], options: list[str], found_by: str

@@ -185,7 +185,7 @@ def test_good_figures_reach_the_checkers_from_every_entry_point(
     from harness.settings import for_command
 
     reference = Path(__file__).parents[2] / "reference_impl"
-    target = mutate._target(argparse.Namespace(mutate=[str(reference)]), for_command())
+    target = mutate._target(argparse.Namespace(mutate=[str(reference)], check=[]), for_command())
     assert target.params.delivery_retries == 2
     assert target.params.resendable_errors == frozenset({"CalleeRefused"})
 

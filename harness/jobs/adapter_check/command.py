@@ -16,8 +16,10 @@ from typing import Any
 from harness.jobs import Command
 from harness.params import add_param_option, parse_assignments
 from harness.settings import Overrides, for_command, importing_from
-from invariants.adapter import DEFAULT_CAPABILITIES, AdapterExited, Capability, MeshHung
+from invariants.adapter import Capability
+from invariants.adapter_calls import AdapterExited, MeshHung
 from invariants.adapter_spec import load_factory
+from invariants.capabilities import DEFAULT_CAPABILITIES
 from invariants.conformance.determinism import guarded
 from invariants.conformance.programs import PROGRAMS, conformance, result_lines
 from invariants.dynamic.report import HIDDEN_PACKAGES, own_traceback

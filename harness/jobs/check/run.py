@@ -30,7 +30,8 @@ from harness.jobs.check.subject import KILL_MATRIX_SKIPPED, Subject, bundled_ref
 from harness.run_state import hypothesis_profile
 from harness.scan_verdict import load_baseline, run_scan
 from harness.shared_database import SharedDatabase
-from invariants.adapter import AdapterExited, AdapterFactory
+from invariants.adapter import AdapterFactory
+from invariants.adapter_calls import AdapterExited
 from invariants.checks import CHECKS
 from invariants.checks.params import CheckParams
 from invariants.conformance.programs import conformance

@@ -110,7 +110,7 @@ def run(args: argparse.Namespace) -> int:
         raise UserError("HypoFuzz is not installed (pip install 'mesh-harness[fuzz]')")
     from harness.params import parse_assignments
     from harness.settings import Overrides, for_command, importing_from
-    from invariants.adapter import AdapterExited
+    from invariants.adapter_calls import AdapterExited
     from invariants.dynamic.database import normalise_spec
     from invariants.dynamic.report import HIDDEN_PACKAGES, own_traceback
     from invariants.fuzzing.config import FuzzConfig, normalise_invariants

@@ -20,7 +20,8 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any, Literal, cast
 
-from invariants.adapter import AdapterFactory, FirstChooser, capabilities_of
+from invariants.adapter import AdapterFactory, FirstChooser
+from invariants.capabilities import capabilities_of
 from invariants.conformance.programs import conformance
 from invariants.dynamic.mesh_keys import MESH_ID_ATTRIBUTE
 from invariants.dynamic.plans import seed_programs_for
