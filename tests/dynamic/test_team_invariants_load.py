@@ -6,8 +6,6 @@ selected after the built-in invariants it leaves selected."""
 from __future__ import annotations
 
 import re
-import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -66,20 +64,9 @@ class Repo:
 
 
 @pytest.fixture
-def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Repo]:
-    """A repository whose checkers are forgotten afterwards: the registry as it was, and
-    none of its modules left in `sys.modules`."""
-    monkeypatch.setattr(team_invariants, "_SPECS", {})
-    monkeypatch.setattr(team_invariants, "_MODULES", {})
-    saved = dict(CHECKS)
-    made = Repo(tmp_path)
-    try:
-        yield made
-    finally:
-        CHECKS.clear()
-        CHECKS.update(saved)
-        for name in [name for name in sys.modules if name.startswith(made.package)]:
-            del sys.modules[name]
+def repo(tmp_path: Path, team_registry: None) -> Repo:
+    """A repository whose checkers are forgotten afterwards (`team_registry`)."""
+    return Repo(tmp_path)
 
 
 def test_a_spec_alone_adds_the_team_invariant_to_every_built_in_one(repo: Repo) -> None:

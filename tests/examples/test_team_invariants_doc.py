@@ -8,15 +8,12 @@ from __future__ import annotations
 
 import re
 import shutil
-import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from harness.settings import Overrides, resolve
 from invariants.checks import CHECKS, api
-from invariants.checks import team as team_invariants
 from invariants.scan.config import ConfigError
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -26,17 +23,10 @@ SHOWN_ROOT = "/home/me/aiomesh-repo"
 
 
 @pytest.fixture
-def example(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+def example(tmp_path: Path, team_registry: None) -> Path:
     repo = tmp_path / "aiomesh-repo"
     shutil.copytree(EXAMPLE, repo, ignore=shutil.ignore_patterns("__pycache__", ".*cache*"))
-    monkeypatch.setattr(team_invariants, "_SPECS", {})
-    monkeypatch.setattr(team_invariants, "_MODULES", {})
-    saved = dict(CHECKS)
-    yield repo
-    CHECKS.clear()
-    CHECKS.update(saved)
-    for name in [name for name in sys.modules if name.startswith("aiomesh_invariants")]:
-        del sys.modules[name]
+    return repo
 
 
 def test_the_api_table_names_every_public_name() -> None:

@@ -7,14 +7,11 @@ from __future__ import annotations
 
 import json
 import re
-import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from harness.cli import main
-from invariants.checks import CHECKS
 
 INVARIANTS = '''\
 from invariants.checks.api import EventKind, always, at_most, by, happened, invariant, never
@@ -46,7 +43,7 @@ BROKEN = invariant("BROKEN1", "a predicate that raises", never("nothing bad", _e
 
 
 @pytest.fixture
-def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, team_registry: None) -> Path:
     package = tmp_path / "team_checks"
     package.mkdir()
     (package / "__init__.py").write_text("", encoding="utf-8")
@@ -54,12 +51,7 @@ def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     (tmp_path / "src").mkdir()
     (tmp_path / "src" / "mesh.py").write_text("VALUE = 1\n", encoding="utf-8")
     monkeypatch.chdir(tmp_path)
-    saved = dict(CHECKS)
-    yield tmp_path
-    CHECKS.clear()
-    CHECKS.update(saved)
-    for name in [name for name in sys.modules if name.startswith("team_checks")]:
-        del sys.modules[name]
+    return tmp_path
 
 
 def _configure(repo: Path, *entries: str) -> None:
@@ -69,6 +61,7 @@ def _configure(repo: Path, *entries: str) -> None:
         f"invariants = [{listed}]\n", encoding="utf-8")
 
 
+@pytest.mark.slow
 def test_a_team_invariant_that_holds_is_listed_with_its_evidence(
     repo: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -99,6 +92,7 @@ def test_one_the_mesh_breaks_fails_with_its_counterexample(
     assert "title SILENT1 counterexample" in out  # the diagram
 
 
+@pytest.mark.slow
 def test_a_checker_that_raises_is_its_error_with_its_traceback(
     repo: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -116,6 +110,8 @@ def test_a_checker_that_raises_is_its_error_with_its_traceback(
     assert 'team_checks/queues.py", line' in out and "in _explodes" in out  # its own frame
 
 
+@pytest.mark.slow
+@pytest.mark.usefixtures("team_registry")
 def test_pytest_p_harness_gives_each_team_invariant_its_item(pytester: pytest.Pytester) -> None:
     package = pytester.path / "team_checks_items"
     package.mkdir()
@@ -126,14 +122,7 @@ def test_pytest_p_harness_gives_each_team_invariant_its_item(pytester: pytest.Py
         '[tool.harness]\npaths = ["src"]\nadapter = "reference_impl.adapter:make_adapter"\n'
         'invariants = ["none", "team_checks_items.queues:QUEUES", '
         '"team_checks_items.queues:SILENT"]\n')
-    saved = dict(CHECKS)
-    try:
-        result = pytester.runpytest_inprocess("-p", "harness", "-q", "-k", "QUEUE1 or SILENT1")
-    finally:
-        CHECKS.clear()
-        CHECKS.update(saved)
-        for name in [name for name in sys.modules if name.startswith("team_checks_items")]:
-            del sys.modules[name]
+    result = pytester.runpytest_inprocess("-p", "harness", "-q", "-k", "QUEUE1 or SILENT1")
     result.assert_outcomes(passed=1, failed=1)
     out = result.stdout.str()
     assert re.search(r"FAILED .*SILENT1", out), out
