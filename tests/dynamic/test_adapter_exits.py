@@ -84,6 +84,7 @@ def _run(repo: Path, *argv: str) -> subprocess.CompletedProcess[str]:
 
 
 @pytest.mark.parametrize("name", list(CASES))
+@pytest.mark.slow
 def test_check_fails_naming_the_adapter(tmp_path: Path, name: str) -> None:
     shown, _where = CASES[name]
     done = _run(_repo(tmp_path, name), "harness", "check", "--quiet", "--no-prove")

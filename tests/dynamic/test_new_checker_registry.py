@@ -48,6 +48,7 @@ def test_a_registered_checker_is_a_known_id_with_the_default_plan() -> None:
 
 
 @pytest.mark.usefixtures("registered")
+@pytest.mark.slow
 def test_its_verdict_decides_the_run() -> None:
     # Deliveries to missing targets are answered with failures: the checker flags.
     flagged = run_invariant("INV90", make_adapter, "ci")

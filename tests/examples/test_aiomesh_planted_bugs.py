@@ -73,7 +73,13 @@ def test_the_catalogue_is_the_examples_list_of_bugs() -> None:
     assert sum(bug.race for bug in SAMPLE) >= 2 and len(SAMPLE) >= 4
 
 
-@pytest.mark.parametrize("bug", [b for b in SAMPLE if b.caught], ids=lambda b: b.name)
+def _one_by_default(name: str) -> list[object]:
+    """The caught bugs of the sample: `name`'s run in the default tier, the others slow."""
+    return [pytest.param(b, marks=() if b.name == name else pytest.mark.slow)
+            for b in SAMPLE if b.caught]
+
+
+@pytest.mark.parametrize("bug", _one_by_default("nack-rejected"), ids=lambda b: b.name)
 def test_check_fails_naming_the_invariant(tmp_path: Path, bug: Planted) -> None:
     done = _run(_copy(tmp_path, bug.factory), "harness", "check", "--invariants",
                 bug.expected, "--quiet")
@@ -83,7 +89,7 @@ def test_check_fails_naming_the_invariant(tmp_path: Path, bug: Planted) -> None:
     assert _has_line(done.stdout, bug.caught), f"{bug.caught!r} not in\n{done.stdout[-3000:]}"
 
 
-@pytest.mark.parametrize("bug", [b for b in SAMPLE if b.caught], ids=lambda b: b.name)
+@pytest.mark.parametrize("bug", _one_by_default("no-stop-hold"), ids=lambda b: b.name)
 def test_pytest_harness_fails_naming_the_invariant(tmp_path: Path, bug: Planted) -> None:
     done = _run(_copy(tmp_path), "pytest", "-p", "harness", "-p", "no:cacheprovider",
                 "-m", "harness", "-k", bug.expected, "-rf", "--harness-adapter", bug.factory)
@@ -93,6 +99,7 @@ def test_pytest_harness_fails_naming_the_invariant(tmp_path: Path, bug: Planted)
 
 
 @pytest.mark.parametrize("bug", [b for b in SAMPLE if not b.caught], ids=lambda b: b.name)
+@pytest.mark.slow
 def test_a_blind_spot_is_still_blind(tmp_path: Path, bug: Planted) -> None:
     done = _run(_copy(tmp_path), "pytest", "-p", "harness", "-p", "no:cacheprovider",
                 "-m", "harness", "-k", bug.expected, "-v", "--harness-adapter", bug.factory)
@@ -102,6 +109,7 @@ def test_a_blind_spot_is_still_blind(tmp_path: Path, bug: Planted) -> None:
     assert f"{bug.item} PASSED" in done.stdout
 
 
+@pytest.mark.slow
 def test_the_clean_mesh_passes_with_every_obligation_exercised(tmp_path: Path) -> None:
     done = _run(_copy(tmp_path), "harness", "check", "--quiet", "--format", "json")
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr

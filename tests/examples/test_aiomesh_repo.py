@@ -12,6 +12,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "aiomesh-repo"
 
@@ -49,6 +51,7 @@ def test_its_adapter_conforms(tmp_path: Path) -> None:
     assert "conforms: 11 program(s), 0 broken convention(s)" in done.stdout
 
 
+@pytest.mark.slow
 def test_the_clean_mesh_passes_every_invariant(tmp_path: Path) -> None:
     done = _run(_copy(tmp_path), "pytest", "-p", "harness", "-p", "no:cacheprovider",
                 "-m", "harness", "-q")

@@ -16,6 +16,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "aiomesh-repo"
 DOC = ROOT / "docs" / "team-rules.md"
@@ -58,6 +60,7 @@ def test_scan_passes_the_clean_mesh_and_fails_the_planted_bug(tmp_path: Path) ->
     assert "\n".join(planted.stdout.splitlines()[:2]) in doc
 
 
+@pytest.mark.slow
 def test_pytest_runs_the_rules_examples_and_fails_the_planted_bug(tmp_path: Path) -> None:
     args = ("pytest", "-p", "harness", "-p", "no:cacheprovider", "-m", "harness_scan", "-rA")
     clean = _python(_copy(tmp_path / "clean"), *args)
@@ -70,6 +73,7 @@ def test_pytest_runs_the_rules_examples_and_fails_the_planted_bug(tmp_path: Path
     assert FINDING in planted.stdout
 
 
+@pytest.mark.slow
 def test_check_passes_the_clean_mesh_and_fails_the_planted_bug(tmp_path: Path) -> None:
     args = ("harness", "check", "--quiet", "--no-prove", "--invariants", "INV1")
     clean = _python(_copy(tmp_path / "clean"), *args)

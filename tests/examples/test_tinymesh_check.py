@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
 import tinymesh_repo
 from planted_bugs import BUGS
 
@@ -34,6 +35,7 @@ def test_inv4_is_not_applicable_on_the_example(tmp_path: Path) -> None:
     assert "INV4 not applicable: the adapter declares no grain router" in result.stdout
 
 
+@pytest.mark.slow
 def test_the_control_declaring_a_grain_router_is_held_to_inv4(tmp_path: Path) -> None:
     repo = tinymesh_repo.copy_to(tmp_path)
     tinymesh_repo.patch(repo, "src/tinymesh/harness_adapter.py", [(
@@ -44,6 +46,7 @@ def test_the_control_declaring_a_grain_router_is_held_to_inv4(tmp_path: Path) ->
     assert "INV4 (a timed-out delivery is never re-sent) not exercised" in result.stdout
 
 
+@pytest.mark.slow
 def test_check_in_the_example_judges_the_example(tmp_path: Path) -> None:
     repo = tinymesh_repo.copy_to(tmp_path)
     result = tinymesh_repo.run(repo, "harness", "check", "--quiet")

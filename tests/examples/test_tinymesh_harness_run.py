@@ -9,11 +9,13 @@ from __future__ import annotations
 import fnmatch
 from pathlib import Path
 
+import pytest
 import tinymesh_repo
 
 APPLICABLE = ("INV1", "INV2", "INV3", "INV5", "INV6", "INV7")
 
 
+@pytest.mark.slow
 def test_every_applicable_invariant_passes_on_the_example(tmp_path: Path) -> None:
     repo = tinymesh_repo.copy_to(tmp_path)
     result = tinymesh_repo.pytest_harness(repo, "-v")

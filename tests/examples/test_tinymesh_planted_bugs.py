@@ -25,7 +25,13 @@ def _has_line(output: str, pattern: str) -> bool:
     return any(fnmatch.fnmatchcase(line, pattern) for line in output.splitlines())
 
 
-@pytest.mark.parametrize("bug", [b for b in BUGS if b.caught], ids=lambda b: b.name)
+# The default run takes a sample of the caught bugs (two invariants); the slow tier the rest.
+SAMPLE = ("spill-requests", "no-leftovers-named")
+
+
+@pytest.mark.parametrize("bug", [
+    pytest.param(b, marks=() if b.name in SAMPLE else pytest.mark.slow)
+    for b in BUGS if b.caught], ids=lambda b: b.name)
 def test_a_planted_bug_fails_the_run_naming_the_invariant(tmp_path: Path, bug: Bug) -> None:
     result = _run(tmp_path, bug, "-rf")
     assert result.returncode == 1, result.stdout[-3000:] + result.stderr
@@ -51,6 +57,7 @@ def _renumbered(tmp_path: Path, stop_stages: str) -> tinymesh_repo.Run:
     return tinymesh_repo.pytest_harness(repo, "-m", "harness", "-k", "INV5", "-v")
 
 
+@pytest.mark.slow
 def test_the_stop_stages_param_is_what_inv5_knows_the_stages_by(tmp_path: Path) -> None:
     # The mesh renumbered to the seed silo's stages, the param following: INV5 passes ...
     result = _renumbered(tmp_path / "following",

@@ -80,6 +80,7 @@ def test_a_saved_failure_is_not_replayed_from_a_server_that_went_away() -> None:
 
 
 @pytest.mark.fuzz_session
+@pytest.mark.slow
 def test_a_server_that_goes_away_mid_session_is_one_line_exit_2(
     own_redis: tuple[str, subprocess.Popen[bytes]], tmp_path: Path
 ) -> None:
@@ -130,6 +131,7 @@ def test_an_adapter_that_does_not_import_is_named_by_its_key_as_check_names_it(
 
 
 @pytest.mark.fuzz_session
+@pytest.mark.slow
 def test_the_adapter_is_imported_through_pytest_s_pythonpath(tmp_path: Path) -> None:
     repo = _repo(tmp_path, "mymesh.adapter:make")
     session = _fuzz(repo, "--minutes", "0.1")

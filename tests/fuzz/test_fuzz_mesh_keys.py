@@ -117,6 +117,7 @@ def _behaviours(runner: Callable[[AdapterFactory], dict[str, int]]) -> list[dict
     return [runner(make_adapter), runner(_named(make_adapter, "a copy of the reference"))]
 
 
+@pytest.mark.slow
 def test_a_derandomized_run_tries_the_same_programs_on_every_mesh() -> None:
     def keyed(factory: AdapterFactory) -> dict[str, int]:
         return dict(run_invariant("INV4", factory, CI, seed_scenarios=False).behaviours)
@@ -167,6 +168,7 @@ def _copy(source: Path, target: Path) -> Path:
     return target
 
 
+@pytest.mark.slow
 def test_the_failure_is_replayed_on_its_own_mesh(m2_failure: Path, tmp_path: Path) -> None:
     assert _m2_entries(m2_failure)
     database = ReadOnlyDatabase(DirectoryBasedExampleDatabase(m2_failure))
@@ -181,6 +183,7 @@ def test_the_failure_is_replayed_on_its_own_mesh(m2_failure: Path, tmp_path: Pat
     assert "run no examples" in (control.failure_text or "")
 
 
+@pytest.mark.slow
 def test_another_mesh_neither_replays_nor_deletes_it(m2_failure: Path, tmp_path: Path) -> None:
     directory = _copy(m2_failure, tmp_path / "db")
     saved = _m2_entries(directory)
@@ -199,6 +202,7 @@ def test_another_mesh_neither_replays_nor_deletes_it(m2_failure: Path, tmp_path:
     assert _m2_entries(directory) == saved
 
 
+@pytest.mark.slow
 def test_control_the_reference_under_m2s_key_deletes_its_failure(
     m2_failure: Path, tmp_path: Path
 ) -> None:

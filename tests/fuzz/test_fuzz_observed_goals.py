@@ -96,6 +96,7 @@ def test_seconds_and_the_first_start_come_from_timing_and_run_start(tmp_path: Pa
     assert observed.first_example_at == 40.0
 
 
+@pytest.mark.slow
 def test_a_machine_reports_its_evidence_as_observed_features(tmp_path: Path) -> None:
     """The path a session reads: each example's evidence, as Hypothesis' observability
     writes it, summed per obligation by `read_observed`."""

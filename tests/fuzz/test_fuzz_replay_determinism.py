@@ -40,6 +40,7 @@ def _programs(count: int) -> list[tuple[str, tuple[Any, ...], str]]:
     return programs
 
 
+@pytest.mark.slow
 def test_replaying_200_choice_sequences_twice_gives_the_same_traces() -> None:
     programs = _programs(PROGRAMS)
     assert len({trace for _, _, trace in programs}) > PROGRAMS // 2  # programs do differ
@@ -51,6 +52,7 @@ def test_replaying_200_choice_sequences_twice_gives_the_same_traces() -> None:
             assert replay(recorders[check], choices) == trace, check
 
 
+@pytest.mark.slow
 def test_a_mutant_replays_its_programs_too() -> None:
     """A pre-fix mutant (its own copy of the mesh's modules) keeps no state across runs
     either."""
@@ -94,6 +96,7 @@ def _fresh_interpreter(requests: list[dict[str, str]], hash_seed: str) -> list[s
     return digests
 
 
+@pytest.mark.slow
 def test_a_fresh_interpreter_replays_the_same_traces() -> None:
     programs = _programs(FRESH_PROGRAMS)
     requests = [{"check": check, "choices": encode(choices)} for check, choices, _ in programs]
@@ -117,6 +120,7 @@ def _probe(check_id: str, *flags: str) -> dict[str, int]:
     return counts
 
 
+@pytest.mark.slow
 def test_hypofuzz_keeps_the_behaviours_its_re_execution_reproduces() -> None:
     aligned = _probe("INV4")
     assert aligned["inputs"] >= 30

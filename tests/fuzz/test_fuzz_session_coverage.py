@@ -18,7 +18,7 @@ pytest.importorskip("hypofuzz", reason="needs the fuzz extra: pip install -e '.[
 from invariants.checks import CHECK_IDS
 from invariants.fuzzing.run import EXIT_NOTHING_FOUND, EXIT_SHORTFALL
 
-pytestmark = pytest.mark.fuzz_session
+pytestmark = [pytest.mark.fuzz_session, pytest.mark.slow]
 
 REPO = Path(__file__).resolve().parents[2]
 HANG_GUARD = 600  # seconds: only stops a hung subprocess, never judges speed

@@ -32,7 +32,7 @@ from hypothesis.extra.redis import RedisExampleDatabase
 from invariants.fuzzing.config import FuzzConfig
 from invariants.fuzzing.selection import build_machines, database_key
 
-pytestmark = pytest.mark.fuzz_session
+pytestmark = [pytest.mark.fuzz_session, pytest.mark.slow]
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[1]

@@ -56,6 +56,7 @@ def test_the_time_box_ends_the_session_and_its_group(session: subprocess.Popen[b
     assert not group_alive(session.pid)
 
 
+@pytest.mark.slow
 def test_a_new_failure_ends_the_session_when_asked(session: subprocess.Popen[bytes]) -> None:
     polls = iter([False, True])
     outcome = supervise(
@@ -130,6 +131,7 @@ def test_the_stop_lets_workers_write_out_within_the_grace(tmp_path: Path) -> Non
     process.stdin.close()
 
 
+@pytest.mark.slow
 def test_the_box_starts_once_start_up_is_over(session: subprocess.Popen[bytes]) -> None:
     polls = iter([None, None])  # start-up is over at the third poll, 1.5 s after the start
     outcome = supervise(session, seconds=0.5, new_failure=lambda: False,
@@ -139,6 +141,7 @@ def test_the_box_starts_once_start_up_is_over(session: subprocess.Popen[bytes]) 
     assert not group_alive(session.pid)
 
 
+@pytest.mark.slow
 def test_a_start_up_that_never_ends_starts_the_box_at_the_limit(
     session: subprocess.Popen[bytes],
 ) -> None:

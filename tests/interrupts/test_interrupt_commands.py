@@ -39,7 +39,8 @@ def _no_verdict(ended: Ended, signum: signal.Signals, command: str) -> None:
     assert not ended.left, f"still running after the command exited: {ended.left}"
 
 
-@pytest.mark.parametrize(("signum", "group"), [(SIGINT, True), (SIGTERM, False)])
+@pytest.mark.parametrize(("signum", "group"), [
+    (SIGINT, True), pytest.param(SIGTERM, False, marks=pytest.mark.slow)])
 def test_check_in_a_mesh_step(tmp_path: Path, signum: signal.Signals, group: bool) -> None:
     command = Command(["harness", "check"], repo(tmp_path), env={MODE_ENV: "block"})
     command.wait_for_mesh("blocked")
@@ -50,6 +51,7 @@ def test_check_in_a_mesh_step(tmp_path: Path, signum: signal.Signals, group: boo
 
 
 @pytest.mark.parametrize(("signum", "group"), [(SIGINT, True), (SIGHUP, True)])
+@pytest.mark.slow
 def test_check_during_the_reference_inv6(
     tmp_path: Path, signum: signal.Signals, group: bool
 ) -> None:
@@ -61,7 +63,8 @@ def test_check_during_the_reference_inv6(
     assert "INV6 on" not in ended.stderr  # its run gave no verdict, pass or fail
 
 
-@pytest.mark.parametrize(("signum", "group"), [(SIGINT, True), (SIGTERM, False)])
+@pytest.mark.parametrize(("signum", "group"), [
+    (SIGINT, True), pytest.param(SIGTERM, False, marks=pytest.mark.slow)])
 def test_prove_kill_matrix(tmp_path: Path, signum: signal.Signals, group: bool) -> None:
     command = Command(["harness", "prove", "--mutant", "M1", "--check", "INV6"], tmp_path)
     command.wait_for_line("reference")
@@ -72,6 +75,7 @@ def test_prove_kill_matrix(tmp_path: Path, signum: signal.Signals, group: bool) 
 
 
 @pytest.mark.parametrize(("signum", "group"), [(SIGINT, True), (SIGTERM, False)])
+@pytest.mark.slow
 def test_prove_kill_matrix_workers(tmp_path: Path, signum: signal.Signals, group: bool) -> None:
     command = Command(["harness", "prove", "--mutant", "M1", "--mutant", "M2", "--check",
                        "INV6", "--jobs", "2"], tmp_path)
@@ -83,6 +87,7 @@ def test_prove_kill_matrix_workers(tmp_path: Path, signum: signal.Signals, group
 
 
 @pytest.mark.parametrize(("signum", "group"), [(SIGINT, True), (SIGTERM, False)])
+@pytest.mark.slow
 def test_prove_mutate_workers(tmp_path: Path, signum: signal.Signals, group: bool) -> None:
     command = Command(
         ["harness", "prove", "--mutate", "--jobs", "2", "--no-cache", "--sample", "4"],
@@ -112,6 +117,7 @@ def test_scan_parser_workers(
 
 
 @pytest.mark.parametrize(("signum", "group"), [(SIGINT, True), (SIGTERM, False)])
+@pytest.mark.slow
 def test_pytest_plugin_in_a_mesh_step(
     tmp_path: Path, signum: signal.Signals, group: bool
 ) -> None:
@@ -129,6 +135,7 @@ def test_pytest_plugin_in_a_mesh_step(
 
 
 @pytest.mark.parametrize(("signum", "group"), [(SIGTERM, False), (SIGHUP, False), (SIGINT, True)])
+@pytest.mark.slow
 def test_fuzz_session(tmp_path: Path, signum: signal.Signals, group: bool) -> None:
     pytest.importorskip("hypofuzz", reason="needs the fuzz extra: pip install -e '.[fuzz]'")
     command = Command(["harness", "fuzz", "--minutes", "5", "--workers", "2",
@@ -140,7 +147,7 @@ def test_fuzz_session(tmp_path: Path, signum: signal.Signals, group: bool) -> No
     assert "fuzz session:" not in ended.stdout  # no summary, no exit code of one
 
 
-@pytest.mark.parametrize("signum", [SIGTERM, SIGINT])
+@pytest.mark.parametrize("signum", [SIGTERM, pytest.param(SIGINT, marks=pytest.mark.slow)])
 def test_an_in_place_mutate_run_says_it_was_interrupted_on_standard_output(
     tmp_path: Path, signum: signal.Signals
 ) -> None:
@@ -154,6 +161,7 @@ def test_an_in_place_mutate_run_says_it_was_interrupted_on_standard_output(
     assert ended.stdout.splitlines() == [f"harness-interrupted: {signum.name}"]
 
 
+@pytest.mark.slow
 def test_check_fails_a_blocked_step_as_hung_within_the_wall_budget(tmp_path: Path) -> None:
     command = Command(["harness", "check"], repo(tmp_path),
                       env={MODE_ENV: "block", "HARNESS_STEP_WALL_BUDGET": "0.5"})

@@ -4,6 +4,8 @@ gives the verdicts of the full one while it skips cells no run can tell apart.""
 
 from __future__ import annotations
 
+import pytest
+
 from invariants.mutants.guide import Change, change_between
 from invariants.mutants.matrix import prove
 
@@ -61,6 +63,7 @@ def test_what_runs_at_import_is_reached_by_every_run() -> None:
         assert changed.reached_by({})
 
 
+@pytest.mark.slow
 def test_a_guided_matrix_gives_the_full_matrix_verdicts() -> None:
     """M22 changes code only the post paths run, M15 a constant of the retry ladder: on
     INV1 and INV4 the guided matrix skips the cells whose reference runs never reach their

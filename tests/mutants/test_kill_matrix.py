@@ -194,6 +194,7 @@ def test_seeds_first_leave_a_passing_run_as_it_was() -> None:
     assert in_order.examples == reordered.examples
 
 
+@pytest.mark.slow
 def test_dynamic_kill_is_deterministic() -> None:
     """The drawn rules alone (no seed scenarios): the search itself repeats exactly."""
     factory = build_mutant(find_mutant("M3")).factory

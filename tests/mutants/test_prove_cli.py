@@ -63,6 +63,7 @@ def _without_seconds(matrix: dict[str, Any]) -> dict[str, Any]:
     return matrix
 
 
+@pytest.mark.slow
 def test_two_jobs_give_the_matrix_of_one() -> None:
     selection = ["--mutant", "M1", "--mutant", "M2", "--check", "INV1", "--check", "INV2",
                  "--check", "MESH001"]
@@ -79,6 +80,7 @@ def test_two_jobs_give_the_matrix_of_one() -> None:
     assert "M1 INV1: killed" in parallel[0].stderr  # each progress line names its subject
 
 
+@pytest.mark.slow
 def test_mutants_built_in_the_workers_give_the_matrix_of_one_job() -> None:
     """Judged by invariants alone, a mutant is built by the worker that runs it (here each
     mutant has two cells, so two workers may build it at once)."""
@@ -91,6 +93,7 @@ def test_mutants_built_in_the_workers_give_the_matrix_of_one_job() -> None:
     assert matrices[2]["mutants"]["M9"]["INV1"]["killed"] is True
 
 
+@pytest.mark.slow
 def test_a_mutant_that_no_longer_applies_in_a_worker_is_an_error() -> None:
     """A mutant whose site is gone: with one job its build fails here, with two in the
     worker; either way the matrix fails, naming the mutant, and its kill is missing."""
@@ -107,6 +110,7 @@ def test_a_mutant_that_no_longer_applies_in_a_worker_is_an_error() -> None:
         assert "found 0 time(s)" in matrix.errors[0]
 
 
+@pytest.mark.slow
 def test_a_mutant_judged_by_a_rule_too_that_no_longer_applies_is_one_error() -> None:
     """With workers its cells may run before the scan finds the codemod stale: the matrix
     says so once, as with one job, and leaves its row out."""

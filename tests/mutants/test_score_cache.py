@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
+import pytest
+
 from invariants.mutants.score.cache import VerdictCache, harness_version, key
 from invariants.mutants.score.engine import enumerate_file
 from invariants.mutants.score.evaluate import Verdict
@@ -32,6 +34,7 @@ def test_a_verdict_round_trips_and_a_damaged_entry_is_a_miss(tmp_path: Path) -> 
     assert cache.get("ab" * 32) is None  # run again rather than trust it
 
 
+@pytest.mark.slow
 def test_the_run_context_is_the_same_in_every_process() -> None:
     import os
     import subprocess
@@ -61,6 +64,7 @@ def test_a_cached_verdict_holds_under_a_budget_its_run_fits() -> None:
     assert Verdict("incompetent", evidence="SyntaxError").holds_under(0.5)
 
 
+@pytest.mark.slow
 def test_a_cached_hang_is_judged_again_under_another_budget(tmp_path: Path) -> None:
     """The cache is read before the unmutated mesh gives the run's budget: a hang cached
     under another budget waits for it, then runs again; a verdict whose steps fit any

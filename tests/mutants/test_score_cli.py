@@ -47,6 +47,7 @@ def _consistent(data: dict[str, Any]) -> None:
         assert f"@@ -{survivor['line']}" in survivor["diff"] or "@@" in survivor["diff"]
 
 
+@pytest.mark.slow
 def test_a_seeded_sample_of_the_reference_is_scored_and_cached(tmp_path: Path) -> None:
     first, progress = _prove(tmp_path, "--sample", "3", "--seed", "7")
     _consistent(first)
@@ -60,6 +61,7 @@ def test_a_seeded_sample_of_the_reference_is_scored_and_cached(tmp_path: Path) -
         assert again[key] == first[key], key
 
 
+@pytest.mark.slow
 def test_another_repos_mesh_is_mutated_through_its_adapter(tmp_path: Path) -> None:
     sys.path.insert(0, str(WORKTREE / "tests" / "plugin"))
     try:

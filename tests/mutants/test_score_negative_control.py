@@ -29,6 +29,7 @@ def _run() -> ScoreRun:
     return run_score(target, Triage(None), Options(operators=OPERATORS, timeout=120))
 
 
+@pytest.mark.slow
 def test_turning_off_one_obligation_lowers_the_score(monkeypatch: pytest.MonkeyPatch) -> None:
     full = _run()
     assert full.results and score(full) == 1.0

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import dataclasses
 
+import pytest
+
 from invariants.mutants.executed_lines import sound_for
 from invariants.mutants.matrix import reference_scan_config
 from invariants.mutants.score.baseline import measure
@@ -59,12 +61,14 @@ def test_a_mutant_is_matched_by_its_whole_innermost_statement() -> None:
     assert imported.checks_reaching(("A", "B"), "m.py", 1, SOURCE) == ("A", "B")
 
 
+@pytest.mark.slow
 def test_guidance_is_used_only_where_a_run_depends_on_the_code_alone() -> None:
     assert sound_for("ci")
     assert not sound_for("dev")  # random generation: coverage of one run bounds no other
     assert measure(_target(), "dev", guided=True).reach is None
 
 
+@pytest.mark.slow
 def test_guided_verdicts_are_the_unguided_ones() -> None:
     guided, unguided = _run(True), _run(False)
     assert guided.guided and not unguided.guided

@@ -147,6 +147,7 @@ def test_verify_triage_usage_errors_exit_2_with_one_line(
     assert message in err and len(err.splitlines()) == 1
 
 
+@pytest.mark.slow
 def test_a_seeded_sample_of_the_repositorys_triage_is_true(tmp_path: Path) -> None:
     """Three triaged mutants of harness-mutants.toml, drawn with seed 1, each run through
     every check: none is killed, so no entry is stale (an equivalent one survives; a known

@@ -95,6 +95,7 @@ def test_a_seed_program_failure_shows_program_diagram_and_schedule(
 
 
 @pytest.mark.usefixtures("isolated")
+@pytest.mark.slow
 def test_a_search_failure_shows_the_shrunk_program_diagram_schedule_and_blob(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -131,6 +132,7 @@ def test_the_clean_mesh_passes_with_no_counterexample(
     assert "state = " not in text and "```mermaid" not in text and SCHEDULE not in text
 
 
+@pytest.mark.slow
 def test_pytest_harness_shows_the_same_failure(tmp_path: Path) -> None:
     done = _run(_copy(tmp_path), "pytest", "-p", "harness", "-p", "no:cacheprovider",
                 "-m", "harness", "-k", BUG.expected, "-rA", "--harness-adapter", BUG.factory)

@@ -31,6 +31,7 @@ def test_the_reference_passes_and_the_report_says_so(
     assert out.rstrip().endswith("Result: PASS")
 
 
+@pytest.mark.slow
 def test_the_json_report_carries_the_same_verdicts(capsys: pytest.CaptureFixture[str]) -> None:
     code = main(["check", "--no-prove", "--invariants", "INV1", "--quiet", "--format", "json"])
     document = json.loads(capsys.readouterr().out)
@@ -97,6 +98,7 @@ def _without_seconds(document: object) -> object:
     return document
 
 
+@pytest.mark.slow
 def test_two_jobs_give_the_report_of_one(capsys: pytest.CaptureFixture[str]) -> None:
     reports = {}
     for jobs in ("1", "2"):

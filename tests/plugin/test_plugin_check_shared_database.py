@@ -82,6 +82,7 @@ def test_control_check_without_one_replays_nothing(
     assert json.loads(capsys.readouterr().out)["shared_database"] is None
 
 
+@pytest.mark.slow
 def test_the_option_wins_over_the_variable(
     seen: list[Path | None], tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
@@ -144,6 +145,7 @@ PROVE = ["prove", "--mutant", "M3", "--check", "INV2", "--expected-only", "--for
 
 
 @pytest.mark.parametrize("named", [True, False])
+@pytest.mark.slow
 def test_prove_replays_the_named_database_for_the_reference_and_the_mutant(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str],
     named: bool,

@@ -33,6 +33,7 @@ def _silent(chooser: Chooser) -> _SilentRejections:
     return _SilentRejections(chooser)
 
 
+@pytest.mark.slow
 def test_the_check_report_shows_every_obligation_with_its_count(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
@@ -49,6 +50,7 @@ def test_the_check_report_shows_every_obligation_with_its_count(
     assert all(o["exercised"] > 0 and "cause" not in o for o in row["obligations"])
 
 
+@pytest.mark.slow
 def test_a_mesh_that_never_shows_a_rejection_is_not_exercised(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -73,6 +73,7 @@ def _run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
                               "no:cacheprovider", *args)
 
 
+@pytest.mark.slow
 def test_the_option_replays_the_saved_failure_on_its_mesh(
     pytester: pytest.Pytester, saved: tuple[Path, list[str]]
 ) -> None:
@@ -99,6 +100,7 @@ def make_adapter(chooser):
 """
 
 
+@pytest.mark.slow
 def test_another_mesh_does_not_replay_it(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch,
     saved: tuple[Path, list[str]],
@@ -121,6 +123,7 @@ def test_another_mesh_does_not_replay_it(
 
 
 @pytest.mark.parametrize("where", ["ini", "table", "environment"])
+@pytest.mark.slow
 def test_the_ini_key_the_table_and_the_variable_name_it_too(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch,
     saved: tuple[Path, list[str]], where: str,
@@ -140,6 +143,7 @@ def test_the_ini_key_the_table_and_the_variable_name_it_too(
 
 
 @pytest.mark.parametrize("winner", ["option", "ini", "table"])
+@pytest.mark.slow
 def test_the_option_wins_over_the_ini_key_over_the_table_over_the_variable(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch,
     saved: tuple[Path, list[str]], winner: str,
@@ -169,6 +173,7 @@ def test_the_option_wins_over_the_ini_key_over_the_table_over_the_variable(
     _run(pytester, f"--harness-adapter={RARE}", *swapped).assert_outcomes(passed=1)
 
 
+@pytest.mark.slow
 def test_a_relative_table_path_is_relative_to_the_pyproject(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch,
     saved: tuple[Path, list[str]],

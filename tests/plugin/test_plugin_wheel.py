@@ -47,6 +47,7 @@ def _copy_project(target: Path) -> Path:
 
 
 @pytest.mark.timeout(600)
+@pytest.mark.slow
 def test_a_wheel_in_a_new_virtualenv_runs_the_plugin_on_a_sample_repo(tmp_path: Path) -> None:
     project = _copy_project(tmp_path / "project")
     wheels = tmp_path / "wheels"

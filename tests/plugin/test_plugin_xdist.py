@@ -26,6 +26,7 @@ def _outcomes(result: pytest.RunResult) -> dict[str, str]:
     return found
 
 
+@pytest.mark.slow
 def test_two_workers_give_the_same_items_and_verdicts(pytester: pytest.Pytester) -> None:
     sample_repo.write(pytester.path, fixed=False)
     args = ("-p", "harness", "-rA", "-p", "timeout", "--timeout", "300")

@@ -43,6 +43,7 @@ def _run_hook(repo: Path, home: Path) -> subprocess.CompletedProcess[str]:
 
 
 @pytest.mark.skipif(shutil.which("git") is None, reason="pre-commit needs git")
+@pytest.mark.slow
 def test_the_hook_finds_an_unguarded_emit_and_passes_its_guarded_twin(tmp_path: Path) -> None:
     pytest.importorskip("pre_commit", reason="the dev extra installs pre-commit")
     if not (HERE / ".git").exists():

@@ -8,6 +8,8 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 from invariants.trace import digest
 from reference_impl.scenarios import SCENARIOS, run_scenario
 
@@ -34,6 +36,7 @@ def _digests_in_subprocesses(*hash_seeds: str) -> list[dict[str, str]]:
     return results
 
 
+@pytest.mark.slow
 def test_every_scenario_has_the_same_digest_under_different_hash_seeds() -> None:
     first, second = _digests_in_subprocesses("1", "4242")
     assert sorted(first) == sorted(SCENARIOS)

@@ -13,6 +13,7 @@ import textwrap
 from types import FrameType
 
 import libcst as cst
+import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from libcst.metadata import MetadataWrapper, PositionProvider
@@ -165,6 +166,7 @@ def reached_unproved(source: str, decisions: list[bool]) -> set[int]:
      "    pass", "target()"],
     [True],
 )
+@pytest.mark.slow
 def test_guarded_means_every_run_checked_first(body: list[str], decisions: list[bool]) -> None:
     source = "def f(d):\n" + "\n".join(_indent(body)) + "\n"
     try:
