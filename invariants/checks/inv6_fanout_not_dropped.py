@@ -76,9 +76,15 @@ class FanoutNotDropped(Monitor):
         "and are breaker_threshold and breaker_cooldown_ms the mesh's?)",
         STOPPED: "no key of user traffic carried more than breaker_threshold posts in one "
         "instant (is the `storm` family on?)",
-        WINDOWS: "no key tripped in a window it opened itself (is the `storm` family on? with "
-        "breaker_windows = \"any\" the windows are not judged exactly)",
+        WINDOWS: "no key tripped in a window it opened itself (is the `storm` family on?)",
     })
+
+    @classmethod
+    def by_policy(cls, params: CheckParams) -> dict[str, str]:
+        if params.breaker_windows != "first_post":
+            return {WINDOWS: f"breaker_windows = {params.breaker_windows!r}: the mesh's "
+                             "windows open where it chooses, so none is judged exactly"}
+        return {}
 
     def __init__(self, params: CheckParams = DEFAULT_PARAMS) -> None:
         super().__init__(params)

@@ -104,3 +104,10 @@ def test_an_unknown_window_rule_is_refused() -> None:
         assert "breaker_windows must be one of any, first_post, got 'sliding'" in str(exc)
     else:
         raise AssertionError("breaker_windows='sliding' was accepted")
+
+
+def test_windows_declared_any_leave_the_exact_windows_not_applicable() -> None:
+    reasons = inv6.FanoutNotDropped.inapplicable(frozenset(), CheckParams(breaker_windows="any"))
+    assert reasons[WINDOWS].startswith("breaker_windows = 'any'")
+    # Negative control: the reference's policy keeps them applicable.
+    assert WINDOWS not in inv6.FanoutNotDropped.inapplicable(frozenset(), CheckParams())
