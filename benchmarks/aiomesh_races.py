@@ -49,8 +49,10 @@ import hypothesis.core
 import seeded_runs  # the sibling script: seeded searches
 
 from invariants.adapter import Capability, Chooser, FirstChooser, Route
-from invariants.aio import Rig, TraceLog, render_schedule
+from invariants.aio import render_schedule
 from invariants.aio.faultbook import FaultBook
+from invariants.aio.rig import Rig
+from invariants.aio.tracelog import TraceLog
 from invariants.dynamic.runner import Outcome, run_invariant, run_program
 from invariants.trace import EventKind
 

@@ -19,7 +19,8 @@ from invariants.adapter import (
     MessageSpec,
     Route,
 )
-from invariants.aio import AsyncMeshAdapter, TraceFields, emit, point, removed, turn
+from invariants.aio import AsyncMeshAdapter, emit, point, removed, turn
+from invariants.aio.tracelog import TraceFields
 from invariants.capabilities import capabilities_of
 from invariants.checks import CheckParams
 from invariants.conformance.programs import conformance

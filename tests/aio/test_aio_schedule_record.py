@@ -9,7 +9,8 @@ from typing import Any
 
 import pytest
 
-from invariants.aio import Decision, Legality, Schedule, run
+from invariants.aio import Legality, Schedule, run
+from invariants.aio.schedule import Decision
 
 VALUES = ", ".join(repr(legality.value) for legality in Legality)
 
