@@ -17,6 +17,11 @@ from invariants.mutants.patch import Patch
 from invariants.mutants.registry import MUTANT_MODULES, MUTANTS, find_mutant, select_mutants
 
 MAX_CHANGED_LINES = 8  # a mutant is one statement or expression, plus an import
+# The per-mutant checks run by default on one mutant per check (the first that lists it, as
+# the kill matrix's sample), every rewrite on its own tests; the other mutants in the slow tier.
+SAMPLE = {next(m.id for m in MUTANTS if check in m.kills) for check in ALL_CHECKS
+          if any(check in m.kills for m in MUTANTS)}
+TIERED = [pytest.param(m, marks=() if m.id in SAMPLE else pytest.mark.slow) for m in MUTANTS]
 
 
 def _source(mutant: Mutant) -> str:
@@ -84,7 +89,7 @@ def test_a_change_outside_the_site_is_noticed() -> None:
     ]
 
 
-@pytest.mark.parametrize("mutant", MUTANTS, ids=lambda m: m.id)
+@pytest.mark.parametrize("mutant", TIERED, ids=lambda m: m.id)
 def test_codemod_changes_only_its_site(mutant: Mutant) -> None:
     before = _source(mutant)
     after = mutant.apply(before)
@@ -105,7 +110,7 @@ def test_codemod_changes_only_its_site(mutant: Mutant) -> None:
     cst.parse_module(after)  # still valid Python
 
 
-@pytest.mark.parametrize("mutant", MUTANTS, ids=lambda m: m.id)
+@pytest.mark.parametrize("mutant", TIERED, ids=lambda m: m.id)
 def test_codemod_on_source_without_its_target_names_mutant_and_file(mutant: Mutant) -> None:
     other = "faults.py" if mutant.path == "constants.py" else "constants.py"  # not its file
     unrelated = (reference_root() / other).read_text(encoding="utf-8")
@@ -116,7 +121,7 @@ def test_codemod_on_source_without_its_target_names_mutant_and_file(mutant: Muta
     assert "found 0 time(s)" in message
 
 
-@pytest.mark.parametrize("mutant", MUTANTS, ids=lambda m: m.id)
+@pytest.mark.parametrize("mutant", TIERED, ids=lambda m: m.id)
 def test_codemod_does_not_apply_twice(mutant: Mutant) -> None:
     """Once mutated, the target is gone: a second application is an error, not a no-op."""
     once = mutant.apply(_source(mutant))
