@@ -90,18 +90,16 @@ def _argv(command: str) -> list[str]:
 OUTPUTS = [(name, body) for kind, name, body in BLOCKS if kind == "output"]
 
 
-def _runs_the_invariants(state: str, block: str) -> bool:
-    """A block whose commands run the dynamic invariants on the example (`harness check`,
-    or the plugin once a `scan-*` table no longer stands in): the slow tier's."""
-    commands = [command for command, _ in _segments(block)]
-    return any("harness check" in command or (
-        command.startswith("pytest -p harness -q") and not state.startswith("scan-"))
-        for command in commands)
+def _slow(block: str) -> bool:
+    """A block that starts a pytest session of the example or runs `harness check` on it:
+    the slow tier's (the scan's and adapter-check's outputs run by default)."""
+    return any(command.startswith("pytest") or "harness check" in command
+               for command, _ in _segments(block))
 
 
 @pytest.mark.parametrize(("state", "block"), [
     pytest.param(state, block, id=f"{i}-{state}",
-                 marks=pytest.mark.slow if _runs_the_invariants(state, block) else ())
+                 marks=pytest.mark.slow if _slow(block) else ())
     for i, (state, block) in enumerate(OUTPUTS)])
 def test_the_output_shown_is_what_the_step_prints(tmp_path: Path, state: str,
                                                   block: str) -> None:

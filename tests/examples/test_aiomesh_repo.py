@@ -39,6 +39,7 @@ def test_the_demo_runs_on_the_stock_loop_and_exits_0(tmp_path: Path) -> None:
     assert done.stdout.splitlines()[-1].endswith("all as expected")
 
 
+@pytest.mark.slow
 def test_the_repositorys_own_tests_pass(tmp_path: Path) -> None:
     done = _run(_copy(tmp_path), "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:harness")
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr

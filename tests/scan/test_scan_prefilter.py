@@ -135,6 +135,7 @@ def test_prefiltered_reports_are_those_of_a_full_parse() -> None:
     assert sorted(whole_tree[0].problems) == sorted(whole_tree[1].problems)
 
 
+@pytest.mark.slow
 def test_the_prefilter_skips_libcst_where_no_rule_needs_the_tree() -> None:
     reports = {r.path: r for r in analysed(prefilter=True)}
     # The prefilters read text: a name in a comment is enough to parse the file.
@@ -149,6 +150,7 @@ def test_the_prefilter_skips_libcst_where_no_rule_needs_the_tree() -> None:
     assert all(r.tree_built for r in analysed(prefilter=False) if r.parsed)
 
 
+@pytest.mark.slow
 def test_scan_stats_count_the_files_libcst_parsed(tmp_path: Path) -> None:
     for path, source, _ in corpus():
         (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
