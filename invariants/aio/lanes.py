@@ -35,7 +35,7 @@ from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from invariants.adapter import TIMER_TIE, Chooser, FirstChooser
+from invariants.adapter import TIMER_TIE, Chooser, FirstChooser, SeededChooser
 from invariants.aio.clock import Clock
 from invariants.aio.errors import ScheduleDivergence
 from invariants.aio.labels import describe
@@ -52,6 +52,10 @@ from invariants.aio.schedule import (
 
 # How many options (or queued callbacks) a chooser's `why` names (the count is always given).
 WHY_NAMED = 8
+# The choosers known to pick without reading `why` (these classes exactly, not a subclass
+# that may read it): they are handed "" instead of a text formatted for every decision
+# (one per segment on a simulated network).
+_WHY_UNREAD = (FirstChooser, SeededChooser)
 
 Lane = deque[asyncio.Handle]
 
@@ -64,6 +68,14 @@ class Verdict(Protocol):
     def options(self) -> Sequence[str]: ...
 
     def apply(self, pick: int) -> bool: ...
+
+
+class JudgedTimer(asyncio.TimerHandle):
+    """A timer that lands as its `verdict` decides (`VirtualLoop.call_judged`). The verdict
+    rides on the timer, not in a table keyed by it: a TimerHandle hashes in Python."""
+
+    __slots__ = ("verdict",)
+    verdict: Verdict
 
 
 @dataclass(slots=True)
@@ -85,10 +97,11 @@ class ReadyOrder:
         self.fifo: Lane = deque()
         self.pending: list[Arrival] = []
         self.todo = 0  # callbacks left to run in this iteration
-        self.verdicts: dict[asyncio.TimerHandle, Verdict] = {}  # timers judged as they land
+        self.judging = False  # a `JudgedTimer` was armed: due timers are looked at
         self._outside = itertools.count()
         self._clock = clock
         self._chooser = chooser
+        self._why_read = type(chooser) not in _WHY_UNREAD
         self._legality = legality
         self.reorder_all = legality is Legality.REORDER_ALL
         self.replay = Replay(replay) if replay is not None else None
@@ -110,7 +123,7 @@ class ReadyOrder:
         clock, fifo, pending = self._clock, self.fifo, self.pending
         if clock.timers and clock.timers[0][0] <= clock.now_us:
             due = clock.release_due()
-            if self.verdicts:
+            if self.judging:
                 due = self._judge(step, due)
             if len(due) == 1 and not pending and not fifo:  # one timer alone: no choice
                 fifo.append(due[0][0])
@@ -132,8 +145,8 @@ class ReadyOrder:
         """The due timers that land: each one with a verdict as its verdict decides."""
         landing = []
         for timer, armed in due:
-            verdict = self.verdicts.pop(timer, None)
-            if verdict is not None:
+            if timer.__class__ is JudgedTimer:
+                verdict = timer.verdict
                 options = verdict.options()
                 pick = self._decide_verdict(step, options) if len(options) > 1 else 0
                 if not verdict.apply(pick):
@@ -163,7 +176,7 @@ class ReadyOrder:
             recorded = replay.decide(step, now, options)
             pick = recorded.chosen
         else:
-            pick = self._chooser.choose(options, why())
+            pick = self._chooser.choose(options, why() if self._why_read else "")
             if not (isinstance(pick, int) and 0 <= pick < options):
                 raise ValueError(
                     f"chooser picked {pick!r} of {options} options (0..{options - 1})"
@@ -291,13 +304,13 @@ class ReadyOrder:
     def stop_choosing(self) -> None:
         """FIFO from now on, no replay, nothing recorded."""
         self._chooser = FirstChooser()
+        self._why_read = False
         self.replay = None
         self.schedule = Schedule(legality=self._legality)
 
     def clear(self) -> None:
         self.fifo.clear()
         self.pending.clear()
-        self.verdicts.clear()
         self.todo = 0
 
 

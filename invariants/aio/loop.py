@@ -38,7 +38,7 @@ from invariants.aio.diagnostics import (
 from invariants.aio.drive import Drive
 from invariants.aio.errors import Stuck
 from invariants.aio.fences import FencedEventLoop
-from invariants.aio.lanes import Lane, ReadyOrder, Verdict
+from invariants.aio.lanes import JudgedTimer, Lane, ReadyOrder, Verdict
 from invariants.aio.schedule import Legality, Schedule
 from invariants.aio.tasks import TaskBook
 
@@ -157,15 +157,16 @@ class VirtualLoop(AsyncGenHooks, FencedEventLoop):
 
     def _timer(
         self, when_us: int | None, callback: Callable[..., object], args: tuple[Any, ...],
-        context: Context | None,
+        context: Context | None, kind: type[asyncio.TimerHandle] = asyncio.TimerHandle,
     ) -> asyncio.TimerHandle:
-        """A timer due at `when_us` (None: never, as for an infinite delay)."""
+        """A timer (of class `kind`) due at `when_us` (None: never, as for an infinite
+        delay)."""
         self._check_closed()  # type: ignore[attr-defined]
         if self._debug:  # type: ignore[attr-defined]
             self._check_thread()  # type: ignore[attr-defined]
             self._check_callback(callback, "call_at")  # type: ignore[attr-defined]
         when = math.inf if when_us is None else when_us / US
-        timer = asyncio.TimerHandle(when, callback, list(args), self, context)
+        timer = kind(when, callback, list(args), self, context)
         if timer._source_traceback:  # type: ignore[attr-defined]
             del timer._source_traceback[-1]  # type: ignore[attr-defined]
         if when_us is not None:
@@ -179,8 +180,9 @@ class VirtualLoop(AsyncGenHooks, FencedEventLoop):
         """A timer `delay_us` from now that lands as `verdict` decides when it falls due
         (the simulated network's delivery of a segment, `invariants.aio.net`): a choice
         recorded in `schedule` like the others."""
-        timer = self._timer(self._clock.now_us + delay_us, callback, args, context)
-        self._order.verdicts[timer] = verdict
+        timer = self._timer(self._clock.now_us + delay_us, callback, args, context, JudgedTimer)
+        timer.verdict = verdict  # type: ignore[attr-defined]
+        self._order.judging = True
         return timer
 
     def due_instants_us(self) -> list[int]:
