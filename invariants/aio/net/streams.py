@@ -133,8 +133,12 @@ class StreamTransport(asyncio.Transport):
                 end.consumed(count)
                 protocol.buffer_updated(count)
             else:
-                data = bytes(rx[:MAX_READ])
-                del rx[:MAX_READ]
+                if len(rx) <= MAX_READ:  # one read takes it all: one copy
+                    data = bytes(rx)
+                    rx.clear()
+                else:
+                    data = bytes(rx[:MAX_READ])
+                    del rx[:MAX_READ]
                 end.consumed(len(data))
                 protocol.data_received(data)
         except (SystemExit, KeyboardInterrupt):
@@ -148,7 +152,7 @@ class StreamTransport(asyncio.Transport):
     # Writing.
 
     def write(self, data: bytes | bytearray | memoryview) -> None:
-        if not isinstance(data, bytes | bytearray | memoryview):
+        if not isinstance(data, (bytes, bytearray, memoryview)):  # a tuple: faster than a union
             raise TypeError(f"data argument must be a bytes-like object, "
                             f"not {type(data).__name__!r}")
         if self._eof:
@@ -160,8 +164,12 @@ class StreamTransport(asyncio.Transport):
                 logger.warning("socket.send() raised exception.")
             self._conn_lost += 1
             return
-        if self._end.error is not None:
-            self._fatal_error(self._end.error, "Fatal write error on socket transport")
+        end = self._end
+        if end.error is not None:
+            self._fatal_error(end.error, "Fatal write error on socket transport")
+            return
+        if not self._buffer and data.__class__ is bytes and len(data) <= end.room():
+            end.send(data)  # all of it goes at once (the common case): no view, no copy
             return
         view = memoryview(data).cast("B")
         if not self._buffer:

@@ -15,11 +15,10 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import errno
-from dataclasses import dataclass
 from enum import Enum
 from typing import TYPE_CHECKING
 
-from invariants.aio.net.wire import Flight, Wire, fire, named
+from invariants.aio.net.wire import Flight, Wire, named
 
 if TYPE_CHECKING:
     from invariants.aio.net.hosts import Host
@@ -36,11 +35,14 @@ class Kind(Enum):
     RST = "reset"
 
 
-@dataclass(slots=True)
-class Segment:
-    seq: int
-    kind: Kind
-    data: bytes = b""
+# The kinds under module names: reading a member off an Enum class costs a descriptor call
+# (3.11+), and each segment's kind is compared several times on its way.
+SYN, SYNACK, DATA, FIN, RST = Kind.SYN, Kind.SYNACK, Kind.DATA, Kind.FIN, Kind.RST
+
+
+# A segment: its number in its direction, its kind, its bytes (a tuple: one is made for
+# every write).
+Segment = tuple[int, Kind, bytes]
 
 
 class Pipe:
@@ -48,7 +50,8 @@ class Pipe:
     handed over in that order however they arrive. `in_window`: bytes sent and not yet
     read at the other end."""
 
-    __slots__ = ("conn", "dst", "early", "expected", "in_window", "sent", "src", "timer")
+    __slots__ = ("conn", "data_what", "dst", "early", "expected", "in_window", "sent", "src",
+                 "timer")
 
     def __init__(self, conn: Connection, src: Host, dst: Host) -> None:
         self.conn = conn
@@ -57,22 +60,29 @@ class Pipe:
         self.expected = 0
         self.early: dict[int, Segment] = {}
         self.in_window = 0
-        self.timer = named(f"tcp {src.name}→{dst.name}", fire)
+        self.timer = named(f"tcp {src.name}→{dst.name}")
+        # The last data segment's size and how verdicts name it: a stream's segments
+        # mostly repeat a size, and the name is asked for every one.
+        self.data_what = (-1, "")
 
     def send(self, kind: Kind, data: bytes = b"") -> None:
         src, dst = self.src.name, self.dst.name
-        if kind is Kind.DATA:
-            what = f"segment {src}→{dst} ({len(data)} bytes)"
+        if kind is DATA:
+            size, what = self.data_what
+            if size != len(data):
+                what = f"segment {src}→{dst} ({len(data)} bytes)"
+                self.data_what = (len(data), what)
         else:
             what = f"{kind.value} {src}→{dst}"
-        segment = Segment(self.sent, kind, data)
+        segment = (self.sent, kind, data)
         self.sent += 1
         wire = self.conn.wire
         wire.send(Flight(wire, src, dst, what, segment, self.arrive, self.timer, stream=True))
 
     def arrive(self, segment: Segment) -> None:
-        if segment.seq != self.expected:
-            self.early[segment.seq] = segment
+        seq = segment[0]
+        if seq != self.expected:
+            self.early[seq] = segment
             return
         self.expected += 1
         self.conn.receive(self, segment)
@@ -101,18 +111,19 @@ class Connection:
         self.remote = remote
 
     def receive(self, pipe: Pipe, segment: Segment) -> None:
+        _seq, kind, data = segment
         if pipe is self.up:
-            if segment.kind is Kind.SYN:
+            if kind is SYN:
                 self._request()
                 return
             end = self.server
         else:
             end = self.client
         if end is None:
-            if segment.kind is not Kind.RST:
-                self._reverse(pipe).send(Kind.RST)
+            if kind is not RST:
+                self._reverse(pipe).send(RST)
             return
-        end.receive(segment)
+        end.receive(kind, data)
 
     def _reverse(self, pipe: Pipe) -> Pipe:
         return self.down if pipe is self.up else self.up
@@ -123,16 +134,13 @@ class Connection:
         host, (ip, port) = self.down.src, self.remote
         listener = host.listener_for(ip, port) if host.up else None
         if listener is None:
-            self.down.send(Kind.RST)
+            self.down.send(RST)
             return
         server = End(self, host, self.remote, self.client.local, self.down,
                      listener.context.copy(), connecting=False)
         self.server = server
-        self.down.send(Kind.SYNACK)
+        self.down.send(SYNACK)
         listener.accept(server)
-
-    def other(self, end: End) -> End | None:
-        return self.server if end is self.client else self.client
 
 
 class End:
@@ -179,13 +187,13 @@ class End:
 
     def send(self, data: bytes) -> None:
         self.out.in_window += len(data)
-        self.out.send(Kind.DATA, data)
+        self.out.send(DATA, data)
 
     def shutdown(self) -> None:
         """No more data from this side: an end of stream, after what was sent."""
         if self.state == End.OPEN and not self.fin_sent and self.alive:
             self.fin_sent = True
-            self.out.send(Kind.FIN)
+            self.out.send(FIN)
 
     def close(self) -> None:
         """The program closed the socket: an end of stream, or a reset when bytes
@@ -200,35 +208,36 @@ class End:
             return
         if self.rx:
             self.rx.clear()
-            self.out.send(Kind.RST)
+            self.out.send(RST)
             self.state = End.GONE
             return
         if not self.fin_sent:
             self.fin_sent = True
-            self.out.send(Kind.FIN)
+            self.out.send(FIN)
         self.state = End.CLOSED
 
     # Receiving.
 
-    def receive(self, segment: Segment) -> None:
-        kind = self.state
-        if kind == End.GONE or not self.alive:
-            if segment.kind is not Kind.RST:
-                self.out.send(Kind.RST)
+    def receive(self, kind: Kind, data: bytes) -> None:
+        """A segment of `kind` (with `data`) arrived, in order."""
+        state = self.state
+        if state == End.GONE or not self.alive:
+            if kind is not RST:
+                self.out.send(RST)
             return
-        if segment.kind is Kind.RST:
+        if kind is RST:
             self._reset()
-        elif kind == End.CLOSED:
-            if segment.kind is not Kind.FIN:  # data for a closed socket: a reset
-                self.out.send(Kind.RST)
+        elif state == End.CLOSED:
+            if kind is not FIN:  # data for a closed socket: a reset
+                self.out.send(RST)
                 self.state = End.GONE
-        elif segment.kind is Kind.DATA:
-            self.rx += segment.data
+        elif kind is DATA:
+            self.rx += data
             self._readable()
-        elif segment.kind is Kind.FIN:
+        elif kind is FIN:
             self.fin_received = True
             self._readable()
-        elif segment.kind is Kind.SYNACK and kind == End.CONNECTING:
+        elif kind is SYNACK and state == End.CONNECTING:
             self.state = End.OPEN
             waiter = self.waiter
             if waiter is not None and not waiter.done():
@@ -257,8 +266,11 @@ class End:
 
     def consumed(self, count: int) -> None:
         """The program read `count` bytes: the window opens for the other end."""
-        pipe = self.conn.down if self is self.conn.client else self.conn.up
+        conn = self.conn
+        if self is conn.client:
+            pipe, other = conn.down, conn.server
+        else:
+            pipe, other = conn.up, conn.client
         pipe.in_window -= count
-        other = self.conn.other(self)
         if other is not None and other.transport is not None:
             other.transport.window_opened()

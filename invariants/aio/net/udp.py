@@ -17,7 +17,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from invariants.aio.net.sockets import SimSocket
-from invariants.aio.net.wire import Flight, Wire, fire, named
+from invariants.aio.net.wire import Flight, Wire, named
 
 if TYPE_CHECKING:
     from invariants.aio.net.hosts import Host
@@ -76,7 +76,7 @@ class Post:
     def _timer(self, src: str, dst: str) -> Callable[[Flight], None]:
         timer = self._timers.get((src, dst))
         if timer is None:
-            timer = self._timers[src, dst] = named(f"udp {src}→{dst}", fire)
+            timer = self._timers[src, dst] = named(f"udp {src}→{dst}")
         return timer
 
     def _arrive(self, datagram: Datagram) -> None:

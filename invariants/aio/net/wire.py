@@ -36,8 +36,9 @@ class Links:
         self.cut: set[Link] = set()
         self.held: set[Link] = set()
 
-    def latency_us(self, link: Link) -> int:
-        return self.latency.get(link, self.default_us)
+    def latency_us(self, src: str, dst: str) -> int:
+        latency = self.latency
+        return latency.get((src, dst), self.default_us) if latency else self.default_us
 
 
 class Flight:
@@ -65,14 +66,18 @@ class Flight:
 
     # lanes.Verdict
 
+    # `wire.clear` is tested before `wire.obstacle` is called: these run for every packet,
+    # and nothing stands in any packet's way in the common case.
+
     def options(self) -> Sequence[str]:
-        if self.judged or self.wire.obstacle(self) is not None:
+        wire = self.wire
+        if self.judged or (not wire.clear and wire.obstacle(self) is not None):
             return _ONE
-        return self.wire.options(self)
+        return wire.options(self)
 
     def apply(self, pick: int) -> bool:
         wire = self.wire
-        if wire.obstacle(self) is not None:
+        if not wire.clear and wire.obstacle(self) is not None:
             wire.stopped(self)
             return False
         if self.judged or pick == 0:
@@ -85,7 +90,7 @@ class Flight:
         """The timer's callback: the packet arrives (if the way is still clear: a crash or
         a partition may have come in this instant, after it landed)."""
         wire = self.wire
-        if wire.obstacle(self) is not None:
+        if not wire.clear and wire.obstacle(self) is not None:
             wire.stopped(self)
             return
         for _ in range(self.copies):
@@ -96,19 +101,15 @@ _ONE = ("arrives",)
 _OPTIONS_KEPT = 4096  # verdict texts kept for reuse (a burst of same-sized segments)
 
 
-def named(label: str, callback: Callable[[Flight], None]) -> Callable[[Flight], None]:
-    """`callback` under the name the loop's labels show for its timers (`timer:segment
-    n1→n2`)."""
+def named(label: str) -> Callable[[Flight], None]:
+    """A packet's timer callback (`Flight.fire`) under the name the loop's labels show for
+    its timers (`timer:tcp n1→n2`)."""
 
     def fire(flight: Flight) -> None:
-        callback(flight)
+        flight.fire()
 
     fire.__qualname__ = fire.__name__ = label
     return fire
-
-
-def fire(flight: Flight) -> None:
-    flight.fire()
 
 
 class Wire:
@@ -133,8 +134,8 @@ class Wire:
 
     def send(self, flight: Flight) -> None:
         """Put `flight` on the wire: it lands after its link's latency."""
-        flight.latency_us = self.links.latency_us((flight.src, flight.dst))
-        self._arm(flight, flight.latency_us)
+        flight.latency_us = latency = self.links.latency_us(flight.src, flight.dst)
+        self._arm(flight, latency)
 
     def _arm(self, flight: Flight, delay_us: int) -> None:
         self.loop.call_judged(delay_us, flight, flight.timer, flight, context=self.context)
