@@ -43,14 +43,17 @@ class _Subscription:
     failed_from: int | None = None  # that failure emitted (ms): the earliest it is known
     failed_by: int | None = None  # handled by the subscriber (ms): the latest
 
-    def learnt(self, timeout_ms: int) -> tuple[int, int] | None:
+    def learnt(self, timeout_ms: int, *, late_taken: bool = False) -> tuple[int, int] | None:
         """(earliest, latest) time the latest attempt's failure can have been acted on:
-        its failure emitted or handled, or its timeout, whichever comes first."""
+        its failure emitted or handled, or its timeout, whichever comes first (with
+        `late_taken`, a failure after the timeout may be acted on when it lands)."""
         if self.sent is None:
             return None
         expiry = self.sent.time_ms + timeout_ms
         earliest = expiry if self.failed_from is None else min(self.failed_from, expiry)
         latest = expiry if self.failed_by is None else min(self.failed_by, expiry)
+        if late_taken and self.failed_by is not None:
+            latest = self.failed_by
         return earliest, max(earliest, latest)
 
     @property
@@ -96,6 +99,13 @@ class BoundedSubscribe(Monitor):
         "on, and is subscribe_timeout_ms the mesh's?)",
     })
 
+    @classmethod
+    def by_policy(cls, params: CheckParams) -> dict[str, str]:
+        if params.late_subscribe_answers == "taken":
+            return {LATE: "late_subscribe_answers = 'taken': the mesh takes an answer to an "
+                          "attempt that timed out, by design"}
+        return {}
+
     def __init__(self, params: CheckParams = DEFAULT_PARAMS) -> None:
         super().__init__(params)
         self._subs: dict[str, _Subscription] = {}
@@ -110,6 +120,7 @@ class BoundedSubscribe(Monitor):
         self._live: dict[str, Subscribed] = {}  # to a live hub, owed an answer
         self._stop_asked = False
         self._network = False  # a fault of the network was injected
+        self._late_taken = params.late_subscribe_answers == "taken"
         self._silo_end = _SiloEnd(self)
         self._timeouts: set[int] = set()  # attempts (their SUBSCRIBE_ATTEMPT) that timed out
 
@@ -187,7 +198,8 @@ class BoundedSubscribe(Monitor):
             # A termination past the bound was already decided when time passed it
             # (`overdue`, asked before this event).
         elif event.kind is EventKind.SUBSCRIBE_ANSWERED and sub.answered is None:
-            if sub.terminated is None and self._timed_out(sub, event):
+            refused = self.params.late_subscribe_answers == "refused"
+            if sub.terminated is None and self._timed_out(sub, event) and refused:
                 self.flag(f"subscription {sid} took an answer at {event.time_ms} ms, after "
                           f"its attempt {sub.attempts - 1} timed out (sent at "
                           f"{sub.sent.time_ms if sub.sent else 0} ms, timeout "
@@ -268,7 +280,7 @@ class BoundedSubscribe(Monitor):
     def _resubscribed(self, sid: str, sub: _Subscription, event: TraceEvent) -> None:
         """Attempt n >= 1: its backoff after the failure it answers, not earlier (a late
         one was decided when time passed its due time, in `overdue`)."""
-        window = sub.learnt(self.params.subscribe_timeout_ms)
+        window = sub.learnt(self.params.subscribe_timeout_ms, late_taken=self._late_taken)
         if window is None or sub.attempts > self.params.subscribe_retries:
             return  # the first attempt, or one past the bound (flagged as such)
         self.exercised(DELAYS)
@@ -297,7 +309,7 @@ class BoundedSubscribe(Monitor):
     def _late(self, now_ms: int) -> list[Violation]:
         found: list[Violation] = []
         for sid, sub in self._owing.items():
-            window = sub.learnt(self.params.subscribe_timeout_ms)
+            window = sub.learnt(self.params.subscribe_timeout_ms, late_taken=self._late_taken)
             if window is None or sub.sent is None:
                 continue
             _earliest, latest = window

@@ -13,6 +13,9 @@ from dataclasses import dataclass, field, fields, replace
 ROUTES = frozenset({"direct", "monolith", "grain"})
 # Where a breaker's window opens (`breaker_windows`).
 BREAKER_WINDOWS = frozenset({"first_post", "any"})
+# What a subscription does with an answer to an attempt that timed out
+# (`late_subscribe_answers`).
+LATE_SUBSCRIBE_ANSWERS = frozenset({"refused", "taken"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,8 +72,18 @@ class CheckParams:
     order_across_classes: bool = True
     # INV1: follow-up events a rejected post may cause beyond its one rejection record.
     rejection_followups: int = 0
+    # INV2: an answer to an attempt that already timed out: "refused" (the reference's:
+    # the subscription gave up on that request and retries or ends) or "taken" (a late
+    # success ends it, a late failure starts its backoff then: never more sends).
+    late_subscribe_answers: str = "refused"
 
     def __post_init__(self) -> None:
+        if self.late_subscribe_answers not in LATE_SUBSCRIBE_ANSWERS:
+            raise ValueError(
+                "late_subscribe_answers must be one of "
+                f"{', '.join(sorted(LATE_SUBSCRIBE_ANSWERS))}, got "
+                f"{self.late_subscribe_answers!r}"
+            )
         if self.breaker_windows not in BREAKER_WINDOWS:
             raise ValueError(
                 f"breaker_windows must be one of {', '.join(sorted(BREAKER_WINDOWS))}, got "

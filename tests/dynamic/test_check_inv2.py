@@ -359,3 +359,47 @@ def test_a_failure_handled_on_its_way_is_not_the_subscriber_learning_it() -> Non
     t2.at(2).add(K.HANDLED, hub="sub", delivery_id="f0")
     [v] = inv2.check(t2.events, params=params, now_ms=2_250)
     assert "not resubscribed within its backoff of 250 ms" in v.message
+
+
+# A mesh that declares late answers taken (`late_subscribe_answers = "taken"`).
+
+TAKEN = CheckParams(late_subscribe_answers="taken")
+
+
+def test_a_mesh_that_takes_late_answers_is_judged_by_its_policy() -> None:
+    t = Trace()
+    t.add(K.SUBSCRIBE_ATTEMPT, hub="sub", subscription_id="s1", attempt=0, delivery_id="r0")
+    t.at(30_100).add(K.SUBSCRIBE_ANSWERED, hub="sub", subscription_id="s1", attempt=0)
+    assert inv2.check(t.events, params=TAKEN, final=True) == []
+    assert inv2.BoundedSubscribe.inapplicable(frozenset(), TAKEN)[inv2.LATE] == (
+        "late_subscribe_answers = 'taken': the mesh takes an answer to an attempt that timed "
+        "out, by design")
+    # the control: the reference's policy holds the same trace to its obligation
+    assert len(inv2.check(t.events, final=True)) == 1
+    assert inv2.LATE not in inv2.BoundedSubscribe.inapplicable(frozenset(), CheckParams())
+
+
+def test_a_late_failure_may_start_the_backoff_when_late_answers_are_taken() -> None:
+    timeout = TAKEN.subscribe_timeout_ms
+    t = Trace()
+    _attempt(t, 0, fails=False)
+    # the failure lands 100 ms after the attempt timed out, while the subscription waits
+    # out its backoff, and starts it afresh: the retry comes 250 ms after the failure, later
+    # than the timeout plus the backoff (never more sends)
+    t.at(timeout + 100).add(K.FAILURE_EMITTED, hub="gone", delivery_id="f0", answers="r0",
+                            error="NotFound")
+    t.at(timeout + 101).add(K.HANDLED, hub="sub", delivery_id="f0")
+    _attempt(t.at(timeout + 351), 1)
+    assert inv2.check(t.events, params=TAKEN) == []
+    # the control: under the reference's policy the retry was due 250 ms after the timeout
+    [late] = inv2.check(t.events)
+    assert late.message.startswith("subscription s1 not resubscribed within its backoff of "
+                                   "250 ms after attempt 0 failed at 30000 ms")
+    # and under "taken" a retry later still than the late failure's backoff is overdue
+    slow = Trace()
+    _attempt(slow, 0, fails=False)
+    slow.at(timeout + 100).add(K.FAILURE_EMITTED, hub="gone", delivery_id="f0", answers="r0",
+                               error="NotFound")
+    slow.at(timeout + 101).add(K.HANDLED, hub="sub", delivery_id="f0")
+    _attempt(slow.at(timeout + 2_000), 1)
+    assert len(inv2.check(slow.events, params=TAKEN)) == 1
