@@ -155,12 +155,24 @@ class ReadyOrder:
         return landing
 
     def _decide_verdict(self, step: int, options: Sequence[str]) -> int:
+        """The verdict among `options` (more than one) on a timer falling due: `_ask`
+        spelt out for the one case, without its callbacks (a network judges every packet)."""
         now = self._clock.now_us
-        return self._ask(
-            step, len(options),
-            lambda: f"verdict at t={format_time(now)}, step {step}: {'; or '.join(options)}",
-            lambda pick: (VERDICT + options[pick], ()),
-        )
+        count = len(options)
+        replay = self.replay
+        recorded: Decision | None = None
+        if replay is not None:
+            recorded = replay.decide(step, now, count)
+            pick = recorded.chosen
+        else:
+            pick = self._choose(count, (
+                f"verdict at t={format_time(now)}, step {step}: {'; or '.join(options)}"
+                if self._why_read else ""))
+        ran = VERDICT + options[pick]
+        if replay is not None and recorded is not None:
+            replay.confirm(recorded, step, now, ran, ())
+        self.schedule.decisions.append(Decision(step, now, count, pick, ran))
+        return pick
 
     def _ask(
         self, step: int, options: int, why: Callable[[], str],
@@ -176,15 +188,18 @@ class ReadyOrder:
             recorded = replay.decide(step, now, options)
             pick = recorded.chosen
         else:
-            pick = self._chooser.choose(options, why() if self._why_read else "")
-            if not (isinstance(pick, int) and 0 <= pick < options):
-                raise ValueError(
-                    f"chooser picked {pick!r} of {options} options (0..{options - 1})"
-                )
+            pick = self._choose(options, why() if self._why_read else "")
         ran, overtaken = recorded_as(pick)
         if replay is not None and recorded is not None:
             replay.confirm(recorded, step, now, ran, overtaken)
         self.schedule.decisions.append(Decision(step, now, options, pick, ran, overtaken))
+        return pick
+
+    def _choose(self, options: int, why: str) -> int:
+        """The chooser's pick among `options`, checked to be one."""
+        pick = self._chooser.choose(options, why)
+        if not (isinstance(pick, int) and 0 <= pick < options):
+            raise ValueError(f"chooser picked {pick!r} of {options} options (0..{options - 1})")
         return pick
 
     def _land(self, step: int) -> None:

@@ -46,7 +46,11 @@ def format_time(us: int) -> str:
     return f"{ms}.{rest:03d}".rstrip("0") + " ms"
 
 
-@dataclass(frozen=True, slots=True)
+# Not frozen, read-only by convention (hashable all the same): a frozen dataclass's
+# `__init__` sets each field through `object.__setattr__`, which made building the record
+# most of what a choice cost, and the loop records one per choice (one per segment on a
+# simulated network).
+@dataclass(slots=True, unsafe_hash=True)
 class Decision:
     """One choice among `options` ready callbacks at `step` (1-based: the callback that ran
     was the run's step-th), at virtual time `time_us`."""
