@@ -100,10 +100,11 @@ class StreamTransport(asyncio.Transport):
         if not self._started or self._conn_lost or self._at_eof:
             return
         end = self._end
-        while end.rx and self.is_reading():
+        # `is_reading()`, spelt out: this runs for every segment.
+        while end.rx and not (self._closing or self._paused):
             if not self._hand_over(end):
                 return
-        if not self.is_reading():
+        if self._closing or self._paused:
             return
         if end.error is not None:
             self._fatal_error(end.error, "Fatal read error on socket transport")

@@ -18,7 +18,7 @@ import errno
 from enum import Enum
 from typing import TYPE_CHECKING
 
-from invariants.aio.net.wire import Flight, Wire, named
+from invariants.aio.net.wire import Flight, Route, Wire
 
 if TYPE_CHECKING:
     from invariants.aio.net.hosts import Host
@@ -50,8 +50,8 @@ class Pipe:
     handed over in that order however they arrive. `in_window`: bytes sent and not yet
     read at the other end."""
 
-    __slots__ = ("conn", "data_what", "dst", "early", "expected", "in_window", "sent", "src",
-                 "timer")
+    __slots__ = ("conn", "data_what", "dst", "early", "expected", "in_window", "route",
+                 "sent", "src")
 
     def __init__(self, conn: Connection, src: Host, dst: Host) -> None:
         self.conn = conn
@@ -60,24 +60,23 @@ class Pipe:
         self.expected = 0
         self.early: dict[int, Segment] = {}
         self.in_window = 0
-        self.timer = named(f"tcp {src.name}→{dst.name}")
+        self.route = Route(conn.wire, src.name, dst.name, self.arrive, stream=True)
         # The last data segment's size and how verdicts name it: a stream's segments
         # mostly repeat a size, and the name is asked for every one.
         self.data_what = (-1, "")
 
     def send(self, kind: Kind, data: bytes = b"") -> None:
-        src, dst = self.src.name, self.dst.name
+        route = self.route
         if kind is DATA:
             size, what = self.data_what
             if size != len(data):
-                what = f"segment {src}→{dst} ({len(data)} bytes)"
+                what = f"segment {route.src}→{route.dst} ({len(data)} bytes)"
                 self.data_what = (len(data), what)
         else:
-            what = f"{kind.value} {src}→{dst}"
+            what = f"{kind.value} {route.src}→{route.dst}"
         segment = (self.sent, kind, data)
         self.sent += 1
-        wire = self.conn.wire
-        wire.send(Flight(wire, src, dst, what, segment, self.arrive, self.timer, stream=True))
+        route.wire.send(Flight(route, what, segment))
 
     def arrive(self, segment: Segment) -> None:
         seq = segment[0]

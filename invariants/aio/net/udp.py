@@ -17,7 +17,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from invariants.aio.net.sockets import SimSocket
-from invariants.aio.net.wire import Flight, Wire, named
+from invariants.aio.net.wire import Flight, Route, Wire
 
 if TYPE_CHECKING:
     from invariants.aio.net.hosts import Host
@@ -59,7 +59,8 @@ class Post:
     def __init__(self, wire: Wire, route: Callable[[str, Host], Host | None]) -> None:
         self.wire = wire
         self.route = route  # the host an IPv4 address reaches from a host (None: none)
-        self._timers: dict[tuple[str, str], Callable[[Flight], None]] = {}
+        # Per (from host, to host): the way datagrams take, and the way a refusal takes.
+        self._routes: dict[tuple[str, str, bool], Route] = {}
 
     def send(self, endpoint: Endpoint, data: bytes, dst: Address) -> None:
         src_host = endpoint.host
@@ -70,14 +71,15 @@ class Post:
         what = f"datagram {src[0]}→{src[1]} ({len(data)} bytes)"
         sender = endpoint if endpoint.remote is not None else None
         datagram = Datagram(data, _source(endpoint, dst, dst_host), dst, src_host, sender)
-        self.wire.send(Flight(self.wire, *src, what, datagram, self._arrive,
-                              self._timer(*src), stream=False))
+        self.wire.send(Flight(self._route(*src), what, datagram))
 
-    def _timer(self, src: str, dst: str) -> Callable[[Flight], None]:
-        timer = self._timers.get((src, dst))
-        if timer is None:
-            timer = self._timers[src, dst] = named(f"udp {src}→{dst}")
-        return timer
+    def _route(self, src: str, dst: str, refusal: bool = False) -> Route:
+        route = self._routes.get((src, dst, refusal))
+        if route is None:
+            arrive: Callable[[Any], None] = _unreachable if refusal else self._arrive
+            route = self._routes[src, dst, refusal] = Route(self.wire, src, dst, arrive,
+                                                             stream=False)
+        return route
 
     def _arrive(self, datagram: Datagram) -> None:
         host = self.route(datagram.dst[0], datagram.src_host)
@@ -96,8 +98,8 @@ class Post:
         if sender is None:
             return
         what = f"port unreachable {host.name}→{sender.host.name}"
-        answer = Flight(self.wire, host.name, sender.host.name, what, sender, _unreachable,
-                        self._timer(host.name, sender.host.name), stream=False, judged=True)
+        answer = Flight(self._route(host.name, sender.host.name, refusal=True), what, sender,
+                        judged=True)
         self.wire.send(answer)
 
 

@@ -41,25 +41,34 @@ class Links:
         return latency.get((src, dst), self.default_us) if latency else self.default_us
 
 
-class Flight:
-    """One packet on its way from host `src` to host `dst`: `arrive(payload)` is called
-    when it gets there (twice for a duplicated datagram)."""
+class Route:
+    """The way packets take from host `src` to host `dst` on `wire`, and what they reach
+    there: `arrive(payload)` is called as one gets there. What every packet on the way
+    shares, made once (a TCP connection's direction, a pair of hosts' datagrams)."""
 
-    __slots__ = ("arrive", "copies", "dst", "judged", "latency_us", "payload", "src",
-                 "stream", "timer", "what", "wire")
+    __slots__ = ("arrive", "dst", "src", "stream", "timer", "wire")
 
-    def __init__(
-        self, wire: Wire, src: str, dst: str, what: str, payload: Any,
-        arrive: Callable[[Any], None], timer: Callable[[Flight], None], *,
-        stream: bool, judged: bool = False,
-    ) -> None:
+    def __init__(self, wire: Wire, src: str, dst: str, arrive: Callable[[Any], None], *,
+                 stream: bool) -> None:
         self.wire = wire
         self.src, self.dst = src, dst
+        self.arrive = arrive
+        self.stream = stream  # TCP (a segment is held, never lost) or UDP
+        # The loop's callback for the packets' timers, named for its labels.
+        self.timer = named(f"{'tcp' if stream else 'udp'} {src}→{dst}")
+
+
+class Flight:
+    """One packet on its way along `route`: `route.arrive(payload)` is called when it
+    gets there (twice for a duplicated datagram)."""
+
+    __slots__ = ("copies", "judged", "latency_us", "payload", "route", "what")
+
+    def __init__(self, route: Route, what: str, payload: Any, *, judged: bool = False
+                 ) -> None:
+        self.route = route
         self.what = what  # "segment n1→n2 (5 bytes)": how verdicts name it
         self.payload = payload
-        self.arrive = arrive
-        self.timer = timer  # the timer's callback: a function named for the loop's labels
-        self.stream = stream
         self.judged = judged  # a verdict was given (a held segment is not judged again)
         self.copies = 1
         self.latency_us = 0
@@ -70,13 +79,13 @@ class Flight:
     # and nothing stands in any packet's way in the common case.
 
     def options(self) -> Sequence[str]:
-        wire = self.wire
+        wire = self.route.wire
         if self.judged or (not wire.clear and wire.obstacle(self) is not None):
             return _ONE
         return wire.options(self)
 
     def apply(self, pick: int) -> bool:
-        wire = self.wire
+        wire = self.route.wire
         if not wire.clear and wire.obstacle(self) is not None:
             wire.stopped(self)
             return False
@@ -89,12 +98,13 @@ class Flight:
     def fire(self) -> None:
         """The timer's callback: the packet arrives (if the way is still clear: a crash or
         a partition may have come in this instant, after it landed)."""
-        wire = self.wire
+        route = self.route
+        wire = route.wire
         if not wire.clear and wire.obstacle(self) is not None:
             wire.stopped(self)
             return
         for _ in range(self.copies):
-            self.arrive(self.payload)
+            route.arrive(self.payload)
 
 
 _ONE = ("arrives",)
@@ -134,11 +144,9 @@ class Wire:
 
     def send(self, flight: Flight) -> None:
         """Put `flight` on the wire: it lands after its link's latency."""
-        flight.latency_us = latency = self.links.latency_us(flight.src, flight.dst)
-        self._arm(flight, latency)
-
-    def _arm(self, flight: Flight, delay_us: int) -> None:
-        self.loop.call_judged(delay_us, flight, flight.timer, flight, context=self.context)
+        route = flight.route
+        flight.latency_us = latency = self.links.latency_us(route.src, route.dst)
+        self.loop.call_judged(latency, flight, route.timer, flight, context=self.context)
 
     def refresh(self) -> None:
         """A fault was made or ended: whether the way is clear everywhere."""
@@ -149,9 +157,10 @@ class Wire:
         """Why `flight` cannot arrive now (None: it can)."""
         if self.clear:
             return None
-        if not self.hosts[flight.dst].up:
+        route = flight.route
+        if not self.hosts[route.dst].up:
             return DOWN
-        link = (flight.src, flight.dst)
+        link = (route.src, route.dst)
         if link in self.links.cut:
             return CUT
         if link in self.links.held:
@@ -159,7 +168,7 @@ class Wire:
         return None
 
     def options(self, flight: Flight) -> tuple[str, ...]:
-        key = (flight.what, flight.latency_us, flight.stream)
+        key = (flight.what, flight.latency_us, flight.route.stream)
         options = self._options.get(key)
         if options is None:
             if len(self._options) > _OPTIONS_KEPT:
@@ -176,20 +185,21 @@ class Wire:
 
     def judged(self, flight: Flight, pick: int) -> bool:
         """Carry out verdict `pick` (> 0) on `flight`: whether it lands now."""
-        if not flight.stream:
+        if not flight.route.stream:
             if pick == 1:  # dropped
                 return False
             if pick == 2:  # duplicated
                 flight.copies = 2
                 return True
             pick -= 2
-        self._arm(flight, self.holds_ms[pick - 1] * 1000)
+        self.loop.call_judged(self.holds_ms[pick - 1] * 1000, flight, flight.route.timer,
+                              flight, context=self.context)
         return False
 
     def stopped(self, flight: Flight) -> None:
         """`flight` cannot arrive now: a segment waits for the way to clear (TCP
         retransmits), a datagram is lost unless only a hold keeps it."""
-        if flight.stream or self.obstacle(flight) == HELD:
+        if flight.route.stream or self.obstacle(flight) == HELD:
             self.parked.append(flight)
 
     def unpark(self) -> None:
