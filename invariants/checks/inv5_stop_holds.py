@@ -292,6 +292,13 @@ class StopHolds(Monitor):
     })
 
     @classmethod
+    def by_policy(cls, params: CheckParams) -> dict[str, str]:
+        if params.stop_failure_answers == "direct":
+            return {NACK_LANDED: "stop_failure_answers = 'direct': the mesh hands a failure "
+                                 "answer to its sender's intake itself, never as a leg"}
+        return {}
+
+    @classmethod
     def cause(cls, obligation: str, evidence: Mapping[str, int]) -> str:
         stops = evidence.get("stops requested", 0)
         if obligation in (HELD, ZERO_AT_DEACTIVATION, BUDGET, NOT_HELD, IDLE,

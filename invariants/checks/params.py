@@ -16,6 +16,8 @@ BREAKER_WINDOWS = frozenset({"first_post", "any"})
 # What a subscription does with an answer to an attempt that timed out
 # (`late_subscribe_answers`).
 LATE_SUBSCRIBE_ANSWERS = frozenset({"refused", "taken"})
+# How a failure answer made during a stop travels (`stop_failure_answers`).
+STOP_FAILURE_ANSWERS = frozenset({"legs", "direct"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,8 +78,17 @@ class CheckParams:
     # the subscription gave up on that request and retries or ends) or "taken" (a late
     # success ends it, a late failure starts its backoff then: never more sends).
     late_subscribe_answers: str = "refused"
+    # INV5: a failure answer made during a graceful stop: "legs" (the reference's: it
+    # travels as a NACK leg of the routing pool, which the hold waits for) or "direct" (the
+    # mesh hands it to the sender's intake itself, outside any leg).
+    stop_failure_answers: str = "legs"
 
     def __post_init__(self) -> None:
+        if self.stop_failure_answers not in STOP_FAILURE_ANSWERS:
+            raise ValueError(
+                "stop_failure_answers must be one of "
+                f"{', '.join(sorted(STOP_FAILURE_ANSWERS))}, got {self.stop_failure_answers!r}"
+            )
         if self.late_subscribe_answers not in LATE_SUBSCRIBE_ANSWERS:
             raise ValueError(
                 "late_subscribe_answers must be one of "

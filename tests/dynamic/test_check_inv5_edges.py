@@ -1,6 +1,7 @@
 """INV5's stop edges on hand-built traces: the teardown gate once closed, a give-up that
 comes before the stop reaches Active, and a NACK in flight during the hold."""
 
+import pytest
 from dyn_traces import C, K, Trace
 
 from invariants.adapter import Route
@@ -179,3 +180,17 @@ def test_a_nack_leg_outside_a_hold_is_not_judged_here() -> None:
     monitor = inv5.StopHolds()
     assert run_monitor(monitor, t.events, final=True) == []
     assert monitor.evidence[inv5.NACK_LANDED] == 0
+
+
+def test_failure_answers_declared_direct_leave_the_nack_legs_not_applicable() -> None:
+    from invariants.checks import CheckParams
+    from invariants.checks.inv5_answers import NACK_LANDED
+    from invariants.checks.inv5_stop_holds import StopHolds
+
+    direct = CheckParams(stop_failure_answers="direct")
+    assert StopHolds.inapplicable(frozenset(), direct)[NACK_LANDED].startswith(
+        "stop_failure_answers = 'direct'")
+    # Negative control: the reference's policy keeps them applicable.
+    assert NACK_LANDED not in StopHolds.inapplicable(frozenset(), CheckParams())
+    with pytest.raises(ValueError, match="stop_failure_answers must be one of direct, legs"):
+        CheckParams(stop_failure_answers="mailed")
