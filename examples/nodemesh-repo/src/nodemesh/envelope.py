@@ -22,9 +22,9 @@ class Traffic(StrEnum):
 # Traffic that is never answered: answering a failure or a heartbeat is how one lost
 # message becomes a storm.
 UNANSWERED = frozenset({Traffic.FAILURE, Traffic.HEARTBEAT, Traffic.LIFECYCLE})
-# Traffic that needs no identity to be let in.
-EXEMPT_FROM_IDENTITY = frozenset({Traffic.SYSTEM, Traffic.LIFECYCLE, Traffic.HEARTBEAT,
-                                  Traffic.FAILURE})
+# Traffic that needs no identity to be let in: system messages only. The mesh vouches for
+# the failure answers it builds itself (DeliveryFailure.envelope).
+EXEMPT_FROM_IDENTITY = frozenset({Traffic.SYSTEM})
 
 
 def split_address(address: str) -> tuple[str, str]:
@@ -81,11 +81,14 @@ class DeliveryFailure:
 
     KIND = "DeliveryFailure"
 
-    def envelope(self, answer_id: str, failed: Envelope) -> Envelope:
-        """The answer to `failed`, from its target back to its sender."""
+    def envelope(self, answer_id: str, failed: Envelope, vouched_by: str | None = None
+                 ) -> Envelope:
+        """The answer to `failed`, from its target back to its sender; `vouched_by` is its
+        identity (the node that built it)."""
         return Envelope(id=answer_id, sender=failed.target, target=failed.sender,
                         kind=self.KIND, traffic=Traffic.FAILURE,
-                        body={"answers": self.answers, "error": self.error})
+                        body={"answers": self.answers, "error": self.error},
+                        identity=vouched_by)
 
     @classmethod
     def read(cls, envelope: Envelope) -> DeliveryFailure:

@@ -19,10 +19,12 @@ Take = Callable[[Envelope, int, str], Awaitable[Frame | None]]
 
 
 class Inbound:
-    def __init__(self, node: str, settings: Settings, take: Take) -> None:
+    def __init__(self, node: str, settings: Settings, take: Take,
+                 on_idle: Callable[[], None] | None = None) -> None:
         self.node = node
         self._settings = settings
         self._take = take
+        self._on_idle = on_idle  # the last request being answered was answered
         self._writers: list[asyncio.StreamWriter] = []
         # Ordered sets (dicts), so they are cancelled and awaited in the order they began.
         self._serving: dict[asyncio.Task[None], None] = {}
@@ -34,8 +36,10 @@ class Inbound:
         self._writers.append(writer)
         try:
             while (frame := await read_frame(reader, self._settings.max_frame_bytes)) is not None:
-                _track(self._answering, asyncio.get_running_loop().create_task(
-                    self._answer(frame, writer), name=f"answer on {self.node}"))
+                answering = asyncio.get_running_loop().create_task(
+                    self._answer(frame, writer), name=f"answer on {self.node}")
+                _track(self._answering, answering)
+                answering.add_done_callback(self._answered)
         except (OSError, FrameError):
             pass  # the peer's link sees the loss and fails what it waits for
         finally:
@@ -61,6 +65,15 @@ class Inbound:
         with contextlib.suppress(OSError):
             writer.write(data)
             await writer.drain()
+
+    @property
+    def answering(self) -> int:
+        """Requests from peers this node has read and not answered yet."""
+        return len(self._answering)
+
+    def _answered(self, task: asyncio.Task[None]) -> None:
+        if not self._answering and self._on_idle is not None:
+            self._on_idle()
 
     async def close(self) -> None:
         """Close every accepted connection; its serving task then sees the end of stream."""

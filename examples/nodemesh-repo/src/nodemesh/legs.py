@@ -37,8 +37,10 @@ class Leg:
 
 
 class LegBook:
-    def __init__(self, node: str, observer: Observer, on_idle: Callable[[], None]) -> None:
+    def __init__(self, node: str, observer: Observer, on_idle: Callable[[], None], *,
+                 tag: str | None = None) -> None:
         self._node = node
+        self._tag = tag or node  # what leg ids start with
         self._observer = observer
         self._on_idle = on_idle
         self._open: dict[Leg, asyncio.Task[Outcome]] = {}  # in dispatch order
@@ -55,7 +57,7 @@ class LegBook:
     def open(self, kind: str, env: Envelope, peer: str,
              work: Coroutine[Any, Any, Outcome]) -> asyncio.Task[Outcome]:
         self._numbered += 1
-        leg = Leg(f"{self._node}.L{self._numbered}", kind, peer, env.id)
+        leg = Leg(f"{self._tag}.L{self._numbered}", kind, peer, env.id)
         task = asyncio.get_running_loop().create_task(work, name=f"leg {leg.id}")
         self._open[leg] = task
         self._observer.leg_opened(self._node, leg, env, in_flight=self.count)

@@ -35,13 +35,18 @@ class Node:
         self.settings = settings or Settings()
         self.observer = observer or Observer()
         self.hooks = hooks or Hooks()
+        incarnation = roster.incarnation(name)
+        # Ids are this node's name and a count, and for a rebuilt node its incarnation too:
+        # unique in the mesh, across crashes.
+        self._tag = name if incarnation == 1 else f"{name}@{incarnation}"
         self._shutdown = Shutdown(name, self.settings, self.observer)
         self._hubs: dict[str, Hub] = {}
         self._links: dict[str, Link] = {}
-        self._legs = LegBook(name, self.observer, self._shutdown.legs_idle)
-        self._inbound = Inbound(name, self.settings, self._take_remote)
+        self._legs = LegBook(name, self.observer, self._shutdown.legs_idle, tag=self._tag)
+        self._inbound = Inbound(name, self.settings, self._take_remote,
+                                on_idle=self._shutdown.legs_idle)
         self._server: asyncio.Server | None = None
-        self._numbered = 0  # ids are this node's name and a count: unique in the mesh
+        self._numbered = 0
 
     # Building.
     async def start(self) -> None:
@@ -192,7 +197,8 @@ class Node:
         if self.phase in (Phase.DETACHED, Phase.STOPPED):
             self.observer.answer_withheld(self.name, env, reason="stopped")
             return
-        answer = DeliveryFailure(answers=env.id, error=error).envelope(self._next_id(), env)
+        answer = DeliveryFailure(env.id, error).envelope(self._next_id(), env,
+                                                         vouched_by=self.name)
         self.observer.failure_sent(self.name, answer, answers=env.id, error=error)
         self.dispatch(answer)
 
@@ -241,7 +247,8 @@ class Node:
         """Stop in stages (shutdown.py). Called again with graceful=False while a graceful
         stop holds, the host has given up on it: the hold ends at once."""
         await self._shutdown.stop(graceful, self._legs, detach=self._detach,
-                                  disconnect=self._disconnect)
+                                  disconnect=self._disconnect,
+                                  answering=lambda: self._inbound.answering)
 
     async def _detach(self) -> None:
         for hub in self._hubs.values():
@@ -257,7 +264,7 @@ class Node:
 
     def _next_id(self) -> str:
         self._numbered += 1
-        return f"{self.name}.{self._numbered}"
+        return f"{self._tag}.{self._numbered}"
 
 
 def make_node(name: str, roster: Roster, *, settings: Settings | None = None,

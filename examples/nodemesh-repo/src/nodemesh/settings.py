@@ -39,6 +39,7 @@ class Roster:
 
     def __init__(self) -> None:
         self._where: dict[str, tuple[str, int]] = {}
+        self._built: dict[str, int] = {}
 
     @classmethod
     def local(cls, names: Iterable[str], host: str = "127.0.0.1") -> Roster:
@@ -63,6 +64,12 @@ class Roster:
         """The node bound `port`; a rebuilt node binds the same one again."""
         host, _ = self._where[name]
         self._where[name] = (host, port)
+
+    def incarnation(self, name: str) -> int:
+        """A node named `name` is being built: which one it is, from 1 (a rebuilt node is
+        the next), so what it numbers is told apart from what its predecessors did."""
+        self._built[name] = self._built.get(name, 0) + 1
+        return self._built[name]
 
     def names(self) -> list[str]:
         return sorted(self._where)

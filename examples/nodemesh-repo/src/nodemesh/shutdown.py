@@ -38,11 +38,13 @@ class Shutdown:
         self._done = asyncio.Event()
 
     def legs_idle(self) -> None:
-        """The last leg in flight ended."""
+        """The last leg in flight ended, or the last request from a peer was answered."""
         self._wake.set()
 
     async def stop(self, graceful: bool, legs: LegBook, *, detach: Step,
-                   disconnect: Step) -> None:
+                   disconnect: Step, answering: Callable[[], int] = lambda: 0) -> None:
+        """`answering`: how many requests from peers the node is still answering; a
+        graceful stop holds for them too (their callers' legs are in flight until then)."""
         if self._begun:
             if not graceful:  # the host gave up on the stop under way
                 self._gave_up = True
@@ -54,8 +56,8 @@ class Shutdown:
         try:
             self._observer.stop_asked(self.node, graceful=graceful, in_flight=legs.count)
             self._enter(Stage.QUIESCE, legs)
-            if graceful and legs.count:
-                await self._hold(legs)
+            if graceful and (legs.count or answering()):
+                await self._hold(legs, answering)
             self._leave(Stage.QUIESCE, legs)
             self._enter(Stage.DETACH, legs)
             self.phase = Phase.DETACHED
@@ -70,19 +72,19 @@ class Shutdown:
         finally:
             self._done.set()
 
-    async def _hold(self, legs: LegBook) -> None:
+    async def _hold(self, legs: LegBook, answering: Callable[[], int]) -> None:
         self._observer.hold_began(self.node, in_flight=legs.count)
         reason = "drained"
         try:
             async with asyncio.timeout(self._budget_s):
-                while legs.count and not self._gave_up:
+                while (legs.count or answering()) and not self._gave_up:
                     self._wake.clear()
                     await self._wake.wait()
         except TimeoutError:
             reason = "budget"
             for leg in legs.in_flight():
                 self._observer.left_behind(self.node, leg)
-        if reason == "drained" and legs.count:
+        if reason == "drained" and (legs.count or answering()):
             reason = "cancelled"
         self._observer.hold_ended(self.node, reason=reason, in_flight=legs.count)
 
