@@ -1,12 +1,13 @@
-"""nodemesh behind mesh-harness's adapter protocol: three nodes on the harness's network.
+"""nodemesh behind mesh-harness's adapter protocol: its nodes on the harness's network.
 
 Each node is built by the mesh's own factory (`make_node`) and started on a host of its
 own of a simulated network (`invariants.aio.net`) attached to the kit's virtual loop, so
 its transport (`asyncio.start_server`, `open_connection`, the length-prefixed frames) runs
 unchanged and the network's faults (partitions, held links, crashes) reach it as they
-would a real one. The harness's hubs are placed on the nodes in the order they are made
-(round-robin); a name the harness never made is addressed on a node chosen from its
-spelling, where it is missing.
+would a real one. The hubs the harness makes are placed on three nodes in the order it
+makes them (round-robin); its outside senders (a hub made by a post) are clients of a
+gateway node, so what they route crosses the wire; a name the harness never made is
+addressed on a node chosen from its spelling, where it is missing.
 
 Routes: a `direct` post runs on the target's node and goes straight onto the hub's intake;
 a `monolith` post is dispatched by the sender's node, so it crosses the wire when the
@@ -134,8 +135,7 @@ class _Trace(Observer):
                    delivery_id=leg.env_id, depth=in_flight, reason=LEG_ENDS[outcome])
 
     def dispatch_refused(self, node: str, env: Envelope, *, error: str) -> None:
-        self._emit(EventKind.DISPATCH_REFUSED, hub=node, **self._facts(env),
-                   packaged=True, error=error)
+        self._emit(EventKind.DISPATCH_REFUSED, hub=node, **self._facts(env), error=error)
 
     # Calls: reported for the deliveries the harness sent as grain calls.
     def sent(self, node: str, env: Envelope, *, callee: str, attempt: int) -> None:
@@ -163,9 +163,11 @@ class _Trace(Observer):
                    message_class=MessageClass.FAILURE)
 
     def answer_withheld(self, node: str, env: Envelope, *, reason: str) -> None:
+        # Packaged when it failed on its way over the wire (its leg is still open).
+        crossed = any(env_id == env.id for _, env_id in self.a.legs.values())
         self._emit(EventKind.ANSWER_SUPPRESSED, hub=node, delivery_id=env.id,
                    reason=WITHHELD[reason], message_class=CLASSES[env.traffic],
-                   packaged=None)
+                   packaged=True if crossed else None)
 
     # The staged stop: each node's stop, told as the one stop of the mesh (_MeshStop).
     def stop_asked(self, node: str, *, graceful: bool, in_flight: int) -> None:
