@@ -120,6 +120,25 @@ class StreamTransport(asyncio.Transport):
             if not keep_open:
                 self.close()
 
+    def received(self, data: bytes) -> None:
+        """`data` arrived with nothing unread before it (`End.receive`): handed to a
+        protocol that reads now as it is, not copied into `rx` and out again (what a
+        segment brings is one read's worth, and nothing follows it in this step: an end
+        of stream or a reset is a segment of its own); else kept in `rx` for `readable`."""
+        end = self._end
+        if (not self._started or self._conn_lost or self._at_eof or self._closing
+                or self._paused or self._buffered or len(data) > MAX_READ):
+            end.rx += data
+            self.readable()
+            return
+        end.consumed(len(data))
+        try:
+            self._protocol.data_received(data)
+        except (SystemExit, KeyboardInterrupt):
+            raise
+        except BaseException as exc:
+            self._fatal_error(exc, "Fatal error: protocol.data_received() call failed.")
+
     def _hand_over(self, end: End) -> bool:
         """One read's worth of `end.rx` to the protocol; False if that failed."""
         rx, protocol = end.rx, self._protocol

@@ -231,8 +231,12 @@ class End:
                 self.out.send(RST)
                 self.state = End.GONE
         elif kind is DATA:
-            self.rx += data
-            self._readable()
+            transport = self.transport
+            if transport is not None and not self.rx:  # nothing unread before it
+                self.context.run(transport.received, data)
+            else:
+                self.rx += data
+                self._readable()
         elif kind is FIN:
             self.fin_received = True
             self._readable()

@@ -36,9 +36,9 @@ class Links:
         self.cut: set[Link] = set()
         self.held: set[Link] = set()
 
-    def latency_us(self, src: str, dst: str) -> int:
-        latency = self.latency
-        return latency.get((src, dst), self.default_us) if latency else self.default_us
+    def latency_us(self, link: Link) -> int:
+        latency = self.latency  # mostly empty: no link slowed
+        return latency.get(link, self.default_us) if latency else self.default_us
 
 
 class Route:
@@ -46,12 +46,13 @@ class Route:
     there: `arrive(payload)` is called as one gets there. What every packet on the way
     shares, made once (a TCP connection's direction, a pair of hosts' datagrams)."""
 
-    __slots__ = ("arrive", "dst", "src", "stream", "timer", "wire")
+    __slots__ = ("arrive", "dst", "link", "src", "stream", "timer", "wire")
 
     def __init__(self, wire: Wire, src: str, dst: str, arrive: Callable[[Any], None], *,
                  stream: bool) -> None:
         self.wire = wire
         self.src, self.dst = src, dst
+        self.link = (src, dst)
         self.arrive = arrive
         self.stream = stream  # TCP (a segment is held, never lost) or UDP
         # The loop's callback for the packets' timers, named for its labels.
@@ -103,7 +104,8 @@ class Flight:
         if not wire.clear and wire.obstacle(self) is not None:
             wire.stopped(self)
             return
-        for _ in range(self.copies):
+        route.arrive(self.payload)
+        if self.copies == 2:  # a duplicated datagram
             route.arrive(self.payload)
 
 
@@ -145,7 +147,7 @@ class Wire:
     def send(self, flight: Flight) -> None:
         """Put `flight` on the wire: it lands after its link's latency."""
         route = flight.route
-        flight.latency_us = latency = self.links.latency_us(route.src, route.dst)
+        flight.latency_us = latency = self.links.latency_us(route.link)
         self.loop.call_judged(latency, flight, route.timer, flight, context=self.context)
 
     def refresh(self) -> None:
@@ -160,7 +162,7 @@ class Wire:
         route = flight.route
         if not self.hosts[route.dst].up:
             return DOWN
-        link = (route.src, route.dst)
+        link = route.link
         if link in self.links.cut:
             return CUT
         if link in self.links.held:
