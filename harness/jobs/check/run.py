@@ -85,6 +85,9 @@ def _run_check(
         say(f"dynamic invariants on {subject.mesh}")
         rows = _invariants_alone(subject, settings, invariants, say, jobs)
         result.invariants = merged(rows, _replay(subject.factories, subject.params), say)
+        for own, final in zip(rows, result.invariants, strict=True):
+            if own.verdict != final.verdict:  # the other runs' cases, or what they saw
+                say(f"  {final.check_id}: {final.verdict} with what the other runs gave it")
         return result
     say("kill matrix (the reference first, then each mutant against the checks it must fail)")
     result.matrix = prove(subject.profile, expected_only=True, progress=say,
@@ -123,7 +126,7 @@ def _invariants_alone(subject: Subject, settings: Settings, check_ids: Sequence[
     rows: dict[tuple[str, str], InvariantRow] = {}
 
     def finished(item: tuple[str, str], row: InvariantRow) -> None:
-        say(f"  {item[1]} on {item[0]}: {row.verdict} ({row.seconds:.1f} s)")
+        say(f"  {item[1]} on {item[0]}: {row.verdict} on its own run ({row.seconds:.1f} s)")
         rows[item] = row
 
     fan_out(context, items, _invariant_row, jobs, finished)
