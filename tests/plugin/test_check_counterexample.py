@@ -36,9 +36,10 @@ SCHEDULE = "Schedule of the failing run (virtual loop): "
 
 
 @pytest.fixture
-def isolated(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+def isolated(monkeypatch: pytest.MonkeyPatch, team_registry: None) -> Iterator[None]:
     """The copy's `src` goes on sys.path for one test; an aiomesh it imported is dropped
-    afterwards (one imported before it, by another test, stays)."""
+    afterwards (one imported before it, by another test, stays), and the team invariant
+    its pyproject registers (TURN1) is forgotten (`team_registry`)."""
     monkeypatch.setattr(sys, "path", list(sys.path))
     before = set(sys.modules)
     yield
