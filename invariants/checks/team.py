@@ -91,11 +91,6 @@ def _register(spec: str, checker: type[Monitor]) -> None:
     _SPECS[check_id] = repr(spec)
 
 
-def team_ids() -> tuple[str, ...]:
-    """The ids of every team invariant registered in this process, in the order loaded."""
-    return tuple(_SPECS)
-
-
 def fingerprint(check_ids: Sequence[str]) -> str:
     """A digest of the team invariants among `check_ids` and their modules' files ("" with
     none): what a cached verdict of theirs depends on besides the harness's own code."""
