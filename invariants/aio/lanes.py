@@ -235,8 +235,12 @@ class ReadyOrder:
         where `can_hold`, none: the rest waits behind the queued work."""
         count = len(chains)
         now = self._clock.now_us
-        heads = [describe(chain[0].handles[0])
-                 for chain in itertools.islice(chains.values(), WHY_NAMED)]
+
+        def heads(first: int, stop: int) -> list[str]:
+            # Named only as asked (a chooser that reads no `why` asks for the pick alone):
+            # naming a callback reads its task, for every choice of a flood.
+            return [describe(chain[0].handles[0])
+                    for chain in itertools.islice(chains.values(), first, stop)]
 
         def why() -> str:
             kind = TIMER_TIE if self._clock.tie else "aio ready order"
@@ -246,15 +250,14 @@ class ReadyOrder:
                 f"{', '.join(self._named(self.fifo, WHY_NAMED))}" if can_hold else ""
             )
             return (f"{kind} at t={format_time(now)}, step {step}: which lands next: "
-                    f"{', '.join(heads)}{more}{hold}")
+                    f"{', '.join(heads(0, WHY_NAMED))}{more}{hold}")
 
         def recorded_as(pick: int) -> tuple[str, tuple[str, ...]]:
             if pick == count:
-                return (HELD + ", ".join(heads[:OVERTAKEN_NAMED]),
+                return (HELD + ", ".join(heads(0, OVERTAKEN_NAMED)),
                         self._named(self.fifo, OVERTAKEN_NAMED))
-            ran = heads[pick] if pick < len(heads) else describe(
-                next(itertools.islice(chains.values(), pick, None))[0].handles[0])
-            return ran, tuple(heads[:min(pick, OVERTAKEN_NAMED)])
+            (ran,) = heads(pick, pick + 1)
+            return ran, tuple(heads(0, min(pick, OVERTAKEN_NAMED)))
 
         return self._ask(step, count + can_hold, why, recorded_as)
 

@@ -34,6 +34,7 @@ UNANSWERED = "failed DeliveryFailures left unanswered"
 class RejectionTerminal(Monitor):
     check_id = "INV1"
     title = "rejection is terminal"
+    reads_custom_events = False
     obligations = MappingProxyType({
         REJECTED: "no post the harness made without an identity was rejected (is the "
         "`anonymous` family on, and does the mesh emit REJECTED?)",

@@ -84,6 +84,7 @@ _EXCUSING = frozenset({FaultKind.REMOVE_TARGET, FaultKind.BLOCK_HUB,
 class BoundedSubscribe(Monitor):
     check_id = "INV2"
     title = "subscribe to a missing target is bounded"
+    reads_custom_events = False
     obligations = MappingProxyType({
         SPENT: "no subscription terminated after N+1 attempts: none was made to a missing "
         "target, or subscribe_retries is not the mesh's N",

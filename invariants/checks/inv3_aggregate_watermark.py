@@ -51,6 +51,7 @@ HELD = "blocked turns held"
 class AggregateWatermark(Monitor):
     check_id = "INV3"
     title = "the aggregate watermark sheds only sheddable traffic"
+    reads_custom_events = False
     obligations = MappingProxyType({
         SHED: "no queue reached its watermark with sheddable traffic arriving (is the "
         "`flood` family on with `block`, and is watermark the mesh's?)",

@@ -138,6 +138,7 @@ class _Retries:
 class NoResendAfterTimeout(Monitor):
     check_id = "INV4"
     title = "a timed-out delivery is never re-sent"
+    reads_custom_events = False
     obligations = MappingProxyType({
         SENT_ONCE: "no grain call timed out: no timeout_next the harness armed reached a grain "
         "delivery (is the INV4 plan's `timeout` family on, and does the adapter honour "

@@ -270,6 +270,7 @@ class _StopEdges:
 class StopHolds(Monitor):
     check_id = "INV5"
     title = "a graceful stop holds until accepted legs have landed"
+    reads_custom_events = False
     obligations = MappingProxyType({
         HELD: "no graceful stop found a leg in flight at Active (is the `stop` family on, "
         "with slow destinations keeping legs in flight?)",

@@ -60,6 +60,7 @@ def _in_window(arrivals: deque[int], start: int) -> int:
 class FanoutNotDropped(Monitor):
     check_id = "INV6"
     title = "a wide fan-out is never dropped"
+    reads_custom_events = False
     obligations = MappingProxyType({
         KEPT: "no post went past the breaker threshold on its (sender, target, type) with "
         "distinct payload identities: no fan-out wider than breaker_threshold was posted "

@@ -124,6 +124,7 @@ class _FromFacts(Monitor):
 class AnswerOnce(_FromFacts):
     check_id = "INV7"
     title = "one answer per request"
+    reads_custom_events = False
     obligations = MappingProxyType({
         SUPPRESSED: "no heartbeat, lifecycle or failure delivery failed routing (posted to "
         "missing targets or a stopping host?)",

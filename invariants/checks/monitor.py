@@ -34,7 +34,9 @@ from invariants.checks.facts import DeliveryFacts
 from invariants.checks.harness_facts import HarnessFact, HarnessFacts, Posted, interleave
 from invariants.checks.params import DEFAULT_PARAMS, CheckParams
 from invariants.checks.violation import Violation
-from invariants.trace import MessageClass, TraceEvent
+from invariants.trace import EventKind, MessageClass, TraceEvent
+
+_CUSTOM = EventKind.CUSTOM
 
 
 class Monitor(ABC):
@@ -54,6 +56,10 @@ class Monitor(ABC):
     # mesh re-sends what a timeout left at the callee, by contract): on one that declares
     # it they are not applicable, with the reason.
     obligation_waived_by: ClassVar[Mapping[str, tuple[Capability, str]]] = {}
+    # Whether `observe` reads the mesh's own events (`EventKind.CUSTOM`): a team's checker
+    # may; the built-in ones read none, and are never fed them (a mesh that notes every
+    # turn would otherwise hand each built-in checker a third of its trace for nothing).
+    reads_custom_events: ClassVar[bool] = True
 
     def __init_subclass__(cls, **kwargs: object) -> None:
         super().__init_subclass__(**kwargs)
@@ -152,7 +158,10 @@ class Monitor(ABC):
     def feed(self, events: Iterable[TraceEvent]) -> None:
         # Bound once: both are called for every event of a flood.
         facts_observe, observe = self.facts.observe, self.observe
+        skipped = None if self.reads_custom_events else _CUSTOM
         for event in events:
+            if event.kind is skipped:
+                continue
             time_ms = event.time_ms
             if time_ms > self.now_ms:
                 # Time moved on: a deadline before it is decided now, whatever comes next.

@@ -195,21 +195,32 @@ def bystander_ids(check_ids: Sequence[str], capabilities: frozenset[Capability]
                  if c not in check_ids and monitor.needs <= capabilities)
 
 
-@contextmanager
-def _checker_of(monitor: Monitor) -> Iterator[None]:
+def _blame(exc: Exception, monitor: Monitor) -> None:
     """An exception a checker raises (a team's own, say) stays what it is, traceback and
     all, and says whose it is: an error of the checker, never a verdict on the mesh."""
+    exc.add_note(f"raised by the checker of {monitor.check_id} "
+                 f"({type(monitor).__module__}.{type(monitor).__qualname__})")
+
+
+def _each(monitors: Sequence[Monitor], method: str, argument: object) -> None:
+    """`monitor.<method>(argument)` for each monitor, in order; one handler around the
+    loop, not one per monitor (a fact is told to every monitor for every post)."""
+    monitor = None
     try:
-        yield
+        for monitor in monitors:
+            getattr(monitor, method)(argument)
     except Exception as exc:
-        exc.add_note(f"raised by the checker of {monitor.check_id} "
-                     f"({type(monitor).__module__}.{type(monitor).__qualname__})")
+        if monitor is not None:
+            _blame(exc, monitor)
         raise
 
 
 def _violations(monitor: Monitor, now: int, final: bool) -> list[Violation]:
-    with _checker_of(monitor):
+    try:
         return monitor.violations(now_ms=now, final=final)
+    except Exception as exc:
+        _blame(exc, monitor)
+        raise
 
 
 class Judge:
@@ -241,9 +252,7 @@ class Judge:
         self.watching = self.monitors + self.bystanders
 
     def tell(self, fact: HarnessFact) -> None:
-        for monitor in self.watching:
-            with _checker_of(monitor):
-                monitor.tell(fact)
+        _each(self.watching, "tell", fact)
 
     def tell_in_place(self, mesh: MeshAdapter, fact: Injected | StopAsked) -> None:
         """A fault or stop, told after every event so far and before any it causes."""
@@ -256,9 +265,7 @@ class Judge:
         if not fresh:
             return
         self.fed = len(trace)
-        for monitor in self.watching:
-            with _checker_of(monitor):
-                monitor.feed(fresh)
+        _each(self.watching, "feed", fresh)
         self.coverage.observe(fresh)
 
     def verify(self, mesh: MeshAdapter, executed: Sequence[Step], *, final: bool) -> None:
