@@ -4,7 +4,8 @@
 `init` rule toggles per run (`extra`), with the routes and targets traffic goes to;
 `machine_class(check_id, adapter_factory)` turns a plan into a `RuleBasedStateMachine`
 subclass of the driver (`invariants.dynamic.driver.MeshMachine`) whose rules are the
-plan's families, each with its argument strategies and its precondition.
+plan's families (each the workload's body for it, `invariants.dynamic.workload`), with
+their argument strategies and preconditions.
 
 - Each check gets the rule families its invariant needs, so a mesh breaking it is found in
   few examples and shrinks to a few steps; `init` may start a run with one of the check's
@@ -29,17 +30,20 @@ from invariants.capabilities import capabilities_of, family_needs, route_needs
 from invariants.checks import CHECKS, CheckParams
 from invariants.dynamic.driver import (
     BREAKER_THRESHOLDS,
-    BULK_FAMILIES,
-    BURST_CLASSES,
     HUBS,
-    MAX_BULK_STEPS,
     MISSING,
     SENDERS,
     WATERMARKS,
     MeshMachine,
-    with_routes,
 )
 from invariants.dynamic.seed_programs import SEED_PROGRAMS, Program
+from invariants.dynamic.workload import (
+    BULK_FAMILIES,
+    BURST_CLASSES,
+    MAX_BULK_STEPS,
+    Workload,
+    with_routes,
+)
 
 
 @dataclass(frozen=True)
@@ -132,7 +136,7 @@ _TIE_SCRIPTS = st.one_of(
 
 
 def _aim_rule() -> Callable[..., Any]:
-    """Advance to just before one of the mesh's own timers falls due (`do_aim`): drawn for
+    """Advance to just before one of the mesh's own timers falls due (`Workload.aim`): drawn for
     meshes that mark their timer ties (the asyncio kit's, whose loop knows its timers)."""
     return rule(timer=st.integers(0, 7), less_ms=st.sampled_from([1, 0, 2]),
                 schedule=st.lists(st.integers(0, 7), max_size=6), ties=_TIE_SCRIPTS,
@@ -344,10 +348,14 @@ _rule: Any = rule
 _initialize: Any = initialize
 
 
-def _wrap(family: str, body: Callable[..., None]) -> Callable[..., None]:
+def _wrap(family: str) -> Callable[..., None]:
+    """The machine's step for `family`: recorded, then the workload's body, within the
+    step budget."""
+    body = getattr(Workload, family)
+
     def step(self: MeshMachine, **arguments: Any) -> None:
         self.step(family, arguments)
-        self.acting(lambda: body(self, **arguments), f"step {family!r}")
+        self.acting(lambda: body(self.workload, **arguments), f"step {family!r}")
 
     step.__name__ = step.__qualname__ = family
     return step
@@ -357,7 +365,8 @@ def _is_enabled(family: str) -> Callable[[MeshMachine], bool]:
     if family == "stop":
         return lambda self: family in self.enabled and not self.stopped
     if family in BULK_FAMILIES:
-        return lambda self: family in self.enabled and self.bulk_steps[family] < MAX_BULK_STEPS
+        return lambda self: (family in self.enabled
+                             and self.workload.bulk_steps[family] < MAX_BULK_STEPS)
     return lambda self: family in self.enabled
 
 
@@ -398,18 +407,17 @@ def machine_class(
         "diagram_path": diagram_path,
         "stand_ins": stand_ins(capabilities),
         "init": _init_rule(plan, scenarios),
-        "advance": _advance_rule(capabilities)(_wrap("advance", MeshMachine.do_advance)),
+        "advance": _advance_rule(capabilities)(_wrap("advance")),
     }
     if ties:
-        namespace["aim"] = _aim_rule()(_wrap("aim", MeshMachine.do_aim))
+        namespace["aim"] = _aim_rule()(_wrap("aim"))
     for family in sorted(plan.core | plan.extra):
-        body = getattr(MeshMachine, f"do_{family}")
         namespace[family] = precondition(_is_enabled(family))(
-            _rule(**arguments[family])(_wrap(family, body))
+            _rule(**arguments[family])(_wrap(family))
         )
     only_steps = plan.programs_only | (frozenset(steps) & frozenset(FAMILIES))
     for family in sorted(only_steps - plan.core - plan.extra):  # steps, not rules
-        namespace[family] = _wrap(family, getattr(MeshMachine, f"do_{family}"))
+        namespace[family] = _wrap(family)
     class_name = name or "".join(check_ids) + "Machine"
     return type(class_name, (MeshMachine,), namespace)
 
@@ -449,7 +457,7 @@ def _init_rule(plan: Plan, scenarios: Sequence[str]) -> Any:
             self.start(watermarks, swarm, roundtrip=roundtrip,
                        breaker_thresholds=breaker_thresholds)
             if scenario is not None:
-                self.play(scenario)
+                self.workload.play(scenario)
 
         self.acting(begin, "step 'init'")
 

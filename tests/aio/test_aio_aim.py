@@ -12,7 +12,7 @@ from aio_minimesh import MiniAdapter
 
 from invariants.adapter import FirstChooser
 from invariants.aio import VirtualLoop
-from invariants.dynamic.driver import MeshMachine
+from invariants.dynamic.workload import Workload
 
 
 def test_the_loop_names_each_future_due_instant_once_soonest_first() -> None:
@@ -37,7 +37,7 @@ class _Recorder:
         self.mesh = mesh
         self.advanced: list[int] = []
 
-    def do_advance(self, ms: int, schedule: list[int], ties: Any = ()) -> None:
+    def advance(self, ms: int, schedule: list[int], ties: Any = ()) -> None:
         self.advanced.append(ms)
         self.mesh.advance(ms)
 
@@ -47,13 +47,13 @@ def test_aim_advances_to_a_hop_before_the_chosen_timer() -> None:
     adapter.loop.call_later(0.040, lambda: None)
     adapter.loop.call_later(0.100, lambda: None)
     machine = _Recorder(adapter)
-    MeshMachine.do_aim(machine, timer=1, less_ms=2, schedule=[])  # type: ignore[arg-type]
+    Workload.aim(machine, timer=1, less_ms=2, schedule=[])  # type: ignore[arg-type]
     assert adapter.now_ms() == 98  # the 100 ms timer, less a 2 ms hop
     # Counted modulo the instants left ahead; 0 ms: in the timer's own instant.
-    MeshMachine.do_aim(machine, timer=3, less_ms=0, schedule=[])  # type: ignore[arg-type]
+    Workload.aim(machine, timer=3, less_ms=0, schedule=[])  # type: ignore[arg-type]
     assert adapter.now_ms() == 100
     # Negative control: with no timer ahead it is a plain 1 ms advance.
-    MeshMachine.do_aim(machine, timer=0, less_ms=1, schedule=[])  # type: ignore[arg-type]
+    Workload.aim(machine, timer=0, less_ms=1, schedule=[])  # type: ignore[arg-type]
     assert machine.advanced[-1] == 1 and adapter.now_ms() == 101
 
 
@@ -70,8 +70,8 @@ def test_aimed_work_lands_with_the_timer_as_a_tie() -> None:
     adapter = MiniAdapter(Asking())  # type: ignore[arg-type]
     log: list[str] = []
     adapter.loop.call_later(0.5, log.append, "cooldown over")  # armed at 0
-    machine = SimpleNamespace(mesh=adapter, do_advance=_Recorder(adapter).do_advance)
-    MeshMachine.do_aim(machine, timer=0, less_ms=1, schedule=[])  # type: ignore[arg-type]
+    machine = SimpleNamespace(mesh=adapter, advance=_Recorder(adapter).advance)
+    Workload.aim(machine, timer=0, less_ms=1, schedule=[])  # type: ignore[arg-type]
     adapter.loop.call_later(0.001, log.append, "post landed")  # the post's 1 ms hop
     adapter.advance(1)
     assert log == ["cooldown over", "post landed"]
@@ -87,11 +87,11 @@ def test_the_mesh_hop_is_read_off_its_trace(monkeypatch: pytest.MonkeyPatch) -> 
     adapter = MiniAdapter(FirstChooser())
     adapter.create_hub("h0")
     machine = SimpleNamespace(mesh=adapter, _routed={}, _hop_ms=None)
-    assert MeshMachine.hop_ms(machine) == 1  # type: ignore[arg-type]  # none seen yet
+    assert Workload.hop_ms(machine) == 1  # type: ignore[arg-type]  # none seen yet
     delivery = adapter.post("client", "h0", MessageSpec("Request"), route=Route.MONOLITH)
     machine._routed[delivery] = adapter.now_ms()
     adapter.advance(10)
-    assert MeshMachine.hop_ms(machine) == 4  # type: ignore[arg-type]
+    assert Workload.hop_ms(machine) == 4  # type: ignore[arg-type]
     assert not machine._routed  # learnt once, then not looked for
 
 
@@ -100,5 +100,5 @@ def test_aim_counts_the_mesh_hops_too() -> None:
     adapter.loop.call_later(0.100, lambda: None)
     machine = _Recorder(adapter)
     machine.hop_ms = lambda: 3  # type: ignore[attr-defined]
-    MeshMachine.do_aim(machine, timer=0, less_ms=1, schedule=[], hops=2)  # type: ignore[arg-type]
+    Workload.aim(machine, timer=0, less_ms=1, schedule=[], hops=2)  # type: ignore[arg-type]
     assert adapter.now_ms() == 100 - 1 - 2 * 3

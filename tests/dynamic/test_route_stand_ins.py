@@ -11,10 +11,10 @@ from __future__ import annotations
 from typing import Any
 
 from invariants.adapter import Capability, MessageSpec, Route
-from invariants.dynamic.driver import with_routes
 from invariants.dynamic.judge import recording
 from invariants.dynamic.plans import _light_scenarios, machine_class, program_runs_on
 from invariants.dynamic.seed_programs import SEED_PROGRAMS
+from invariants.dynamic.workload import with_routes
 from reference_impl.adapter import ReferenceAdapter
 
 NO_GRAIN = frozenset({Capability.SUBSCRIBE, Capability.STOP_LIFECYCLE})
@@ -62,7 +62,7 @@ def _routes_posted(capabilities: frozenset[Capability]) -> list[Route]:
     with recording():
         machine = machine_type()
         machine.start((None, None, None), {})
-        machine.play("INV5:stop-with-legs")
+        machine.workload.play("INV5:stop-with-legs")
         machine.teardown()
     return routes
 

@@ -71,7 +71,7 @@ class _Leaky(MeshMachine):
         super().start(watermarks, swarm, **options)
         type(self).runs += 1
         if type(self).runs % 2 == 0:
-            self.do_user("client", "h0", Route.MONOLITH, 1)
+            self.workload.user("client", "h0", Route.MONOLITH, 1)
 
 
 def test_the_comparison_sees_state_that_survives_an_example() -> None:
