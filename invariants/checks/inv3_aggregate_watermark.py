@@ -35,8 +35,9 @@ _ENQUEUED, _HANDLED, _SHED, _DROPPED, _TRIPPED = (
     EventKind.ENQUEUED, EventKind.HANDLED, EventKind.SHED, EventKind.DROPPED,
     EventKind.BREAKER_TRIPPED,
 )
-_FAULT_INJECTED, _HUB_CREATED, _TURN_RELEASED = (
-    EventKind.FAULT_INJECTED, EventKind.HUB_CREATED, EventKind.TURN_RELEASED
+_FAULT_INJECTED, _HUB_CREATED, _TURN_RELEASED, _STOP_COMPLETED = (
+    EventKind.FAULT_INJECTED, EventKind.HUB_CREATED, EventKind.TURN_RELEASED,
+    EventKind.STOP_COMPLETED,
 )
 _USER = MessageClass.USER
 
@@ -117,6 +118,12 @@ class AggregateWatermark(Monitor):
             return
         if kind is _HUB_CREATED and event.hub and event.watermark is not None:
             self._stated[event.hub] = event.watermark
+            return
+        if kind is _STOP_COMPLETED:
+            # The silo is down: what its hubs still queue is the stop's business (INV5
+            # judges what a stop must hold), not a turn the watermark withheld.
+            for hub in list(self._queued_users):
+                self._forget_queue(hub)
             return
         hub = event.hub
         if hub is None:
@@ -205,6 +212,10 @@ class AggregateWatermark(Monitor):
             return
         self._blocked.pop(hub, None)
         self._depth.pop(hub, None)
+        self._forget_queue(hub)
+
+    def _forget_queue(self, hub: str) -> None:
+        """The user-facing messages queued at `hub` are owed no turn any more."""
         for did in self._queued_users.pop(hub, {}):
             self._due.pop(did, None)
 

@@ -111,6 +111,26 @@ def test_queued_user_message_never_handled_is_unfinished() -> None:
     assert "never handled" in v.message
 
 
+def test_what_a_hub_still_queues_when_the_silo_stops_is_the_stop_s_business() -> None:
+    """A completed stop ends what INV3 owes a queue (INV5 judges what a stop must hold):
+    neither the probe's deadline after a release nor "never handled" outlives it."""
+
+    def found(stopped: bool) -> list[str]:
+        t = Trace()
+        t.add(K.TURN_BLOCKED, hub="h")
+        _intake(t, K.ENQUEUED, "probe", C.USER)
+        if stopped:
+            t.add(K.STOP_COMPLETED)
+        t.at(100).add(K.TURN_RELEASED, hub="h")
+        return [v.message for v in inv3.check(t.events, LOW, now_ms=20_000, final=True)]
+
+    assert found(stopped=True) == []
+    assert found(stopped=False) == [  # the control: with no stop, both are owed
+        "user-facing message probe at h not handled within 10000 ms of the turn's release",
+        "user-facing message probe queued at h never handled",
+    ]
+
+
 def test_watermark_stated_by_the_mesh_applies_unless_the_driver_configured_one() -> None:
     t = Trace()
     t.add(K.HUB_CREATED, hub="h", watermark=2)
