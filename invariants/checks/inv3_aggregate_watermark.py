@@ -122,8 +122,8 @@ class AggregateWatermark(Monitor):
         if kind is _STOP_COMPLETED:
             # The silo is down: what its hubs still queue is the stop's business (INV5
             # judges what a stop must hold), not a turn the watermark withheld.
-            for hub in list(self._queued_users):
-                self._forget_queue(hub)
+            for queued_at in list(self._queued_users):
+                self._forget_queue(queued_at)
             return
         hub = event.hub
         if hub is None:
