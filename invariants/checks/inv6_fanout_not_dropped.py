@@ -82,6 +82,9 @@ class FanoutNotDropped(Monitor):
 
     @classmethod
     def by_policy(cls, params: CheckParams) -> dict[str, str]:
+        if params.breaker_windows == "none":
+            why = "breaker_windows = 'none': the mesh has no per-key breaker to stop a storm"
+            return {name: why for name in cls.obligations if name != KEPT}
         if params.breaker_windows != "first_post":
             return {WINDOWS: f"breaker_windows = {params.breaker_windows!r}: the mesh's "
                              "windows open where it chooses, so none is judged exactly"}
@@ -104,6 +107,7 @@ class FanoutNotDropped(Monitor):
         # could have counted.
         self._span = params.breaker_window_ms + params.breaker_cooldown_ms
         self._windows = KeyWindows(params)  # exact windows, where the mesh declares them
+        self._breaker = params.breaker_windows != "none"  # the mesh has one
 
     def _arrived(
         self, table: dict[Key, deque[int]], key: Key, now: int,
@@ -136,6 +140,9 @@ class FanoutNotDropped(Monitor):
         )
 
     def observe(self, event: TraceEvent) -> None:
+        if not self._breaker:
+            self._without_breaker(event)
+            return
         kind = event.kind
         if kind is _ENQUEUED:
             self.judged(WINDOWS, self._windows.outcome(event), event)
@@ -172,6 +179,16 @@ class FanoutNotDropped(Monitor):
             self._tripped(event, key, arrivals)
         elif not self._after_cooldown(event, key, arrivals):
             self._held_to_count(event, key, arrivals)
+
+    def _without_breaker(self, event: TraceEvent) -> None:
+        """A mesh with no breaker: its fan-outs are counted as kept, and a drop is wrong."""
+        kind = event.kind
+        if kind is _POSTED:
+            key = self._key(event, self.harness.posted(event.delivery_id))
+            self._posted(event, key, self._arrived(self._arrivals, key, event.time_ms))
+        elif kind is _DROPPED or kind is _TRIPPED:
+            self.flag(f"breaker {kind.value} {event.delivery_id} at {event.hub}, though the "
+                      "mesh declares none (breaker_windows = 'none')", event)
 
     def _tripped(self, event: TraceEvent, key: Key, arrivals: deque[int]) -> None:
         self._held_to_count(event, key, arrivals)

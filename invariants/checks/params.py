@@ -11,8 +11,8 @@ from dataclasses import dataclass, field, fields, replace
 
 # The routes a post can take (`invariants.adapter.Route`'s values), for `ordered_routes`.
 ROUTES = frozenset({"direct", "monolith", "grain"})
-# Where a breaker's window opens (`breaker_windows`).
-BREAKER_WINDOWS = frozenset({"first_post", "any"})
+# Where a breaker's window opens (`breaker_windows`), or that the mesh has no breaker.
+BREAKER_WINDOWS = frozenset({"first_post", "any", "none"})
 # What a subscription does with an answer to an attempt that timed out
 # (`late_subscribe_answers`).
 LATE_SUBSCRIBE_ANSWERS = frozenset({"refused", "taken"})
@@ -61,7 +61,9 @@ class CheckParams:
     breaker_window_ms: int = 1_000
     breaker_cooldown_ms: int = 2_000
     # INV6: where a key's window opens: "first_post" (at the key's first post, and at its
-    # first post after the window closed: judged exactly), or "any" (only bounded).
+    # first post after the window closed: judged exactly), or "any" (only bounded); or
+    # "none": the mesh has no per-key breaker (a design too: it drops nothing of a key, so
+    # no storm is stopped and no fan-out dropped, and any drop is flagged).
     breaker_windows: str = "first_post"
     # INV6: keys a hub's breaker tracks; past them it may evict any key (then not judged).
     breaker_max_keys: int = 10_000

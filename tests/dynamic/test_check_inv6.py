@@ -228,3 +228,29 @@ def test_a_hub_is_held_to_its_own_threshold() -> None:
     [v] = inv6.check(t.events, params)
     assert "9 posts of its key admitted in that instant (threshold 8)" in v.message
     assert inv6.check(t.events, SMALL) == []
+
+
+def test_a_mesh_with_no_breaker_passes_a_storm_and_is_flagged_for_a_drop() -> None:
+    """`breaker_windows = "none"`: a storm let through is the design, not a breaker's
+    failure; a drop is flagged all the same, and the storm obligations are without a case."""
+    none = CheckParams(breaker_threshold=20, breaker_windows="none")
+    storm = Trace()
+    for i in range(50):  # one key, one instant, past the threshold: all admitted
+        _msg(storm, K.ENQUEUED, i, "one-stream")
+    assert inv6.check(storm.events, none, final=True) == []
+    assert inv6.check(storm.events, SMALL, final=True)  # the control: a breaker must stop it
+    dropped = Trace()
+    _msg(dropped, K.DROPPED, 0, "one-stream")
+    [found] = inv6.check(dropped.events, none)
+    assert "though the mesh declares none" in found.message
+    assert set(inv6.FanoutNotDropped.by_policy(none)) == (
+        set(inv6.FanoutNotDropped.obligations) - {inv6.KEPT})
+
+
+def test_a_fan_out_on_a_mesh_with_no_breaker_still_counts_as_kept() -> None:
+    t = Trace()
+    for i in range(30):
+        _msg(t, K.ENQUEUED, i, f"stream-{i}")
+    monitor = inv6.FanoutNotDropped(CheckParams(breaker_threshold=20, breaker_windows="none"))
+    monitor.feed(t.events)
+    assert monitor.evidence[inv6.KEPT] == 10  # posts 21-30 of the one (sender, target, type)
