@@ -101,7 +101,7 @@ def test_an_unknown_window_rule_is_refused() -> None:
     try:
         CheckParams(breaker_windows="sliding")
     except ValueError as exc:
-        assert "breaker_windows must be one of any, first_post, got 'sliding'" in str(exc)
+        assert "breaker_windows must be one of any, first_post, none, got 'sliding'" in str(exc)
     else:
         raise AssertionError("breaker_windows='sliding' was accepted")
 
