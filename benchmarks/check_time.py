@@ -1,10 +1,12 @@
-"""Time `python -m harness check` on the reference mesh: the current tree against a baseline.
+"""Time `python -m harness check` on a mesh: the current tree against a baseline.
 
     python benchmarks/check_time.py [--baseline REV] [--repeat N] [--current-only]
-                                    [--jobs K] [--json FILE]
+                                    [--jobs K] [--json FILE] [--mesh DIR]
 
 Both sides are measured in one run. The current side is `python -m harness check` at this
-repository's root (PYTHONPATH the root); the baseline side is the same command in a
+repository's root (PYTHONPATH the root), or in its folder `--mesh DIR` (an example
+repository, `examples/aiomesh-repo`: check then judges that repository's own mesh, as its
+[tool.harness] says); the baseline side is the same command in a
 temporary `git worktree add --detach` of REV (PYTHONPATH that worktree), removed afterwards,
 also on an error or an interrupt. The runs are interleaved, current then baseline,
 `--repeat` times (default 3), so a change in the machine's load hits both sides alike. Each
@@ -104,7 +106,13 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
                         help="the current side's check --jobs (default 1; 0: one per core)")
     parser.add_argument("--json", type=Path, default=None, metavar="FILE",
                         help="also write every run and the summaries as JSON")
+    parser.add_argument("--mesh", default=".", metavar="DIR",
+                        help="the folder, relative to each side's tree, to run check in "
+                        "(default: the root, where check judges the reference mesh; "
+                        "examples/aiomesh-repo: that repository's own [tool.harness])")
     args = parser.parse_args(argv)
+    if Path(args.mesh).is_absolute() or ".." in Path(args.mesh).parts:
+        parser.error("--mesh must be a folder inside the tree, relative to its root")
     if args.repeat < 1:
         parser.error("--repeat must be >= 1")
     if args.jobs < 0:
@@ -148,7 +156,8 @@ def _ratio_text(value: float | None) -> str:
 
 
 def render(summaries: Sequence[Summary], load_before: Sequence[float],
-           load_after: Sequence[float], goal: float = GOAL_SECONDS) -> str:
+           load_after: Sequence[float], goal: float = GOAL_SECONDS,
+           mesh: str = ".") -> str:
     """The text report: one row per side, the ratios, the load and the goal."""
     lines = [
         f"{'side':9} {'revision':12} {'runs':>4} {'wall min':>9} {'wall med':>9} "
@@ -176,7 +185,8 @@ def render(summaries: Sequence[Summary], load_before: Sequence[float],
                  + f"; {os.cpu_count() or '?'} CPUs")
     if current is not None:
         met = "met" if current.wall_median <= goal else "NOT met"
-        lines.append(f"goal: check on the reference mesh <= {goal:g} s on this machine: {met} "
+        judged = "the reference mesh" if mesh == "." else mesh
+        lines.append(f"goal: check on {judged} <= {goal:g} s on this machine: {met} "
                      f"(current median wall {current.wall_median:.1f} s; information only)")
     return "\n".join(lines) + "\n"
 
@@ -211,13 +221,15 @@ def _children_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def measure(side: str, root: Path, options: Sequence[str] = ()) -> tuple[Run, str]:
-    """One `python -m harness check [options]` in `root`, importing from `root` only."""
+def measure(side: str, root: Path, options: Sequence[str] = (),
+            mesh: str = ".") -> tuple[Run, str]:
+    """One `python -m harness check [options]` in `root`'s folder `mesh`, importing the
+    harness from `root` only."""
     env = dict(os.environ, PYTHONPATH=str(root))
     env.pop("PYTEST_ADDOPTS", None)
     cpu_before = _children_cpu()
     started = time.perf_counter()
-    result = subprocess.run([sys.executable, *COMMAND, *options], cwd=root, env=env,
+    result = subprocess.run([sys.executable, *COMMAND, *options], cwd=root / mesh, env=env,
                             capture_output=True, text=True, check=False)
     wall = time.perf_counter() - started
     cpu = _children_cpu() - cpu_before
@@ -252,14 +264,17 @@ def _progress(index: int, repeat: int, run: Run) -> None:
           file=sys.stderr, flush=True)
 
 
-def run_sides(repeat: int, baseline_root: Path | None, jobs: int = 1) -> list[Run]:
+def run_sides(repeat: int, baseline_root: Path | None, jobs: int = 1,
+              mesh: str = ".") -> list[Run]:
     """Every run, interleaved: current, baseline, current, baseline, ..."""
     sides = [(CURRENT, ROOT)] + ([] if baseline_root is None else [(BASELINE, baseline_root)])
     runs: list[Run] = []
     for index in range(1, repeat + 1):
         for side, root in sides:
             options = ("--jobs", str(jobs)) if side == CURRENT else ()  # its default is per core
-            run, stderr = measure(side, root, options)
+            if not (root / mesh).is_dir():
+                raise OSError(f"{side}: no folder {mesh} in {root}")
+            run, stderr = measure(side, root, options, mesh)
             _progress(index, repeat, run)
             if side == CURRENT and run.exit_code != PASS_CODE:
                 tail = "\n".join(stderr.splitlines()[-20:])
@@ -276,7 +291,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     load_before = os.getloadavg()
     try:
         if args.current_only:
-            runs = run_sides(args.repeat, None, args.jobs)
+            runs = run_sides(args.repeat, None, args.jobs, args.mesh)
             baseline_rev = ""
         else:
             try:
@@ -286,7 +301,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 return 2
             try:
                 with worktree(baseline_rev) as baseline_root:
-                    runs = run_sides(args.repeat, baseline_root, args.jobs)
+                    runs = run_sides(args.repeat, baseline_root, args.jobs, args.mesh)
             except subprocess.CalledProcessError as exc:
                 print(f"check_time: {' '.join(exc.cmd)} failed: {exc.stderr}", file=sys.stderr)
                 return 2
@@ -298,7 +313,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not args.current_only:
         summaries.append(summarize(BASELINE, baseline_rev,
                                    [r for r in runs if r.side == BASELINE]))
-    sys.stdout.write(render(summaries, load_before, load_after))
+    sys.stdout.write(render(summaries, load_before, load_after, mesh=args.mesh))
     if args.json is not None:
         data = to_json(summaries, runs, load_before, load_after)
         args.json.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")

@@ -107,3 +107,19 @@ def test_json_report() -> None:
                              "cpu_min": 2.0}
     assert [s["mutants"] for s in data["summaries"]] == [(21, 21), (8, 8)]
     assert len(data["runs"]) == 4
+
+
+def test_a_mesh_folder_inside_the_tree_names_the_goal() -> None:
+    assert ct.parse_args([]).mesh == "."
+    args = ct.parse_args(["--mesh", "examples/aiomesh-repo"])
+    current = ct.summarize(ct.CURRENT, "abc", _runs(ct.CURRENT, [12.0], [22.0]))
+    text = ct.render([current], (1.0, 1.0, 1.0), (1.0, 1.0, 1.0), mesh=args.mesh)
+    assert "goal: check on examples/aiomesh-repo <= 10 s on this machine: NOT met" in text
+    assert "goal: check on the reference mesh" in ct.render([current], (1.0,) * 3, (1.0,) * 3)
+
+
+@pytest.mark.parametrize("mesh", ["/tmp/elsewhere", "../outside", "examples/../../x"])
+def test_a_mesh_folder_outside_the_tree_is_a_usage_error(mesh: str) -> None:
+    with pytest.raises(SystemExit) as exc:
+        ct.parse_args(["--mesh", mesh])
+    assert exc.value.code == 2
