@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from invariants.adapter import FaultKind
+from invariants.adapter import Capability, FaultKind
 from invariants.capabilities import NETWORK_FAULTS
 from invariants.checks.harness_facts import HarnessFact, Injected, StopAsked
 from invariants.checks.inv4_calls import Delivery
@@ -43,7 +43,14 @@ class CallFaults:
         self._removed: set[str] = set()  # targets the harness removed
         self._held: set[str] = set()  # and those it slowed or blocked: a call may time out
         self._stop_asked = False  # once asked, calls may be refused as shutting down
-        self._network = False  # once the network failed somewhere, any call may time out
+        self._network_faults = False  # once the network failed somewhere
+
+    @property
+    def network_may_fail(self) -> bool:
+        """Whether any call may fail by the network's doing: once a network fault was
+        injected, or on any adapter with a simulated network, whose segments the harness's
+        own verdicts may hold past a call's timeouts (a dial refused, a request late)."""
+        return self._network_faults or Capability.NETWORK in self._monitor.capabilities
 
     def record(self, fact: HarnessFact) -> None:
         if isinstance(fact, StopAsked):
@@ -55,7 +62,7 @@ class CallFaults:
         elif fact.kind in (FaultKind.BLOCK_HUB, FaultKind.SLOW_DESTINATION):
             self._held.add(fact.target)
         elif fact.kind in NETWORK_FAULTS:
-            self._network = True
+            self._network_faults = True
         if fact.kind is FaultKind.AGGREGATE_NEXT and fact.count > 0:
             self._aggregates.setdefault(fact.target, []).append((fact.timeout_first, fact.count))
         elif fact.kind in (FaultKind.REJECT_NEXT, FaultKind.TIMEOUT_NEXT):
@@ -118,6 +125,7 @@ class CallFaults:
         the harness made it, and a fault spent on it was honoured if it failed as armed."""
         monitor = self._monitor
         if (d.expect is None and d.waiting and not self._stop_asked
+                and not self.network_may_fail  # a rejection armed for a call the network failed
                 and event.error in monitor.params.resendable_errors and d.received_at is None
                 and monitor.harness.posted(did) is not None):  # judged only beside the facts
             # A refusal out of nowhere: the harness armed none, nor began a stop.
@@ -138,19 +146,29 @@ class CallFaults:
     def _late_timeout(self, d: Delivery, did: str, event: TraceEvent) -> None:
         """A caller gives up at its response timeout, no later: a timeout past it is one
         the caller waited out longer than the mesh's own figure."""
-        sent, timeout = d.sent_at, self._monitor.params.response_timeout_ms
-        if d.waiting and event.timed_out and sent is not None \
-                and event.time_ms - sent.time_ms > timeout:
+        since, timeout = self.timing_since(d), self._monitor.params.response_timeout_ms
+        if d.waiting and event.timed_out and since is not None \
+                and event.time_ms - since.time_ms > timeout:
+            what = "it was sent" if since is d.sent_at else "it reached the callee"
             self._monitor.flag(
-                f"{did}'s attempt {d.attempts - 1} timed out {event.time_ms - sent.time_ms} "
-                f"ms after it was sent, later than its response timeout of {timeout} ms: "
+                f"{did}'s attempt {d.attempts - 1} timed out {event.time_ms - since.time_ms} "
+                f"ms after {what}, later than its response timeout of {timeout} ms: "
                 "the caller waited past it", *d.shown(event))
+
+    def timing_since(self, d: Delivery) -> TraceEvent | None:
+        """An event by which the caller's response timeout was surely running: its call
+        (ATTEMPT), as the caller sends at once; over a simulated network, where a request
+        may wait for its link to be dialled before it leaves, its arrival at the callee
+        (CALL_RECEIVED; None before it arrives)."""
+        if self.network_may_fail:
+            return d.received_at
+        return d.sent_at or d.received_at
 
     def _unprovoked_timeout(self, d: Delivery, did: str, event: TraceEvent) -> bool:
         """A call timed out (by the mesh's word or the clock) that nothing the harness did
         could make time out: no timeout or aggregate armed and spent on it, its target
         never slowed, blocked or removed, no stop asked for."""
-        if d.expect is not None or not d.waiting or self._stop_asked or self._network:
+        if d.expect is not None or not d.waiting or self._stop_asked or self.network_may_fail:
             return False
         target = d.target or ""
         if (target in self._held or target in self._removed

@@ -244,7 +244,6 @@ class NoResendAfterTimeout(Monitor):
 
     def _truth(self, d: Delivery, event: TraceEvent) -> str | None:
         """Why the harness knows this attempt timed out, or None."""
-        timeout = self.params.response_timeout_ms
         if (
             d.expect in CALL_TIMEOUTS
             and not d.ran
@@ -256,11 +255,13 @@ class NoResendAfterTimeout(Monitor):
             return f"the harness made that call time out ({fault} at {d.target})"
         # The caller's response timeout runs from when it sent the call (ATTEMPT), however
         # long the call took to reach the callee (CALL_RECEIVED, a hop or more later).
-        start = d.sent_at or d.received_at
-        if start is not None and event.time_ms - start.time_ms >= timeout:
+        start = self._faults.timing_since(d)
+        if start is not None and event.time_ms - start.time_ms >= self.params.response_timeout_ms:
+            elapsed = f"{event.time_ms - start.time_ms:,} ms"
+            if start is not d.sent_at:
+                return f"{event.delivery_id} failed {elapsed} after it reached the callee"
             where = "reached the callee and " if d.received_at is not None else ""
-            return f"{event.delivery_id} {where}failed {event.time_ms - start.time_ms:,} ms " \
-                "after it was sent"
+            return f"{event.delivery_id} {where}failed {elapsed} after it was sent"
         return None
 
     def _observe_failed(self, d: Delivery, did: str, event: TraceEvent) -> None:
@@ -281,8 +282,12 @@ class NoResendAfterTimeout(Monitor):
         # The mesh's flag can only add timeouts (an aggregate the mesh itself made, say).
         timed_out = truth is not None or bool(event.timed_out)
         d.last_failure = event
+        # A call the harness armed a rejection for is re-sendable whatever the mesh calls
+        # its refusal, unless the network may have failed it first (a dial refused): then
+        # only the mesh's own re-sendable errors say it was refused.
+        armed = d.expect is FaultKind.REJECT_NEXT and not self._faults.network_may_fail
         d.resendable = not timed_out and (
-            d.expect is FaultKind.REJECT_NEXT or event.error in self.params.resendable_errors
+            armed or event.error in self.params.resendable_errors
         )
         self._retries.failed(d, did)
         if timed_out and d.timed_out is None:
@@ -374,9 +379,11 @@ class NoResendAfterTimeout(Monitor):
 
     def _no_callee(self, d: Delivery) -> bool:
         """A timed-out call with no callee to reach: refused at the door by the armed
-        reject_next after its caller gave up (an armed refusal must reach no callee), or
-        to a target the harness removed or never made. Sent once, held by nobody."""
-        return d.expect is FaultKind.REJECT_NEXT or self._target_missing(d)
+        reject_next after its caller gave up (an armed refusal must reach no callee), to a
+        target the harness removed or never made, or lost on a network that may fail it
+        (a partition, a crash, a link held past the timeout). Sent once, held by nobody."""
+        return (d.expect is FaultKind.REJECT_NEXT or self._target_missing(d)
+                or self._faults.network_may_fail)
 
     def _target_missing(self, d: Delivery) -> bool:
         """Whether `d`'s target is a hub the harness removed or never made."""

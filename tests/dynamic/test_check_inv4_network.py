@@ -1,0 +1,83 @@
+"""INV4 on a mesh with a simulated network (an adapter declaring `network`): the harness's
+own network verdicts may hold a dial or a segment past a call's timeouts, so a request may
+wait for its link before it leaves, be lost on the way, or fail before it reaches the
+callee. Each rule is shown with its control: the same trace on an adapter without one."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from dyn_traces import K, Trace
+
+from invariants.adapter import Capability, FaultKind
+from invariants.capabilities import DEFAULT_CAPABILITIES
+from invariants.checks import CheckParams, monitor_for
+from invariants.checks.harness_facts import HarnessFact, Injected
+from invariants.checks.monitor import run_monitor
+
+PARAMS = CheckParams(response_timeout_ms=2_000, resendable_errors=frozenset({"Rejected"}))
+NETWORKED = DEFAULT_CAPABILITIES | {Capability.NETWORK}
+
+
+def _found(t: Trace, capabilities: frozenset[Capability],
+           facts: Sequence[HarnessFact] = ()) -> list[str]:
+    monitor = monitor_for("INV4", PARAMS, capabilities)
+    return [v.message for v in run_monitor(monitor, t.events, now_ms=60_000, final=True,
+                                           facts=facts)]
+
+
+def test_a_request_that_waited_for_its_link_is_timed_from_its_arrival() -> None:
+    t = Trace()
+    t.add(K.ATTEMPT, hub="gw", delivery_id="d1", target="g", attempt=0)
+    t.at(1_000).add(K.CALL_RECEIVED, hub="g", delivery_id="d1")  # dialled for 1 s first
+    t.at(2_900).add(K.ATTEMPT_FAILED, hub="gw", delivery_id="d1", error="TimedOut",
+                    timed_out=True)
+    assert _found(t, NETWORKED) == []
+    # The control: a caller that sends at once waited 2,900 ms on a 2,000 ms timeout.
+    assert _found(t, DEFAULT_CAPABILITIES) == [
+        "d1's attempt 0 timed out 2900 ms after it was sent, later than its response "
+        "timeout of 2000 ms: the caller waited past it"]
+
+
+def test_a_timeout_past_the_arrival_by_more_than_the_timeout_is_still_flagged() -> None:
+    t = Trace()
+    t.add(K.ATTEMPT, hub="gw", delivery_id="d1", target="g", attempt=0)
+    t.at(1_000).add(K.CALL_RECEIVED, hub="g", delivery_id="d1")
+    t.at(3_001).add(K.ATTEMPT_FAILED, hub="gw", delivery_id="d1", error="TimedOut",
+                    timed_out=True)
+    assert _found(t, NETWORKED) == [
+        "d1's attempt 0 timed out 2001 ms after it reached the callee, later than its "
+        "response timeout of 2000 ms: the caller waited past it"]
+
+
+def test_a_call_lost_on_the_way_times_out_having_reached_no_callee() -> None:
+    t = Trace()
+    t.add(K.ATTEMPT, hub="gw", delivery_id="d1", target="g", attempt=0)
+    t.at(2_000).add(K.ATTEMPT_FAILED, hub="gw", delivery_id="d1", error="TimedOut",
+                    timed_out=True)
+    assert _found(t, NETWORKED) == []
+    [control] = _found(t, DEFAULT_CAPABILITIES)
+    assert "reached the callee 0 times (expected 1)" in control
+
+
+def test_a_dial_that_failed_long_after_the_call_began_is_not_taken_for_a_timeout() -> None:
+    t = Trace()
+    t.add(K.ATTEMPT, hub="gw", delivery_id="d1", target="g", attempt=0)
+    t.at(3_000).add(K.ATTEMPT_FAILED, hub="gw", delivery_id="d1", error="Unreachable",
+                    timed_out=False)  # two dials queued ahead of its own, each refused
+    assert _found(t, NETWORKED) == []
+    assert any("that is a response timeout" in v for v in _found(t, DEFAULT_CAPABILITIES))
+
+
+def test_an_armed_rejection_the_network_may_have_pre_empted_owes_no_retry() -> None:
+    armed = Injected(FaultKind.REJECT_NEXT, "g", 1, 0, 0, 0)
+    t = Trace()
+    t.add(K.ATTEMPT, hub="gw", delivery_id="d1", target="g", attempt=0)
+    t.at(1_000).add(K.ATTEMPT_FAILED, hub="gw", delivery_id="d1", error="Unreachable",
+                    timed_out=False)
+    t.add(K.FAILURE_EMITTED, hub="gw", delivery_id="n1", answers="d1", error="Unreachable")
+    assert _found(t, NETWORKED, [armed]) == []
+    # The control: without a network only the armed rejection can have failed the call,
+    # and a rejection is re-sent until the budget is spent.
+    assert any("given up after 1 attempt(s)" in v
+               for v in _found(t, DEFAULT_CAPABILITIES, [armed]))
