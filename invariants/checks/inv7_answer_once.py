@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from types import MappingProxyType
 
-from invariants.adapter import FaultKind
+from invariants.adapter import Capability, FaultKind
 from invariants.checks.harness_facts import HarnessFact, Injected, Posted, StopAsked, Subscribed
 from invariants.checks.inv7_order import ORDER, PostOrder
 from invariants.checks.monitor import Monitor, check_function
@@ -252,6 +252,9 @@ class AnswerOnce(_FromFacts):
             self._open.clear()  # cut off by the stop, not lost
             self._owed_to.clear()
         elif kind in _ROUTING_FAILED or (kind is EventKind.LEG_ENDED and _failed_leg(event)):
+            if did is not None and self._node_stopped(event):
+                self._failed.pop(did, None)  # refused there before: owed nothing now
+                return
             if did is None or did in self._failed or did in self._suppressed or self._stopped:
                 return
             cls = self.facts.class_of(did)
@@ -311,6 +314,12 @@ class AnswerOnce(_FromFacts):
             else:
                 self.flag(f"the answer {answer} to {emitted.answers} landed at {event.hub}, "
                           f"not at its sender {sender}", emitted, event)
+        elif answer in self._owed_to and kind in _ROUTING_FAILED \
+                and Capability.NETWORK in self.capabilities:
+            # Its own routing failed on the way (a partition, a link held past its timeout):
+            # a network may lose an answer as it loses any delivery, and a failure's loss is
+            # never answered in turn. (Without a network an answer's route does not fail.)
+            del self._owed_to[answer]
         elif answer in self._landed and event.hub == self._landed[answer].hub:
             if kind in (EventKind.ENQUEUED, EventKind.HANDLED):
                 self.exercised(ACCEPTED)
@@ -341,6 +350,13 @@ class AnswerOnce(_FromFacts):
             shown = (posted, event) if posted is not None else (event,)
             self.flag(f"{packaged}{cls.value} delivery {answered} was answered (must never be)",
                       *shown)
+
+    def _node_stopped(self, event: TraceEvent) -> bool:
+        """A node of a networked mesh that finished its own part of the stop while others
+        still hold: its answers are suppressed as `silo_stopped`, as a stopped silo's are
+        (the stop's business, which INV5 judges), once the harness asked for the stop."""
+        return (event.kind is EventKind.ANSWER_SUPPRESSED and event.reason == "silo_stopped"
+                and self._stop_asked and Capability.NETWORK in self.capabilities)
 
     def unfinished(self) -> list[Violation]:
         found = [
