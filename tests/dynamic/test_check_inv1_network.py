@@ -1,0 +1,41 @@
+"""INV1 on a mesh with a simulated network: the rejecting node's word may be held past its
+caller's response timeout, and the caller then answers its own timeout. Beside its
+controls: without a network, and with a network but no timeout."""
+
+from __future__ import annotations
+
+from dyn_traces import K, Trace
+
+from invariants.adapter import Capability
+from invariants.capabilities import DEFAULT_CAPABILITIES
+from invariants.checks import CheckParams, monitor_for
+from invariants.checks.monitor import run_monitor
+
+NETWORKED = DEFAULT_CAPABILITIES | {Capability.NETWORK}
+FLAGGED = ["DeliveryFailure answers rejected post gw.1 (a rejection has no reply)"]
+
+
+def _found(t: Trace, capabilities: frozenset[Capability]) -> list[str]:
+    monitor = monitor_for("INV1", CheckParams(), capabilities)
+    return [v.message for v in run_monitor(monitor, t.events, final=True)]
+
+
+def _forwarded_and_rejected(t: Trace, *, timed_out: bool) -> Trace:
+    t.add(K.ATTEMPT, hub="gw", delivery_id="gw.1", target="h0", attempt=0)
+    t.add(K.REJECTED, hub="h0", delivery_id="gw.1", error="Unvouched")
+    if timed_out:  # the callee's "taken" held on the way back past the caller's timeout
+        t.at(2_000).add(K.ATTEMPT_FAILED, hub="gw", delivery_id="gw.1", error="TimedOut",
+                        timed_out=True)
+    t.add(K.FAILURE_EMITTED, hub="gw", delivery_id="gw.2", answers="gw.1",
+          error="TimedOut" if timed_out else "Unvouched", sender="h0", target="client")
+    return t
+
+
+def test_a_caller_that_timed_out_on_a_held_reply_may_answer_its_timeout() -> None:
+    t = _forwarded_and_rejected(Trace(), timed_out=True)
+    assert _found(t, NETWORKED) == []
+    assert _found(t, DEFAULT_CAPABILITIES) == FLAGGED  # without a network, none is held
+
+
+def test_a_rejection_answered_without_a_timeout_is_flagged_on_a_network_too() -> None:
+    assert _found(_forwarded_and_rejected(Trace(), timed_out=False), NETWORKED) == FLAGGED
