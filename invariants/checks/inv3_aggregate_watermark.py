@@ -191,6 +191,12 @@ class AggregateWatermark(Monitor):
 
     def _observe_enqueued(self, event: TraceEvent, hub: str, cls: MessageClass | None) -> None:
         depth = self._intake_depth(hub)
+        if hub in self._blocked and depth and event.depth == depth:
+            # The mesh's own count after this message is the trace's before it: its held
+            # turn has taken one message off the queue and holds it, not yet HANDLED (the
+            # seed's wedged action block, whose queue no longer holds what its thread
+            # works on). One message, only while the harness holds the turn.
+            depth -= 1
         watermark = self._watermark(hub)
         if cls in _BREAKER_EXEMPT:
             self.exercised(EXEMPT)

@@ -171,3 +171,26 @@ def test_a_block_on_a_hub_the_harness_removed_is_not_a_hold() -> None:
     assert run(removed_first=True) == []
     assert run(removed_first=False) == ["h handled u1 at 10 ms, while the turn the harness "
                                         "blocked at 0 ms for 1,000 ms was held (until 1000 ms)"]
+
+
+def test_a_held_turn_may_hold_one_message_its_queue_no_longer_counts() -> None:
+    """While the harness holds a hub's turn, a mesh whose turn took a message off the queue
+    before the hold (its own depth, after each enqueue, one short of the trace's count)
+    is judged by its queue: the message in the held turn is not in it. The controls: a
+    mesh whose depth agrees with the trace, and the same depths with no hold."""
+
+    def found(blocked: bool, in_hand: bool) -> list[str]:
+        t = Trace()
+        if blocked:
+            t.add(K.TURN_BLOCKED, hub="h")
+        for i in range(4):  # watermark 3: the fourth comes at a count of 3
+            t.add(K.POSTED, hub="h", delivery_id=f"i{i}", message_class=C.IGNORABLE)
+            t.add(K.ENQUEUED, hub="h", delivery_id=f"i{i}", depth=i if in_hand else i + 1)
+        facts = [Injected(FaultKind.BLOCK_HUB, "h", 1, 5_000, 0, 0)] if blocked else []
+        return [v.message for v in run_monitor(inv3.AggregateWatermark(LOW), t.events,
+                                               facts=facts)]
+
+    assert found(blocked=True, in_hand=True) == []
+    flagged = ["sheddable message i3 admitted to h at depth 3 >= watermark 3 (must be shed)"]
+    assert found(blocked=True, in_hand=False) == flagged
+    assert found(blocked=False, in_hand=True) == flagged
