@@ -27,6 +27,10 @@ REMOVE_TARGET = "remove_target"
 # Classes the per-key storm breaker never counts.
 _BREAKER_EXEMPT = frozenset({MessageClass.IGNORABLE, MessageClass.LIFECYCLE, MessageClass.FAILURE})
 _KEPT = frozenset({MessageClass.USER, MessageClass.LIFECYCLE})  # never shed
+# What may be shed past the watermark: the sheddable class, which must be, and failure
+# answers, which seed 004 names beside it ("shed [CanBeIgnored]/failure-class messages");
+# the reference keeps them, and either is correct.
+_MAY_SHED = frozenset({MessageClass.IGNORABLE, MessageClass.FAILURE})
 # Intake events judged by the class the harness posted their delivery with.
 _CLASSED = frozenset({EventKind.SHED, EventKind.DROPPED, EventKind.ENQUEUED,
                       EventKind.BREAKER_TRIPPED})
@@ -143,7 +147,7 @@ class AggregateWatermark(Monitor):
             watermark = self._watermark(hub)
             if cls in _BREAKER_EXEMPT:
                 self.exercised(EXEMPT)
-            if cls is None or not cls.sheddable:
+            if cls not in _MAY_SHED:
                 what = cls.value if cls else "unclassified"
                 self.flag(f"{what} message {event.delivery_id} shed at {hub}",
                           self._as_posted(event, cls))

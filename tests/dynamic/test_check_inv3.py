@@ -194,3 +194,21 @@ def test_a_held_turn_may_hold_one_message_its_queue_no_longer_counts() -> None:
     flagged = ["sheddable message i3 admitted to h at depth 3 >= watermark 3 (must be shed)"]
     assert found(blocked=True, in_hand=False) == flagged
     assert found(blocked=False, in_hand=True) == flagged
+
+
+def test_a_failure_answer_may_be_shed_past_the_watermark_never_below_it() -> None:
+    """Seed 004 sheds failure-class messages beside can-be-ignored ones; the reference keeps
+    them. Past the watermark either is correct; below it a shed is wrong; a user-facing
+    message is never shed (the controls)."""
+
+    def found(depth: int, cls: C) -> list[str]:
+        t = Trace()
+        t.add(K.TURN_BLOCKED, hub="h")
+        for i in range(depth):
+            _intake(t, K.ENQUEUED, f"u{i}", C.USER)
+        _intake(t, K.SHED, "answer", cls)
+        return [v.message for v in inv3.check(t.events, LOW)]
+
+    assert found(3, C.FAILURE) == []
+    assert found(2, C.FAILURE) == ["message answer shed at h at depth 2 below watermark 3"]
+    assert found(3, C.USER) == ["user message answer shed at h"]
