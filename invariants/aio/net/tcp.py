@@ -261,6 +261,11 @@ class End:
                       else ConnectionResetError(errno.ECONNRESET, "Connection reset by peer"))
         self.rx.clear()
         self._readable()
+        transport = self.transport
+        if transport is not None:
+            # A reset turns a socket writable too, its next write failing: bytes still
+            # buffered (a closing transport's, which reads no more) meet the error there.
+            self.context.run(transport.window_opened)
 
     def _readable(self) -> None:
         transport = self.transport

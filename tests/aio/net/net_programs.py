@@ -293,6 +293,40 @@ async def flushed(place: Place) -> Transcript:
             f"{bytes(received) == pattern(0, 1 << 20)}"]
 
 
+async def reset_while_closing(place: Place) -> Transcript:
+    """The client closes with bytes its peer has not read still in its buffer; the peer
+    then aborts: the reset ends the client's close, as a real socket's failing write does
+    (nothing else would: a closing transport reads no more)."""
+    seen: Transcript = []
+    closing = asyncio.Event()
+    done = asyncio.Event()
+
+    async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await closing.wait()  # never reads: the client's bytes stay unsent
+        writer.transport.abort()
+        done.set()
+
+    server, port = await serve(place, "srv", handle)
+
+    async def client() -> None:
+        _reader, writer = await asyncio.open_connection(place.address("srv"), port)
+        writer.write(pattern(0, 64 << 20))  # past what any socket buffer takes
+        writer.close()
+        seen.append(f"client buffered at close: {writer.transport.get_write_buffer_size() > 0}")
+        closing.set()
+        try:
+            await writer.wait_closed()
+            seen.append("client closed")
+        except (ConnectionResetError, BrokenPipeError):
+            # Which of the two depends on whether the peer's end of stream came first.
+            seen.append("client closed by the reset")
+
+    await place.on("cli", client())
+    await done.wait()
+    await stop(server)
+    return seen
+
+
 def pattern(offset: int, size: int) -> bytes:
     """`size` bytes of a pattern that tells every block from its neighbours."""
     return bytes([(offset // size) % 251]) * size
@@ -345,4 +379,5 @@ async def flow(place: Place, total: int, block: int = 16 * 1024) -> Transcript:
 
 
 PROGRAMS = {"echo": echo, "chat": chat, "closed_peer": closed_peer, "refused": refused,
-            "aborted": aborted, "burst": burst, "flushed": flushed}
+            "aborted": aborted, "burst": burst, "flushed": flushed,
+            "reset_while_closing": reset_while_closing}
