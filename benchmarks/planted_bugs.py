@@ -4,8 +4,10 @@
         [--max-examples N] [--only b01,b02] [--kinds race,ordinary] [--json FILE]
 
 The repository's `PLANTED.json` lists its planted bugs, each with its adapter factory
-(`module:attribute`), its kind (`static`, `ordinary` or `race`) and what it breaks (a
-static rule `MESH00n` or an invariant `INVn`). Its `[tool.harness]` gives the adapter's
+(`module:attribute`), its kind (`static`, `ordinary`, `race`, or `network`: it needs a
+fault of the simulated network, and with `"schedule"` among its `needs` a same-instant
+order FIFO never picks too) and what it breaks (a static rule `MESH00n` or an invariant
+`INVn`). Its `[tool.harness]` gives the adapter's
 parameters. Per bug:
 
 - **static**: caught where `python -m harness scan --format json` in the repository reports
@@ -18,7 +20,11 @@ parameters. Per bug:
   seeded by their number (Hypothesis' global seed; no database, no shrinking), at most
   `--max-examples` each; `-` where no run found it, and how many did;
 - **FIFO** (races, with `--seeds`): the same seeded runs with the loop's chooser answering
-  0 everywhere: a race FIFO finds is no same-instant race.
+  0 everywhere: a race FIFO finds is no same-instant race. For a network bug, the same
+  seeded runs with that chooser on a healthy network (the adapter's network hidden, so no
+  network fault is drawn, and every segment delivered after its link's latency): a
+  network bug found there needs no network fault; and, for one that needs a schedule
+  deviation too, **FIFO with faults** (the network's faults drawn, the chooser FIFO).
 
 A script, not a test: the figures depend on Hypothesis' version and the machine's load.
 """
@@ -56,6 +62,8 @@ class Row:
     ci: str = "-"  # caught / missed / error: <line>
     examples: list[int | None] = field(default_factory=list)
     fifo: list[int | None] = field(default_factory=list)
+    fifo_faults: list[int | None] = field(default_factory=list)  # network bugs' schedules
+    needs: list[str] = field(default_factory=list)
     seconds: float = 0.0
 
 
@@ -78,6 +86,30 @@ def _fifo(made: Callable[[Chooser], Any]) -> Callable[[Chooser], Any]:
         return made(FirstChooser())
 
     factory.__name__ = factory.__qualname__ = getattr(made, "__name__", "factory") + "_fifo"
+    return factory
+
+
+class _Healthy:
+    """An adapter with its network hidden: the state machines draw no network fault, and
+    its chooser (FIFO) delivers every segment after its link's latency."""
+
+    def __init__(self, inner: Any) -> None:
+        self._inner = inner
+        declared = getattr(inner, "capabilities", None)
+        if declared is not None:
+            self.capabilities = frozenset(c for c in declared if str(c) != "network")
+
+    def __getattr__(self, name: str) -> Any:
+        if name == "network":
+            raise AttributeError(name)
+        return getattr(self._inner, name)
+
+
+def _healthy(made: Callable[[Chooser], Any]) -> Callable[[Chooser], Any]:
+    def factory(chooser: Chooser) -> Any:
+        return _Healthy(made(FirstChooser()))
+
+    factory.__name__ = factory.__qualname__ = getattr(made, "__name__", "factory") + "_healthy"
     return factory
 
 
@@ -133,7 +165,8 @@ def measure(entry: dict[str, Any], params: Any, scan_rules: set[str] | None, see
             max_examples: int, repo: Path | None = None) -> Row:
     """One bug; with `repo`, its ci verdict is `check`'s, every row judging every run."""
     started = time.perf_counter()
-    row = Row(str(entry["name"]), str(entry["kind"]), str(entry["breaks"]))
+    row = Row(str(entry["name"]), str(entry["kind"]), str(entry["breaks"]),
+              needs=[str(n) for n in entry.get("needs", [])])
     if row.kind == "static":
         row.ci = "caught" if scan_rules is not None and row.breaks in scan_rules else "missed"
     else:
@@ -154,6 +187,12 @@ def measure(entry: dict[str, Any], params: Any, scan_rules: set[str] | None, see
             if row.kind == "race":
                 row.fifo.append(found_in(row.breaks, _fifo(made), seed, max_examples,
                                             params=params))
+            elif row.kind == "network":
+                row.fifo.append(found_in(row.breaks, _healthy(made), seed, max_examples,
+                                            params=params))
+                if "schedule" in row.needs:
+                    row.fifo_faults.append(found_in(row.breaks, _fifo(made), seed,
+                                                    max_examples, params=params))
     row.seconds = time.perf_counter() - started
     return row
 
@@ -168,15 +207,16 @@ def _median(found: Sequence[int | None]) -> str:
 
 
 def table(rows: Sequence[Row]) -> str:
-    head = ["bug", "kind", "breaks", "ci", "median examples", "FIFO", "seconds"]
+    head = ["bug", "kind", "needs", "breaks", "ci", "median examples", "FIFO",
+            "FIFO with faults", "seconds"]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for r in rows:
-        fifo = _median(r.fifo) if r.kind == "race" else ""
-        lines.append("| " + " | ".join([r.name, r.kind, r.breaks, r.ci, _median(r.examples),
-                                         fifo, f"{r.seconds:.0f}"]) + " |")
+        lines.append("| " + " | ".join([r.name, r.kind, ", ".join(r.needs), r.breaks, r.ci,
+                                         _median(r.examples), _median(r.fifo),
+                                         _median(r.fifo_faults), f"{r.seconds:.0f}"]) + " |")
     caught = sum(r.ci.startswith("caught") for r in rows)
     lines.append(f"\n{caught} of {len(rows)} caught in ci")
-    for kind in ("static", "ordinary", "race"):
+    for kind in ("static", "ordinary", "race", "network"):
         some = [r for r in rows if r.kind == kind]
         if some:
             lines.append(f"  {kind}: {sum(r.ci.startswith('caught') for r in some)} of "
