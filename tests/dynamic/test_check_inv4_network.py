@@ -26,12 +26,18 @@ def _found(t: Trace, capabilities: frozenset[Capability],
                                            facts=facts)]
 
 
-def test_a_request_that_waited_for_its_link_is_timed_from_its_arrival() -> None:
+def _received_at_1_s_timed_out_at(failed_at: int) -> Trace:
+    """A call that waited a second for its link (a dial) before it reached the callee."""
     t = Trace()
     t.add(K.ATTEMPT, hub="gw", delivery_id="d1", target="g", attempt=0)
-    t.at(1_000).add(K.CALL_RECEIVED, hub="g", delivery_id="d1")  # dialled for 1 s first
-    t.at(2_900).add(K.ATTEMPT_FAILED, hub="gw", delivery_id="d1", error="TimedOut",
-                    timed_out=True)
+    t.at(1_000).add(K.CALL_RECEIVED, hub="g", delivery_id="d1")
+    t.at(failed_at).add(K.ATTEMPT_FAILED, hub="gw", delivery_id="d1", error="TimedOut",
+                        timed_out=True)
+    return t
+
+
+def test_a_request_that_waited_for_its_link_is_timed_from_its_arrival() -> None:
+    t = _received_at_1_s_timed_out_at(2_900)
     assert _found(t, NETWORKED) == []
     # The control: a caller that sends at once waited 2,900 ms on a 2,000 ms timeout.
     assert _found(t, DEFAULT_CAPABILITIES) == [
@@ -40,12 +46,7 @@ def test_a_request_that_waited_for_its_link_is_timed_from_its_arrival() -> None:
 
 
 def test_a_timeout_past_the_arrival_by_more_than_the_timeout_is_still_flagged() -> None:
-    t = Trace()
-    t.add(K.ATTEMPT, hub="gw", delivery_id="d1", target="g", attempt=0)
-    t.at(1_000).add(K.CALL_RECEIVED, hub="g", delivery_id="d1")
-    t.at(3_001).add(K.ATTEMPT_FAILED, hub="gw", delivery_id="d1", error="TimedOut",
-                    timed_out=True)
-    assert _found(t, NETWORKED) == [
+    assert _found(_received_at_1_s_timed_out_at(3_001), NETWORKED) == [
         "d1's attempt 0 timed out 2001 ms after it reached the callee, later than its "
         "response timeout of 2000 ms: the caller waited past it"]
 
