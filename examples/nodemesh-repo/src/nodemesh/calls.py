@@ -41,6 +41,10 @@ async def attempts(node: str, env: Envelope, callee: str, attempt: Attempt, *,
             reply = await attempt(number)
         except TimeoutError:
             observer.send_failed(node, env, attempt=number, error="TimedOut", timed_out=True)
+            if "n01" in settings.bugs and number == 0 and settings.retries:
+                # A first attempt that times out mostly waited on a cold dial: one more go.
+                await asyncio.sleep(settings.backoff_s(number))
+                continue
             return Outcome(ok=False, error="TimedOut", timed_out=True)
         except LinkError as exc:
             observer.send_failed(node, env, attempt=number, error=exc.error, timed_out=False)
@@ -49,7 +53,8 @@ async def attempts(node: str, env: Envelope, callee: str, attempt: Attempt, *,
             return Outcome(ok=True, value=reply.get("value"))
         error = str(reply.get("error"))
         observer.send_failed(node, env, attempt=number, error=error, timed_out=False)
-        if reply.get("outcome") != "refused" or number == settings.retries:
+        last = settings.retries - 1 if "n02" in settings.bugs else settings.retries
+        if reply.get("outcome") != "refused" or number == last:
             return Outcome(ok=False, error=error)
         await asyncio.sleep(settings.backoff_s(number))
     raise AssertionError("unreachable: the last attempt returns")

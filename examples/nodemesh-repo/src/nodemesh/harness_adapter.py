@@ -567,3 +567,57 @@ async def _handle(env: Envelope) -> object:
 def make(chooser: Chooser) -> NodeMeshAdapter:
     """The adapter factory named in pyproject.toml's [tool.harness] adapter."""
     return NodeMeshAdapter(chooser)
+
+
+# The planted faults (PLANTED.json): the same mesh with one named switch on. Off in `make`.
+
+def _bugged(chooser: Chooser, name: str) -> NodeMeshAdapter:
+    return NodeMeshAdapter(chooser, settings=Settings(bugs=frozenset({name})))
+
+
+def bug_n01(chooser: Chooser) -> NodeMeshAdapter:
+    return _bugged(chooser, "n01")
+
+
+def bug_n02(chooser: Chooser) -> NodeMeshAdapter:
+    return _bugged(chooser, "n02")
+
+
+def bug_n03(chooser: Chooser) -> NodeMeshAdapter:
+    return _bugged(chooser, "n03")
+
+
+def bug_n04(chooser: Chooser) -> NodeMeshAdapter:
+    return _bugged(chooser, "n04")
+
+
+def bug_n05(chooser: Chooser) -> NodeMeshAdapter:
+    return _bugged(chooser, "n05")
+
+
+def bug_n06(chooser: Chooser) -> NodeMeshAdapter:
+    return _bugged(chooser, "n06")
+
+
+def bug_n07(chooser: Chooser) -> NodeMeshAdapter:
+    return _bugged(chooser, "n07")
+
+
+def bug_n08(chooser: Chooser) -> NodeMeshAdapter:
+    return _bugged(chooser, "n08")
+
+
+def bug_n09(chooser: Chooser) -> NodeMeshAdapter:
+    return _bugged(chooser, "n09")
+
+
+def bug_n10(chooser: Chooser) -> NodeMeshAdapter:
+    return _bugged(chooser, "n10")
+
+
+def bug_n11(chooser: Chooser) -> NodeMeshAdapter:
+    return _bugged(chooser, "n11")
+
+
+def bug_n12(chooser: Chooser) -> NodeMeshAdapter:
+    return _bugged(chooser, "n12")

@@ -41,7 +41,8 @@ class _Item:
 
 class Hub:
     def __init__(self, node: str, address: str, handler: Handler | None, *, watermark: int,
-                 capacity: int, observer: Observer, hooks: Hooks) -> None:
+                 capacity: int, observer: Observer, hooks: Hooks,
+                 bugs: frozenset[str] = frozenset()) -> None:
         self.node = node
         self.address = address
         self.watermark = watermark
@@ -53,6 +54,7 @@ class Hub:
         self._pump: asyncio.Task[None] | None = None
         self._current: _Item | None = None
         self.closed = False
+        self._bugs = bugs
         observer.hub_opened(node, address, watermark=watermark, capacity=capacity)
 
     @property
@@ -74,8 +76,11 @@ class Hub:
             self._observer.unvouched(self.node, self.address, env)
             return Intake.UNVOUCHED
         # Shed only what nobody waits for, so a flood of it cannot wedge the turn.
-        if self.depth >= self.watermark and (env.traffic in UNANSWERED
-                                             and env.traffic is not Traffic.LIFECYCLE):
+        past = (self.depth > self.watermark if "n04" in self._bugs
+                else self.depth >= self.watermark)
+        sheddable = env.traffic in UNANSWERED and (
+            "n05" in self._bugs or env.traffic is not Traffic.LIFECYCLE)
+        if past and sheddable:
             self._observer.shed(self.node, self.address, env, depth=self.depth,
                                 watermark=self.watermark)
             return Intake.SHED

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from .frames import Frame, FrameError, encode, read_frame
@@ -36,7 +37,8 @@ class _Connection:
 
 class Link:
     def __init__(self, node: str, peer: str, *, roster: Roster, settings: Settings,
-                 observer: Observer) -> None:
+                 observer: Observer,
+                 on_late: Callable[[str, Frame], None] | None = None) -> None:
         self.node = node
         self.peer = peer
         self._roster = roster
@@ -45,6 +47,7 @@ class Link:
         self._connection: _Connection | None = None
         self._dialling = asyncio.Lock()
         self._closed = False
+        self._on_late = on_late  # told of each reply that came after its caller gave up
 
     async def request(self, correlation: str, frame: Frame) -> asyncio.Future[Frame]:
         """Send `frame`; the future resolves with the reply carrying `correlation`."""
@@ -94,6 +97,8 @@ class Link:
                 reply = connection.pending.pop(correlation, None)
                 if reply is None or reply.done():
                     self._observer.late_reply(self.node, correlation)
+                    if self._on_late is not None:
+                        self._on_late(correlation, frame)
                 else:
                     reply.set_result(frame)
         except (OSError, FrameError) as exc:

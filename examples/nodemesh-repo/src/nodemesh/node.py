@@ -38,7 +38,9 @@ class Node:
         incarnation = roster.incarnation(name)
         # Ids are this node's name and a count, and for a rebuilt node its incarnation too:
         # unique in the mesh, across crashes.
-        self._tag = name if incarnation == 1 else f"{name}@{incarnation}"
+        self._bugs = self.settings.bugs
+        self._tag = (name if incarnation == 1 or "n09" in self._bugs
+                     else f"{name}@{incarnation}")
         self._shutdown = Shutdown(name, self.settings, self.observer)
         self._hubs: dict[str, Hub] = {}
         self._links: dict[str, Link] = {}
@@ -47,6 +49,7 @@ class Node:
                                 on_idle=self._shutdown.legs_idle)
         self._server: asyncio.Server | None = None
         self._numbered = 0
+        self._asked: dict[str, Envelope] = {}  # correlation -> what it carries
 
     # Building.
     async def start(self) -> None:
@@ -63,7 +66,8 @@ class Node:
             raise ValueError(f"hub {address} is already open")
         opened = Hub(self.name, address, handler, observer=self.observer, hooks=self.hooks,
                      watermark=self.settings.watermark if watermark is None else watermark,
-                     capacity=self.settings.capacity if capacity is None else capacity)
+                     capacity=self.settings.capacity if capacity is None else capacity,
+                     bugs=self._bugs)
         self._hubs[hub] = opened
         return opened
 
@@ -102,7 +106,9 @@ class Node:
             return
         if node == self.name:
             target = self._hubs.get(hub)
-            if target is None:
+            if target is None and "n08" in self._bugs:
+                self._not_here(env)
+            elif target is None:
                 self._answer(env, "NotFound")
             else:
                 target.offer(env, packaged=False)
@@ -153,9 +159,26 @@ class Node:
         """A post's leg: its attempts, then its failure answer (part of the leg, so the
         stop's hold waits for the answer too)."""
         outcome = await self._attempts(env, peer, "taken")
+        if "n10" in self._bugs and outcome.error == "Unreachable":
+            # The peer is down: its sender hears of it now, not after its own timeout.
+            self._answer(env, "Unreachable")
+        error = outcome.error or "Failed"
+        if "n11" in self._bugs and outcome.timed_out and not await self._reachable(peer):
+            error = "Unavailable"  # not merely slow: the peer does not even take a dial
         if not outcome.ok:
-            self._answer(env, outcome.error or "Failed")
+            self._answer(env, error)
         return outcome
+
+    async def _reachable(self, peer: str) -> bool:
+        """Whether `peer` takes a dial now (the connection is closed again at once)."""
+        host, port = self.roster.address(peer)
+        try:
+            _, writer = await asyncio.wait_for(asyncio.open_connection(host, port),
+                                               self.settings.connect_timeout_ms / 1000)
+        except (OSError, TimeoutError):
+            return False
+        writer.close()
+        return True
 
     async def _attempts(self, env: Envelope, callee: str, want: str) -> Outcome:
         timeout = self.settings.response_timeout_ms / 1000
@@ -170,6 +193,8 @@ class Node:
 
         async def remote(attempt: int) -> Frame:
             correlation = f"{env.id}#{attempt}"
+            if "n12" in self._bugs:
+                self._asked[correlation] = env
             reply = await self._link(callee).request(correlation, {
                 "op": "send", "cid": correlation, "attempt": attempt, "want": want,
                 "env": env.to_wire()})
@@ -182,10 +207,17 @@ class Node:
         return await attempts(self.name, env, callee, local if callee == self.name else remote,
                               settings=self.settings, observer=self.observer, hooks=self.hooks)
 
+    def _late(self, correlation: str, frame: Frame) -> None:
+        """A reply that came after its caller gave up: a failure in it is still news."""
+        env = self._asked.pop(correlation, None)
+        if env is not None and frame.get("outcome") == "failed":
+            self._answer(env, str(frame.get("error")))
+
     def _link(self, peer: str) -> Link:
         if peer not in self._links:
             self._links[peer] = Link(self.name, peer, roster=self.roster,
-                                     settings=self.settings, observer=self.observer)
+                                     settings=self.settings, observer=self.observer,
+                                     on_late=self._late if "n12" in self._bugs else None)
         return self._links[peer]
 
     # Failure answers.
@@ -200,6 +232,15 @@ class Node:
         answer = DeliveryFailure(env.id, error).envelope(self._next_id(), env,
                                                          vouched_by=self.name)
         self.observer.failure_sent(self.name, answer, answers=env.id, error=error)
+        self.dispatch(answer)
+
+    def _not_here(self, env: Envelope) -> None:
+        """A hub of this node that is gone: its sender is told at once, from here."""
+        if self.phase in (Phase.DETACHED, Phase.STOPPED):
+            return
+        answer = DeliveryFailure(env.id, "NotFound").envelope(self._next_id(), env,
+                                                              vouched_by=self.name)
+        self.observer.failure_sent(self.name, answer, answers=env.id, error="NotFound")
         self.dispatch(answer)
 
     # Receiving: the callee's side of an attempt, local or remote.
@@ -218,6 +259,8 @@ class Node:
             self.observer.refused(self.name, env, attempt=attempt, error=refusal)
             return {"outcome": "refused", "error": refusal}
         if hub is None:
+            if "n07" in self._bugs and want == "taken":
+                self._answer(env, "NotFound")  # the callee knows best: tell the sender
             return {"outcome": "failed", "error": "NotFound"}
         self.observer.taken(self.name, env, attempt=attempt)
         result = asyncio.get_running_loop().create_future() if want == "result" else None
@@ -226,6 +269,8 @@ class Node:
             if result is not None:
                 result.cancel()
             return None
+        if result is None and "n03" in self._bugs and intake is Intake.UNVOUCHED:
+            return {"outcome": "failed", "error": "Unvouched"}  # so its sender learns why
         if result is None:
             return {"outcome": "taken"}  # a post's journey ends at the intake, whatever it says
         if intake is not Intake.QUEUED:

@@ -28,6 +28,8 @@ class Settings:
     watermark: int = 1000            # a hub sheds heartbeats and failures at this depth
     capacity: int = 10_000           # a hub refuses calls ("Rejected") at this depth
     max_frame_bytes: int = 1 << 20
+    # Named faults a test rig switches on (see PLANTED.json); none by default.
+    bugs: frozenset[str] = frozenset()
 
     def backoff_s(self, retry: int) -> float:
         """The wait before re-send `retry` (0-based), in seconds."""

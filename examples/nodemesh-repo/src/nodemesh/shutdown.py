@@ -31,6 +31,7 @@ class Shutdown:
         self.node = node
         self.phase = Phase.RUNNING
         self._budget_s = settings.stop_budget_ms / 1000
+        self._bugs = settings.bugs
         self._observer = observer
         self._wake = asyncio.Event()
         self._gave_up = False
@@ -48,7 +49,8 @@ class Shutdown:
         if self._begun:
             if not graceful:  # the host gave up on the stop under way
                 self._gave_up = True
-                self._wake.set()
+                if "n06" not in self._bugs:
+                    self._wake.set()
             await self._done.wait()
             return
         self._begun = True
