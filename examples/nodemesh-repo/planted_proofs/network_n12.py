@@ -1,6 +1,6 @@
-"""n12 (network, INV7): a post to a missing hub whose request is held on the callee's links
-past its response timeout is answered `TimedOut`, and again `NotFound` when the callee's
-late reply arrives."""
+"""n12 (network, INV7): a call refused by its callee whose refusal is held on the callee's
+links past the caller's response timeout is answered `TimedOut`, and again `Rejected`
+when the late refusal arrives."""
 
 from __future__ import annotations
 
@@ -13,15 +13,14 @@ REQUEST = MessageSpec("Request")
 
 
 def run(mesh: NodeMeshAdapter, hold: bool) -> str:
-    for hub in ("h0", "h1", "h2"):
-        mesh.create_hub(hub)
-    # A hub on the node where 'ghost' is addressed, so the link there is up.
-    near = next(h for h in ("h0", "h1", "h2") if mesh.node_of(h) == mesh.node_of("ghost"))
-    mesh.post("client", near, REQUEST, route=Route.MONOLITH)
+    mesh.create_hub("h0")
+    mesh.create_hub("h1")
+    mesh.post("client", "h0", REQUEST, route=Route.GRAIN)  # the link gw -> n1 is up
     mesh.advance(100)
     if hold:
-        mesh.inject(Fault(FaultKind.HOLD_LINKS, "ghost", duration_ms=3000))
-    d = mesh.post("client", "ghost", REQUEST, route=Route.MONOLITH)
+        mesh.inject(Fault(FaultKind.HOLD_LINKS, "h0", duration_ms=3000))
+    mesh.inject(Fault(FaultKind.REJECT_NEXT, "h0"))
+    d = mesh.post("client", "h0", REQUEST, route=Route.GRAIN)
     mesh.run_until_idle(60_000)
     return d
 

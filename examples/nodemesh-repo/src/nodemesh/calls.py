@@ -53,8 +53,7 @@ async def attempts(node: str, env: Envelope, callee: str, attempt: Attempt, *,
             return Outcome(ok=True, value=reply.get("value"))
         error = str(reply.get("error"))
         observer.send_failed(node, env, attempt=number, error=error, timed_out=False)
-        last = settings.retries - 1 if "n02" in settings.bugs else settings.retries
-        if reply.get("outcome") != "refused" or number == last:
+        if reply.get("outcome") != "refused" or number == settings.retries:
             return Outcome(ok=False, error=error)
         await asyncio.sleep(settings.backoff_s(number))
     raise AssertionError("unreachable: the last attempt returns")

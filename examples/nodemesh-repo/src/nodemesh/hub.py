@@ -78,9 +78,7 @@ class Hub:
         # Shed only what nobody waits for, so a flood of it cannot wedge the turn.
         past = (self.depth > self.watermark if "n04" in self._bugs
                 else self.depth >= self.watermark)
-        sheddable = env.traffic in UNANSWERED and (
-            "n05" in self._bugs or env.traffic is not Traffic.LIFECYCLE)
-        if past and sheddable:
+        if past and (env.traffic in UNANSWERED and env.traffic is not Traffic.LIFECYCLE):
             self._observer.shed(self.node, self.address, env, depth=self.depth,
                                 watermark=self.watermark)
             return Intake.SHED

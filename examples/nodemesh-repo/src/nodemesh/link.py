@@ -33,6 +33,7 @@ class _Connection:
     pending: dict[str, asyncio.Future[Frame]] = field(default_factory=dict)
     reading: asyncio.Task[None] | None = None
     lost: bool = False
+    outbox: list[bytes] = field(default_factory=list)  # written together, once a turn
 
 
 class Link:
@@ -54,6 +55,12 @@ class Link:
         connection = await self._connected()
         reply: asyncio.Future[Frame] = asyncio.get_running_loop().create_future()
         connection.pending[correlation] = reply
+        if "n05" in self._settings.bugs:
+            # Requests made in one turn of the loop leave together, in one write.
+            connection.outbox.append(encode(frame, self._settings.max_frame_bytes))
+            if len(connection.outbox) == 1:
+                asyncio.get_running_loop().call_soon(self._flush, connection)
+            return reply
         try:
             connection.writer.write(encode(frame, self._settings.max_frame_bytes))
             await connection.writer.drain()
@@ -65,6 +72,18 @@ class Link:
         """The caller gave up on `correlation`: a reply to it is late."""
         if self._connection is not None:
             self._connection.pending.pop(correlation, None)
+            if "n05" in self._settings.bugs:
+                # Still unwritten, it never left: nobody waits for it now, so drop it.
+                self._connection.outbox.clear()
+
+    def _flush(self, connection: _Connection) -> None:
+        data = b"".join(connection.outbox)
+        connection.outbox.clear()
+        if data and not connection.lost:
+            try:
+                connection.writer.write(data)
+            except OSError:
+                self._lose(connection, "LinkLost")
 
     async def _connected(self) -> _Connection:
         async with self._dialling:

@@ -50,6 +50,7 @@ class Node:
         self._server: asyncio.Server | None = None
         self._numbered = 0
         self._asked: dict[str, Envelope] = {}  # correlation -> what it carries
+        self._highest: dict[str, int] = {}  # sending node's tag -> highest id number taken
 
     # Building.
     async def start(self) -> None:
@@ -208,9 +209,10 @@ class Node:
                               settings=self.settings, observer=self.observer, hooks=self.hooks)
 
     def _late(self, correlation: str, frame: Frame) -> None:
-        """A reply that came after its caller gave up: a failure in it is still news."""
+        """A reply that came after its caller gave up: a refusal in it is still news (the
+        callee never took it), so its sender learns why."""
         env = self._asked.pop(correlation, None)
-        if env is not None and frame.get("outcome") == "failed":
+        if env is not None and frame.get("outcome") == "refused":
             self._answer(env, str(frame.get("error")))
 
     def _link(self, peer: str) -> Link:
@@ -251,6 +253,8 @@ class Node:
                     packaged: bool) -> Frame | None:
         """Refuse the attempt, or take it onto the hub's intake; the reply frame (None if
         the reply is lost). `want` 'taken' answers once taken, 'result' with the result."""
+        if "n02" in self._bugs and attempt == 0 and packaged and self._copy(env):
+            return {"outcome": "taken"}  # a copy of one taken already: acknowledged again
         refusal = self._refusal(env) or await self.hooks.before_take(self.name, env, attempt)
         hub = self._hub_at(env.target)
         if refusal is None and hub is not None and hub.full:
@@ -263,6 +267,10 @@ class Node:
                 self._answer(env, "NotFound")  # the callee knows best: tell the sender
             return {"outcome": "failed", "error": "NotFound"}
         self.observer.taken(self.name, env, attempt=attempt)
+        if "n02" in self._bugs:
+            tag, _, number = env.id.rpartition(".")
+            if number.isdigit():
+                self._highest[tag] = max(self._highest.get(tag, 0), int(number))
         result = asyncio.get_running_loop().create_future() if want == "result" else None
         intake = hub.offer(env, packaged=packaged, reply=result)
         if self.hooks.lose_reply(self.name, env, attempt):
@@ -279,6 +287,12 @@ class Node:
             return {"outcome": "result", "value": await result}
         except (HandlerRaised, HubClosed) as exc:
             return {"outcome": "failed", "error": type(exc).__name__}
+
+    def _copy(self, env: Envelope) -> bool:
+        """Whether a first attempt is a copy of one already taken: a node numbers what it
+        sends in order, so an id at or below the highest taken from it was seen."""
+        tag, _, number = env.id.rpartition(".")
+        return number.isdigit() and int(number) <= self._highest.get(tag, 0)
 
     def _hub_at(self, address: str) -> Hub | None:
         try:
