@@ -16,7 +16,6 @@ from nodemesh.harness_adapter import NodeMeshAdapter
 
 REQUEST = MessageSpec("Request")
 HEARTBEAT = MessageSpec("Heartbeat", MessageClass.IGNORABLE)
-FAILURE = MessageSpec("DeliveryFailure", MessageClass.FAILURE)
 
 
 def hubs(mesh: NodeMeshAdapter, *names: str, **kw: int) -> None:
@@ -109,26 +108,12 @@ def d_twice(mesh: NodeMeshAdapter, d: str) -> str | None:  # INV7
     return None
 
 
-def w_failure_lost(mesh: NodeMeshAdapter) -> str:  # n08
-    hubs(mesh, "h0", "h1")
-    d = mesh.post("client", "ghost", FAILURE, route=Route.DIRECT)
-    mesh.run_until_idle(60_000)
-    return d
-
-
-def d_failure_answered(mesh: NodeMeshAdapter, d: str) -> str | None:  # INV1
-    if answers_to(mesh, d):
-        return f"the DeliveryFailure {d} was itself answered ({answers_to(mesh, d)[0].error})"
-    return None
-
-
 CASES = [
     ("n01", w_timeout, d_timeout),
     ("n03", w_unvouched, d_unvouched),
     ("n04", w_flood, d_watermark),
     ("n06", w_give_up, d_give_up),
     ("n07", w_ghost, d_twice),
-    ("n08", w_failure_lost, d_failure_answered),
 ]
 
 

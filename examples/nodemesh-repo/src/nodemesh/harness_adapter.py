@@ -603,10 +603,6 @@ def bug_n07(chooser: Chooser) -> NodeMeshAdapter:
     return _bugged(chooser, "n07")
 
 
-def bug_n08(chooser: Chooser) -> NodeMeshAdapter:
-    return _bugged(chooser, "n08")
-
-
 def bug_n09(chooser: Chooser) -> NodeMeshAdapter:
     return _bugged(chooser, "n09")
 

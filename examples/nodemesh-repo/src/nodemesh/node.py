@@ -107,9 +107,7 @@ class Node:
             return
         if node == self.name:
             target = self._hubs.get(hub)
-            if target is None and "n08" in self._bugs:
-                self._not_here(env)
-            elif target is None:
+            if target is None:
                 self._answer(env, "NotFound")
             else:
                 target.offer(env, packaged=False)
@@ -234,15 +232,6 @@ class Node:
         answer = DeliveryFailure(env.id, error).envelope(self._next_id(), env,
                                                          vouched_by=self.name)
         self.observer.failure_sent(self.name, answer, answers=env.id, error=error)
-        self.dispatch(answer)
-
-    def _not_here(self, env: Envelope) -> None:
-        """A hub of this node that is gone: its sender is told at once, from here."""
-        if self.phase in (Phase.DETACHED, Phase.STOPPED):
-            return
-        answer = DeliveryFailure(env.id, "NotFound").envelope(self._next_id(), env,
-                                                              vouched_by=self.name)
-        self.observer.failure_sent(self.name, answer, answers=env.id, error="NotFound")
         self.dispatch(answer)
 
     # Receiving: the callee's side of an attempt, local or remote.
