@@ -110,6 +110,12 @@ class AsyncMeshAdapter:
     def trace(self) -> Sequence[TraceEvent]:
         return self.rig.trace.events
 
+    def network_verdicts_held(self) -> int:
+        """How many segments (or datagrams) the harness's verdicts held past their link's
+        latency, or lost, so far: the network failing by the harness's own doing, as a
+        fault does (the judge tells the checkers once it happens)."""
+        return self.loop.network_verdicts_held
+
     def schedule_text(self) -> str:
         """The ready order this adapter's loop ran so far, for a failure report: "FIFO", or
         "FIFO except:" and one "at t=…, ran X before Y" line per choice that overtook."""

@@ -106,6 +106,9 @@ class ReadyOrder:
         self.reorder_all = legality is Legality.REORDER_ALL
         self.replay = Replay(replay) if replay is not None else None
         self.schedule = Schedule(legality=legality)
+        # Network verdicts that were not the nominal delivery (a segment held, a datagram
+        # lost): the harness's own doing, which a checker may need to know of.
+        self.verdicts_held = 0
 
     @property
     def replay_at(self) -> int:
@@ -172,6 +175,8 @@ class ReadyOrder:
         if replay is not None and recorded is not None:
             replay.confirm(recorded, step, now, ran, ())
         self.schedule.decisions.append(Decision(step, now, count, pick, ran))
+        if pick:
+            self.verdicts_held += 1
         return pick
 
     def _ask(

@@ -134,6 +134,11 @@ class VirtualLoop(AsyncGenHooks, FencedEventLoop):
         """Every choice among more than one option so far."""
         return self._order.schedule
 
+    @property
+    def network_verdicts_held(self) -> int:
+        """How many of the simulated network's verdicts were not the nominal delivery."""
+        return self._order.verdicts_held
+
     def _clock_moved(self) -> None:
         self._clock.moved()
         self._budget.restart(self._step, self._order.replay_at)

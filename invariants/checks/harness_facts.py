@@ -92,7 +92,17 @@ class HubsMade:
     seq: int
 
 
-HarnessFact = Posted | Injected | StopAsked | Subscribed | RoundTripSet | HubsMade
+@dataclass(frozen=True, slots=True)
+class NetworkHeld:
+    """The harness's verdicts on a simulated network held a segment past its link's
+    latency (or lost a datagram), for the first time in the run: from then on a call may
+    fail by the network's doing, as after a network fault."""
+
+    time_ms: int
+    seq: int
+
+
+HarnessFact = Posted | Injected | StopAsked | Subscribed | RoundTripSet | HubsMade | NetworkHeld
 
 
 @dataclass
@@ -104,6 +114,7 @@ class HarnessFacts:
     stops: list[StopAsked] = field(default_factory=list)
     subscriptions: dict[str, Subscribed] = field(default_factory=dict)
     roundtrip: bool = False  # envelopes round-trip through the wire format from now on
+    network_held: bool = False  # the network's verdicts held or lost something so far
     roundtripped: set[str] = field(default_factory=set)  # posts made while it was on
     made: set[str] | None = None  # the hubs the harness made (None: it did not say)
     removed: set[str] = field(default_factory=set)  # the hubs it removed
@@ -132,6 +143,8 @@ class HarnessFacts:
             self.roundtrip = fact.on
         elif isinstance(fact, HubsMade):
             self.made = {*fact.hubs, *(self.made or ())}
+        elif isinstance(fact, NetworkHeld):
+            self.network_held = True
         else:
             self.stops.append(fact)
 

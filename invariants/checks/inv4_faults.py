@@ -48,9 +48,9 @@ class CallFaults:
     @property
     def network_may_fail(self) -> bool:
         """Whether any call may fail by the network's doing: once a network fault was
-        injected, or on any adapter with a simulated network, whose segments the harness's
-        own verdicts may hold past a call's timeouts (a dial refused, a request late)."""
-        return self._network_faults or Capability.NETWORK in self._monitor.capabilities
+        injected, or the harness's own verdicts held a segment past its link's latency (a
+        dial refused, a request late): on a healthy network a call fails as elsewhere."""
+        return self._network_faults or self._monitor.harness.network_held
 
     def record(self, fact: HarnessFact) -> None:
         if isinstance(fact, StopAsked):
@@ -160,7 +160,7 @@ class CallFaults:
         (ATTEMPT), as the caller sends at once; over a simulated network, where a request
         may wait for its link to be dialled before it leaves, its arrival at the callee
         (CALL_RECEIVED; None before it arrives)."""
-        if self.network_may_fail:
+        if Capability.NETWORK in self._monitor.capabilities:
             return d.received_at
         return d.sent_at or d.received_at
 

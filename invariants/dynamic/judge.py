@@ -31,6 +31,7 @@ from invariants.checks import (
     HarnessFact,
     Injected,
     Monitor,
+    NetworkHeld,
     StopAsked,
     Violation,
     monitor_for,
@@ -234,6 +235,7 @@ class Judge:
         self.bystanders: list[Monitor] = []  # the other checks': recorded, never raised
         self.watching: list[Monitor] = []  # both, fed alike
         self.fed = 0  # trace events fed so far
+        self.network_held = False  # told that the network's verdicts held something
         self.failed = False  # a violation was raised
         recording_stats = _RECORDING.get()
         # Only a run that records reads what bystanders see (a HypoFuzz worker does not).
@@ -260,6 +262,12 @@ class Judge:
         self.tell(replace(fact, seq=self.fed))
 
     def feed(self, mesh: MeshAdapter) -> None:
+        if not self.network_held:
+            held = getattr(mesh, "network_verdicts_held", None)
+            if callable(held) and held():
+                # Told before the new events: some of them may be what the hold caused.
+                self.network_held = True
+                self.tell(NetworkHeld(mesh.now_ms(), self.fed))
         trace = mesh.trace()
         fresh = trace[self.fed :]
         if not fresh:

@@ -1,7 +1,8 @@
-"""INV4 on a mesh with a simulated network (an adapter declaring `network`): the harness's
-own network verdicts may hold a dial or a segment past a call's timeouts, so a request may
-wait for its link before it leaves, be lost on the way, or fail before it reaches the
-callee. Each rule is shown with its control: the same trace on an adapter without one."""
+"""INV4 on a mesh with a simulated network (an adapter declaring `network`): a request may
+wait for its link before it leaves; and once the harness's own network verdicts held a
+segment (`NetworkHeld`) or it injected a network fault, a call may be lost on the way or
+fail before it reaches the callee. Each rule with its controls: no network, and a
+network that held nothing."""
 
 from __future__ import annotations
 
@@ -12,9 +13,10 @@ from dyn_traces import K, Trace
 from invariants.adapter import Capability, FaultKind
 from invariants.capabilities import DEFAULT_CAPABILITIES
 from invariants.checks import CheckParams, monitor_for
-from invariants.checks.harness_facts import HarnessFact, Injected
+from invariants.checks.harness_facts import HarnessFact, Injected, NetworkHeld
 from invariants.checks.monitor import run_monitor
 
+HELD = NetworkHeld(0, 0)  # the harness's verdicts held a segment, from the start
 PARAMS = CheckParams(response_timeout_ms=2_000, resendable_errors=frozenset({"Rejected"}))
 NETWORKED = DEFAULT_CAPABILITIES | {Capability.NETWORK}
 
@@ -56,9 +58,10 @@ def test_a_call_lost_on_the_way_times_out_having_reached_no_callee() -> None:
     t.add(K.ATTEMPT, hub="gw", delivery_id="d1", target="g", attempt=0)
     t.at(2_000).add(K.ATTEMPT_FAILED, hub="gw", delivery_id="d1", error="TimedOut",
                     timed_out=True)
-    assert _found(t, NETWORKED) == []
-    [control] = _found(t, DEFAULT_CAPABILITIES)
-    assert "reached the callee 0 times (expected 1)" in control
+    assert _found(t, NETWORKED, [HELD]) == []
+    for capabilities in (DEFAULT_CAPABILITIES, NETWORKED):  # nothing held: nothing lost
+        [control] = _found(t, capabilities)
+        assert "reached the callee 0 times (expected 1)" in control
 
 
 def test_a_dial_that_failed_long_after_the_call_began_is_not_taken_for_a_timeout() -> None:
@@ -77,8 +80,9 @@ def test_an_armed_rejection_the_network_may_have_pre_empted_owes_no_retry() -> N
     t.at(1_000).add(K.ATTEMPT_FAILED, hub="gw", delivery_id="d1", error="Unreachable",
                     timed_out=False)
     t.add(K.FAILURE_EMITTED, hub="gw", delivery_id="n1", answers="d1", error="Unreachable")
-    assert _found(t, NETWORKED, [armed]) == []
-    # The control: without a network only the armed rejection can have failed the call,
-    # and a rejection is re-sent until the budget is spent.
-    assert any("given up after 1 attempt(s)" in v
-               for v in _found(t, DEFAULT_CAPABILITIES, [armed]))
+    assert _found(t, NETWORKED, [armed, HELD]) == []
+    # The controls: without a network, or on one that held nothing, only the armed
+    # rejection can have failed the call, and a rejection is re-sent to the budget.
+    for capabilities in (DEFAULT_CAPABILITIES, NETWORKED):
+        assert any("given up after 1 attempt(s)" in v
+                   for v in _found(t, capabilities, [armed]))

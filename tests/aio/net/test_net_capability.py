@@ -113,3 +113,31 @@ def test_inv7_excuses_what_a_crash_held_and_nothing_posted_after() -> None:
     owed = check("INV7", later, final=True,
                  facts=[made, _posted("d1", 1, 1), crash, _posted("d2", 2_000, 3)])
     assert [v for v in owed if "d2 the harness posted" in v.message], owed
+
+
+def test_the_judge_is_told_once_the_network_held_something() -> None:
+    """The kit counts the network's verdicts that were not the nominal delivery; the judge
+    tells its checkers once (`NetworkHeld`), before the events the hold may have caused.
+    The control: a healthy run holds nothing and tells nothing."""
+    from net_helpers import Scripted
+
+    from invariants.adapter import Chooser
+    from invariants.checks import CheckParams
+    from invariants.dynamic.judge import Judge, recording
+
+    def told(chooser: Chooser) -> tuple[int, bool, int]:
+        adapter = make(chooser)
+        adapter.create_hub("h0")
+        adapter.post("client", "h0", MessageSpec("Request"))
+        adapter.run_until_idle(60_000)
+        with recording():
+            judge = Judge(("INV4",), CheckParams(), None)
+            judge.watch(CheckParams(), frozenset(Capability))
+            judge.feed(adapter)
+            judge.feed(adapter)  # once told, not again
+        facts = judge.monitors[0].harness
+        return adapter.network_verdicts_held(), facts.network_held, facts.told
+
+    held, network_held, facts = told(Scripted(lambda options, why: options - 1))
+    assert held > 0 and network_held and facts == 1
+    assert told(FirstChooser()) == (0, False, 0)
