@@ -115,6 +115,8 @@ class HarnessFacts:
     subscriptions: dict[str, Subscribed] = field(default_factory=dict)
     roundtrip: bool = False  # envelopes round-trip through the wire format from now on
     network_held: bool = False  # the network's verdicts held or lost something so far
+    # Posts the mesh gave an id it had given an earlier post: (the earlier, the later).
+    reused: list[tuple[Posted, Posted]] = field(default_factory=list)
     roundtripped: set[str] = field(default_factory=set)  # posts made while it was on
     made: set[str] | None = None  # the hubs the harness made (None: it did not say)
     removed: set[str] = field(default_factory=set)  # the hubs it removed
@@ -126,6 +128,9 @@ class HarnessFacts:
     def record(self, fact: HarnessFact) -> None:
         self.told += 1
         if isinstance(fact, Posted):
+            earlier = self.posts.get(fact.delivery_id)
+            if earlier is not None:
+                self.reused.append((earlier, fact))
             self.posts[fact.delivery_id] = fact
             self.post_told[fact.delivery_id] = self.told
             if self.made is not None:

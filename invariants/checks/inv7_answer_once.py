@@ -185,6 +185,14 @@ class AnswerOnce(_FromFacts):
     def on_fact(self, fact: HarnessFact) -> None:
         if isinstance(fact, Posted):
             self._order.posted(fact)
+            reused = self.harness.reused
+            if reused and reused[-1][1] is fact:
+                earlier = reused[-1][0]
+                # One answer per request needs one id per request: answers to the two
+                # could not be told apart (a rebuilt node numbering afresh, say).
+                self.flag(f"the mesh gave delivery id {fact.delivery_id} to two posts: "
+                          f"{earlier.sender}->{earlier.target} at {earlier.time_ms} ms and "
+                          f"{fact.sender}->{fact.target} at {fact.time_ms} ms")
         if isinstance(fact, Posted) and not self._stopped:
             self._open[fact.delivery_id] = None
         elif isinstance(fact, StopAsked):

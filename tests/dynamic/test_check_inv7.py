@@ -354,3 +354,18 @@ def test_a_delivery_posted_before_its_hub_was_removed_may_still_arrive() -> None
     assert _arrivals_verdict(t, [before, removed, after]) == [
         "delivery d2 (Request from client) arrived at h1 (handled), a hub the harness never "
         "made or removed"]
+
+
+def test_two_posts_given_one_delivery_id_are_flagged() -> None:
+    """One answer per request needs one id per request; the control: two ids."""
+
+    def found(second_id: str) -> list[str]:
+        first = Posted("n1.1", "client", "h0", "Request", C.USER, None, "user",
+                       Route.MONOLITH, 0, 0)
+        second = Posted(second_id, "client", "h1", "Request", C.USER, None, "user",
+                        Route.MONOLITH, 550, 0)
+        return [v.message for v in inv7.check([], facts=[first, second])]
+
+    assert found("n1.1") == ["the mesh gave delivery id n1.1 to two posts: client->h0 at "
+                             "0 ms and client->h1 at 550 ms"]
+    assert found("n1@2.1") == []
