@@ -46,6 +46,11 @@ class CallFaults:
         self._network_faults = False  # once the network failed somewhere
 
     @property
+    def stop_asked(self) -> bool:
+        """Whether the harness asked for the stop: a callee stopping fails a call by itself."""
+        return self._stop_asked
+
+    @property
     def network_may_fail(self) -> bool:
         """Whether any call may fail by the network's doing: once a network fault was
         injected, or the harness's own verdicts held a segment past its link's latency (a

@@ -283,9 +283,12 @@ class NoResendAfterTimeout(Monitor):
         timed_out = truth is not None or bool(event.timed_out)
         d.last_failure = event
         # A call the harness armed a rejection for is re-sendable whatever the mesh calls
-        # its refusal, unless the network may have failed it first (a dial refused): then
-        # only the mesh's own re-sendable errors say it was refused.
-        armed = d.expect is FaultKind.REJECT_NEXT and not self._faults.network_may_fail
+        # its refusal, unless something else may have failed it first, the network (a dial
+        # refused) or the stop (a callee gone): then only the mesh's own re-sendable
+        # errors say it was refused.
+        faults = self._faults
+        armed = d.expect is FaultKind.REJECT_NEXT and not (faults.network_may_fail
+                                                           or faults.stop_asked)
         d.resendable = not timed_out and (
             armed or event.error in self.params.resendable_errors
         )

@@ -86,3 +86,19 @@ def test_an_armed_rejection_the_network_may_have_pre_empted_owes_no_retry() -> N
     for capabilities in (DEFAULT_CAPABILITIES, NETWORKED):
         assert any("given up after 1 attempt(s)" in v
                    for v in _found(t, capabilities, [armed]))
+
+
+def test_an_armed_rejection_a_stop_may_have_pre_empted_owes_no_retry() -> None:
+    """Once the harness asked for the stop, a callee that stopped fails a call by itself:
+    a failure that is not one of the mesh's re-sendable errors is not the armed
+    rejection. The control: the same call with no stop asked."""
+    from invariants.checks.harness_facts import StopAsked
+
+    armed = Injected(FaultKind.REJECT_NEXT, "g", 1, 0, 0, 0)
+    t = Trace()
+    t.add(K.ATTEMPT, hub="gw", delivery_id="d1", target="g", attempt=0)
+    t.at(2).add(K.ATTEMPT_FAILED, hub="gw", delivery_id="d1", error="Unreachable",
+                timed_out=False)
+    t.add(K.FAILURE_EMITTED, hub="gw", delivery_id="n1", answers="d1", error="Unreachable")
+    assert _found(t, NETWORKED, [armed, StopAsked(True, 0, 1)]) == []
+    assert any("given up after 1 attempt(s)" in v for v in _found(t, NETWORKED, [armed]))

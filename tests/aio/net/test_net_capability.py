@@ -93,7 +93,7 @@ def _posted(did: str, at: int, seq: int) -> Posted:
                   Route.MONOLITH, at, seq)
 
 
-def test_inv7_excuses_what_a_crash_held_and_nothing_posted_after() -> None:
+def test_inv7_excuses_what_a_crash_held_or_was_posted_while_down_and_nothing_after() -> None:
     trace = [TraceEvent(0, 0, EventKind.HUB_CREATED, hub="h0", watermark=100),
              TraceEvent(1, 1, EventKind.POSTED, hub="h0", delivery_id="d1", sender="client",
                         target="h0", message_type="Request", message_class=MessageClass.USER),
@@ -113,6 +113,10 @@ def test_inv7_excuses_what_a_crash_held_and_nothing_posted_after() -> None:
     owed = check("INV7", later, final=True,
                  facts=[made, _posted("d1", 1, 1), crash, _posted("d2", 2_000, 3)])
     assert [v for v in owed if "d2 the harness posted" in v.message], owed
+    # while the node is down, what is posted may be lost with it: owed nothing
+    down = check("INV7", trace, final=True,
+                 facts=[made, _posted("d1", 1, 1), crash, _posted("d3", 500, 3)])
+    assert down == []
 
 
 def test_the_judge_is_told_once_the_network_held_something() -> None:
@@ -141,3 +145,26 @@ def test_the_judge_is_told_once_the_network_held_something() -> None:
     held, network_held, facts = told(Scripted(lambda options, why: options - 1))
     assert held > 0 and network_held and facts == 1
     assert told(FirstChooser()) == (0, False, 0)
+
+
+def test_inv5_excuses_a_leg_a_crash_ended_during_the_hold() -> None:
+    """A leg that ends while a crashed node is down was lost with the node, not cut by the
+    stop's hold; the control: the same leg ended with no crash, and after the node is back."""
+    trace = [TraceEvent(0, 1, EventKind.LEG_STARTED, hub="n1", delivery_id="d1",
+                        leg_id="L1", leg_kind="route", depth=1),
+             TraceEvent(1, 1, EventKind.STOP_REQUESTED, graceful=True, depth=1),
+             TraceEvent(2, 1, EventKind.STOP_STAGE_ENTERED, stage=20_000, depth=1),
+             TraceEvent(3, 1, EventKind.STOP_HOLD_STARTED, depth=1)]
+
+    def found(ended_at: int, crashed: bool) -> list[str]:
+        ended = TraceEvent(4, ended_at, EventKind.LEG_ENDED, hub="n1", delivery_id="d1",
+                           leg_id="L1", reason="drained", depth=0)
+        facts: list[object] = [Injected(FaultKind.CRASH_NODE, "h0", 1, 3_000, 1, 1)] \
+            if crashed else []
+        return [v.message for v in check("INV5", [*trace, ended], facts=facts)]  # type: ignore[arg-type]
+
+    assert found(1, crashed=True) == []
+    cut = ["leg L1 ended by 'drained' while the graceful stop held at Active: work cut off "
+           "has not landed"]
+    assert found(1, crashed=False) == cut
+    assert found(3_001, crashed=True) == cut
