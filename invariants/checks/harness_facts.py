@@ -115,6 +115,9 @@ class HarnessFacts:
     subscriptions: dict[str, Subscribed] = field(default_factory=dict)
     roundtrip: bool = False  # envelopes round-trip through the wire format from now on
     network_held: bool = False  # the network's verdicts held or lost something so far
+    # A node the harness crashed is down until then (ms): the harness knows which node it
+    # crashed, not which hubs it hosted, so every hub may be down until then.
+    down_until: int = 0
     # Posts the mesh gave an id it had given an earlier post: (the earlier, the later).
     reused: list[tuple[Posted, Posted]] = field(default_factory=list)
     roundtripped: set[str] = field(default_factory=set)  # posts made while it was on
@@ -139,6 +142,8 @@ class HarnessFacts:
                 self.roundtripped.add(fact.delivery_id)
         elif isinstance(fact, Injected):
             self.injections.append(fact)
+            if fact.kind is FaultKind.CRASH_NODE:
+                self.down_until = max(self.down_until, fact.time_ms + fact.duration_ms)
             if fact.kind is FaultKind.REMOVE_TARGET:
                 self.removed.add(fact.target)
                 self.removal_told.setdefault(fact.target, self.told)

@@ -22,8 +22,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from types import MappingProxyType
 
-from invariants.adapter import FaultKind, Route
-from invariants.checks.harness_facts import HarnessFact, Injected, Posted, StopAsked
+from invariants.adapter import Route
+from invariants.checks.harness_facts import HarnessFact, Posted, StopAsked
 from invariants.checks.inv5_answers import NACK_LANDED, NacksInFlight
 from invariants.checks.inv5_gate import GATE, TeardownGate
 from invariants.checks.monitor import Monitor, check_function
@@ -316,7 +316,6 @@ class StopHolds(Monitor):
     def __init__(self, params: CheckParams = DEFAULT_PARAMS) -> None:
         super().__init__(params)
         self._legs: dict[str, TraceEvent] = {}  # open legs, in dispatch order
-        self._down_until = 0  # a node the harness crashed is down until then (ms)
         self._cut: set[str] = set()  # deliveries gated or refused during the stop
         self._stop = _StopEdges(self, self._legs)
         self._gate = TeardownGate(self)
@@ -325,10 +324,6 @@ class StopHolds(Monitor):
     def on_fact(self, fact: HarnessFact) -> None:
         if isinstance(fact, StopAsked):
             self._stop.asked_for(fact)
-        elif isinstance(fact, Injected) and fact.kind is FaultKind.CRASH_NODE:
-            # A node that crashes loses its legs with it, and the harness does not know
-            # which hubs it hosted: what ends while one is down was not cut by the stop.
-            self._down_until = max(self._down_until, fact.time_ms + fact.duration_ms)
         elif (
             isinstance(fact, Posted) and self._stop.asked is not None
             and fact.route is not Route.DIRECT
@@ -382,7 +377,9 @@ class StopHolds(Monitor):
         """A leg ended by a refusal, a gate or the pool's drain while the graceful stop holds
         has not landed."""
         started = self._legs.pop(event.leg_id or "", None)
-        if started is None or not self._stop.holding or event.time_ms < self._down_until:
+        # A node that crashes loses its legs with it: what ends while one is down
+        # (`HarnessFacts.down_until`) was not cut by the stop.
+        if started is None or not self._stop.holding or event.time_ms < self.harness.down_until:
             return
         did = event.delivery_id
         how = (

@@ -180,7 +180,6 @@ class AnswerOnce(_FromFacts):
         self._requests: dict[str, str] = {}  # a subscription's request id -> its target
         self._raised: dict[str, TraceEvent] = {}  # hub -> its HANDLER_FAULTED not yet gone past
         self._stop_asked = False
-        self._down_until = 0  # a node the harness crashed is down until then (ms)
         self._order = PostOrder(params)
 
     def on_fact(self, fact: HarnessFact) -> None:
@@ -194,7 +193,8 @@ class AnswerOnce(_FromFacts):
                 self.flag(f"the mesh gave delivery id {fact.delivery_id} to two posts: "
                           f"{earlier.sender}->{earlier.target} at {earlier.time_ms} ms and "
                           f"{fact.sender}->{fact.target} at {fact.time_ms} ms")
-        if isinstance(fact, Posted) and not self._stopped and fact.time_ms >= self._down_until:
+        if isinstance(fact, Posted) and not self._stopped \
+                and fact.time_ms >= self.harness.down_until:
             self._open[fact.delivery_id] = None
         elif isinstance(fact, StopAsked):
             self._stop_asked = True
@@ -203,9 +203,8 @@ class AnswerOnce(_FromFacts):
         elif isinstance(fact, Injected) and fact.kind is FaultKind.CRASH_NODE:
             # What a crashed node held is lost with it, and the harness does not know which
             # hubs shared it: nothing pending at the crash is owed an end, nor what is
-            # posted while it is down. (A partition or a hold only delays: what waited
-            # arrives once it is healed.)
-            self._down_until = max(self._down_until, fact.time_ms + fact.duration_ms)
+            # posted while it is down (`HarnessFacts.down_until`). (A partition or a hold
+            # only delays: what waited arrives once it is healed.)
             self._open.clear()
             self._failed.clear()
             self._owed_to.clear()
