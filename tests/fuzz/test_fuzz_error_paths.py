@@ -34,6 +34,7 @@ from invariants.fuzzing.selection import build_machines
 
 WORKTREE = Path(harness.__file__).resolve().parents[1]
 UNREACHABLE = "redis://127.0.0.1:1/0"
+WRITE_DEADLINE_SECONDS = 120.0  # only ends a session that never writes; never a verdict
 
 
 def _environ() -> dict[str, str]:
@@ -85,13 +86,20 @@ def test_a_server_that_goes_away_mid_session_is_one_line_exit_2(
     own_redis: tuple[str, subprocess.Popen[bytes]], tmp_path: Path
 ) -> None:
     url, server = own_redis
-    session = _fuzz(tmp_path, "--minutes", "1", "--database", url)
-    client = redis.Redis.from_url(url)
-    deadline = time.monotonic() + 120
-    while not client.dbsize():  # the session is under way: its workers have written
-        assert session.poll() is None, session.communicate()
-        assert time.monotonic() < deadline, "the session wrote nothing to the database"
-        time.sleep(0.2)
+    # The server publishes every write it takes (keyspace notifications): the test is told
+    # of the session's first one. Subscribed, and the subscription confirmed, before the
+    # session starts, so that no write goes unseen.
+    with redis.Redis.from_url(url) as client, client.pubsub() as writes:
+        client.config_set("notify-keyspace-events", "KA")
+        writes.psubscribe("__keyspace@*__:*")
+        assert writes.get_message(timeout=WRITE_DEADLINE_SECONDS) is not None, "no subscription"
+        session = _fuzz(tmp_path, "--minutes", "1", "--database", url)
+        deadline = time.monotonic() + WRITE_DEADLINE_SECONDS
+        # The session is under way once its workers have written. The read wakes every
+        # second only to notice a session that exited, or the deadline.
+        while writes.get_message(ignore_subscribe_messages=True, timeout=1.0) is None:
+            assert session.poll() is None, session.communicate()
+            assert time.monotonic() < deadline, "the session wrote nothing to the database"
     server.kill()
     server.wait()
     out, err = session.communicate(timeout=300)

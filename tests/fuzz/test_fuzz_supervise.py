@@ -96,14 +96,24 @@ def test_what_ignores_sigterm_is_killed() -> None:
     process.stdin.close()
 
 
-# A leader that dies at SIGTERM, with a child that, at SIGTERM, takes a moment to write
-# out what it holds (as a HypoFuzz worker does) before it exits.
+# A leader that dies at SIGTERM, with a child that, at SIGTERM, writes out what it holds
+# (as a HypoFuzz worker does) and exits, but only once the leader is gone: exited and
+# reaped, that is, once `stop_group` has seen the leader end. A stop that killed the group
+# with its leader would kill the child before it wrote. The child looks every 10 ms whether
+# the leader is still there (no event tells a process that another was reaped); the
+# grace of `stop_group` bounds its wait.
 WRITES_AT_STOP = """
 import signal, subprocess, sys
 child = subprocess.Popen([sys.executable, "-c", '''
-import os, signal, sys, time
+import os, signal, sys, threading
+leader = os.getppid()
 def stop(signum, frame):
-    time.sleep(0.3)
+    while True:
+        try:
+            os.kill(leader, 0)  # a zombie still takes it: not yet reaped
+        except ProcessLookupError:
+            break
+        threading.Event().wait(0.01)
     open(sys.argv[1], "w").write("written")
     os._exit(0)
 signal.signal(signal.SIGTERM, stop)
@@ -125,6 +135,7 @@ def test_the_stop_lets_workers_write_out_within_the_grace(tmp_path: Path) -> Non
     assert process.stdout is not None and process.stdin is not None
     process.stdout.readline()  # the child has its handler
     stop_group(process, 10.0)
+    assert written.exists(), "the child was killed before it wrote out"
     assert written.read_text() == "written"  # not killed with the leader
     assert not group_alive(process.pid)
     process.stdout.close()

@@ -28,8 +28,9 @@ MODE_ENV = "SLOWMESH_MODE"  # announce | block | block-in-worker
 
 # The mesh: the reference mesh behind an adapter that, in a step the harness drives (the
 # step budget's CPU timer is armed), says so once per process on the FIFO and, as
-# SLOWMESH_MODE asks, then blocks in time.sleep: everywhere, or only in a pool worker of
-# the process the test started. The conformance programs (no step budget) see the plain
+# SLOWMESH_MODE asks, then blocks until a signal ends the process or its handler raises
+# (an interrupt, the step's wall budget): everywhere, or only in a pool worker of the
+# process the test started. The conformance programs (no step budget) see the plain
 # reference mesh.
 ADAPTER = '''\
 from __future__ import annotations
@@ -37,7 +38,6 @@ from __future__ import annotations
 import multiprocessing
 import os
 import signal
-import time
 
 from reference_impl.adapter import ReferenceAdapter
 
@@ -59,7 +59,8 @@ class Slow(ReferenceAdapter):
             in_worker = multiprocessing.parent_process() is not None
             if mode == "block" or (mode == "block-in-worker" and in_worker):
                 _announce("blocked")
-                time.sleep(1000)
+                while True:  # a signal whose handler returns (a deferred one) blocks on
+                    signal.pause()
             _announce("stepping")
         super().advance(ms)
 

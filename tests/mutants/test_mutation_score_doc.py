@@ -5,7 +5,9 @@ workers on loopback addresses (the local ends of SSH tunnels)."""
 
 from __future__ import annotations
 
+import os
 import re
+import select
 import shlex
 import socket
 import subprocess
@@ -44,24 +46,40 @@ def _free_port() -> int:
         return int(probe.getsockname()[1])
 
 
+RUNNING = b"======== Running on "  # what aiohttp's run_app prints once its sites listen
+
+
+def _read_until(fd: int, marker: bytes, deadline: float) -> bytes:
+    """What `fd` gives up to and with `marker`, or all it gave by its end or the deadline."""
+    said = b""
+    while marker not in said:
+        ready, _, _ = select.select([fd], [], [], max(0.0, deadline - time.monotonic()))
+        chunk = os.read(fd, 4096) if ready else b""
+        if not chunk:  # the deadline passed, or the worker exited
+            break
+        said += chunk
+    return said
+
+
 def test_the_worker_shown_listens_on_127_0_0_1_only() -> None:
     pytest.importorskip("cosmic_ray", reason="needs the mutate extra")
     psutil = pytest.importorskip("psutil")
     (line,) = [w for w in COMMANDS.splitlines() if w.startswith("python -c ")]
     port = _free_port()
     argv = shlex.split(line.replace("port=9876", f"port={port}"))
-    worker = subprocess.Popen([sys.executable, *argv[1:]], stdout=subprocess.DEVNULL,
-                              stderr=subprocess.DEVNULL)
+    # Unbuffered: aiohttp's run_app prints its "Running on" line once every site listens.
+    worker = subprocess.Popen([sys.executable, *argv[1:]], stdout=subprocess.PIPE,
+                              stderr=subprocess.DEVNULL,
+                              env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    assert worker.stdout is not None
     try:
-        deadline = time.monotonic() + 60
-        while True:
-            listening = [c.laddr for c in psutil.Process(worker.pid).net_connections("tcp")
-                         if c.status == psutil.CONN_LISTEN]
-            if listening or time.monotonic() > deadline or worker.poll() is not None:
-                break
-            time.sleep(0.1)
+        said = _read_until(worker.stdout.fileno(), RUNNING, deadline=time.monotonic() + 60)
+        assert RUNNING in said, f"the worker never said it listens; it said: {said!r}"
+        listening = [c.laddr for c in psutil.Process(worker.pid).net_connections("tcp")
+                     if c.status == psutil.CONN_LISTEN]
         assert listening, "the worker never listened"
         assert {(address.ip, address.port) for address in listening} == {("127.0.0.1", port)}
     finally:
         worker.terminate()
         worker.wait(timeout=30)
+        worker.stdout.close()
