@@ -1,7 +1,9 @@
 """Dynamic-invariant items: one per invariant per adapter.
 
 Each runs the invariant's state machine against meshes from the adapter's factory under
-the run's Hypothesis profile. A failure shows the violations, the shrunk step program, the
+the run's Hypothesis profile; the adapter's selected items are judged together, as `check`
+judges them (`harness.invariant_group`): each run judges the others' invariants too.
+A failure shows the violations, the shrunk step program, the
 reproduce blob and the failing run as a Mermaid sequence diagram; an exception raised by
 the mesh or the adapter fails the item with its own traceback (as `--tb` asks), no
 invariant verdict. An invariant about a capability the adapter does not declare is skipped
@@ -12,14 +14,17 @@ never exercised some obligation fails as "not exercised", naming the likely caus
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import pytest
 
+from harness.invariant_group import judged
 from harness.item_base import HarnessFailure, HarnessItem
+from harness.rows.row import InvariantRow
 from invariants.checks import CHECKS
 from invariants.dynamic.report import obligation_lines
-from invariants.dynamic.runner import Outcome, run_invariant
+from invariants.dynamic.runner import Outcome
 
 
 def invariant_nodeid(check_id: str, adapter: str) -> str:
@@ -34,41 +39,57 @@ class InvariantItem(HarnessItem):
         self.add_marker("harness_invariant")
 
     def runtest(self) -> None:
-        factory = self.run.factories[self.adapter]
-        outcome = run_invariant(self.check_id, factory, self.run.profile,
-                                params=self.run.settings.params,
-                                seed_scenarios=not self.run.settings.search_only,
-                                bystanders=False)  # an item judges its own invariant
+        verdict = judged(self.config, self.adapter, self._selected_siblings(), self.check_id)
+        outcome, row = verdict.outcome, verdict.row
         self.record(kind="invariant", check=self.check_id, adapter=self.adapter,
-                    verdict=outcome.verdict, examples=outcome.examples,
-                    evidence=dict(outcome.evidence))
+                    verdict=row.verdict, examples=row.examples, evidence=dict(row.counts))
         title = CHECKS[self.check_id].title
-        if outcome.verdict == "not applicable":  # visible as a skip, never counted as pass
+        if row.verdict == "not applicable":  # visible as a skip, never counted as pass
             pytest.skip(f"{title}: {(outcome.failure_text or '').splitlines()[0]}")
-        self.add_report_section("call", "evidence", evidence_lines(outcome))
-        if outcome.passed:
+        self.add_report_section("call", "evidence", row_evidence_lines(row))
+        if row.passed:
             return
-        if outcome.verdict == "error" and outcome.error is not None:
+        if row.verdict == "error" and outcome.error is not None:
             # The mesh's own exception, so pytest shows its traceback as --tb asks.
             self.add_report_section("call", "harness", f"{self.check_id} ({title}): the mesh "
                                     f"or adapter {self.adapter} raised")
             raise outcome.error
-        if outcome.verdict == "violation":
+        if row.verdict == "violation":
             head = f"{self.check_id} ({title}) violated by {self.adapter}"
-            head += f" after {outcome.examples} example(s)"
+            head += f" after {row.examples} example(s)"
+            example = row.counterexample
+            if example is not None and example.found_by is not None:
+                # Another selected invariant's run saw it (`harness.invariant_group`).
+                raise HarnessFailure(f"{head}\n{row.evidence}\n{row.failure}".rstrip())
             if outcome.shrunk_steps is not None:  # None: the run's counts, not one example
                 head += f"; shrunk to {outcome.shrunk_steps} step(s)"
-        elif outcome.verdict == "not exercised":
+        elif row.verdict == "not exercised":
             head = (f"{self.check_id} ({title}) not exercised by {self.adapter} in "
-                    f"{outcome.examples} example(s): no verdict without a case to hold on")
-            raise HarnessFailure(f"{head}\n{evidence_lines(outcome)}")
+                    f"{row.examples} example(s): no verdict without a case to hold on")
+            raise HarnessFailure(f"{head}\n{row_evidence_lines(row)}")
         else:
             head = f"{self.check_id} ({title}): the mesh or adapter {self.adapter} raised"
         raise HarnessFailure(f"{head}\n{outcome.failure_text or ''}".rstrip())
 
+    def _selected_siblings(self) -> tuple[str, ...]:
+        """The invariants selected on this item's adapter (itself among them), in order."""
+        return tuple(item.check_id for item in self.session.items
+                     if isinstance(item, InvariantItem) and item.adapter == self.adapter)
+
 
 def evidence_lines(outcome: Outcome) -> str:
     """Per obligation, the cases the run exercised (and the likely cause of a 0)."""
-    lines = [f"{outcome.check_id} evidence ({outcome.examples} example(s)):"]
-    lines += obligation_lines(outcome.evidence, outcome.unexercised, outcome.inapplicable, "  ")
+    return _evidence(outcome.check_id, outcome.examples, outcome.evidence,
+                     outcome.unexercised, outcome.inapplicable)
+
+
+def row_evidence_lines(row: InvariantRow) -> str:
+    """Per obligation, the cases the group's runs exercised (and the likely cause of a 0)."""
+    return _evidence(row.check_id, row.examples, row.counts, row.unexercised, row.inapplicable)
+
+
+def _evidence(check_id: str, examples: int, counts: Mapping[str, int],
+              unexercised: Mapping[str, str], inapplicable: Mapping[str, str]) -> str:
+    lines = [f"{check_id} evidence ({examples} example(s)):"]
+    lines += obligation_lines(counts, unexercised, inapplicable, "  ")
     return "\n".join(lines)

@@ -9,9 +9,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from harness.jobs.check.counterexample import counterexample_of
 from harness.jobs.check.report import CheckResult, render, to_json
-from harness.jobs.check.rows import row_of
+from harness.rows.build import row_of
+from harness.rows.counterexample import counterexample_of
 from harness.scan_verdict import run_scan
 from invariants.checks import CHECKS
 from invariants.dynamic.report import (

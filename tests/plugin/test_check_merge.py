@@ -10,9 +10,10 @@ import json
 from collections.abc import Mapping
 from pathlib import Path
 
-from harness.jobs.check.merge import merged
-from harness.jobs.check.report import CheckResult, InvariantRow, render, to_json
-from harness.jobs.check.rows import counts_of
+from harness.jobs.check.report import CheckResult, render, to_json
+from harness.rows.build import counts_of
+from harness.rows.merge import merged
+from harness.rows.row import InvariantRow
 from harness.scan_verdict import run_scan
 from invariants.checks import CHECKS
 from invariants.dynamic.runner import Bystander, Outcome

@@ -3,13 +3,13 @@ for people (`render`) and as JSON for CI (`to_json`), with the same verdicts.
 
 Each invariant's row carries its evidence: per obligation, how many cases the runs
 exercised, its own and the other invariants' (each run judges every check the adapter
-admits: `harness.jobs.check.merge`), and where only the others' did, whose. A row whose
+admits: `harness.rows.merge`), and where only the others' did, whose. A row whose
 obligation no run gave a case is "not exercised", a failure, with the likely cause; an
 invariant about a capability the adapter does not declare is "not applicable", listed and
 not a failure; an exception from the mesh is shown with its traceback. A failing row shows
 its counterexample as pytest does: the step program, the Mermaid diagram and, for an
 adapter on the asyncio kit, the schedule its loop ran; the JSON carries them as fields
-(`harness.jobs.check.counterexample`), and a violation another invariant's run found says
+(`harness.rows.counterexample`), and a violation another invariant's run found says
 whose (`found_by`) and whether its program failed again on the row's own machine.
 """
 
@@ -17,40 +17,15 @@ from __future__ import annotations
 
 import json
 import textwrap
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from harness.jobs.check.counterexample import Counterexample
+from harness.rows.row import InvariantRow
 from harness.scan_verdict import ScanVerdict
 from invariants.checks import CHECKS
 from invariants.dynamic.report import obligation_lines
-from invariants.dynamic.runner import Bystander
 from invariants.mutants.matrix import Matrix
 from invariants.mutants.render import kill_list_text
 from invariants.scan.report import finding_line, finding_to_json, problem_line
-
-
-@dataclass(frozen=True)
-class InvariantRow:
-    check_id: str
-    passed: bool
-    examples: int
-    seconds: float  # for people; never part of a verdict
-    evidence: str = ""  # the first violation, the error, or why it was not exercised
-    verdict: str = ""  # the runner's verdict ("pass", "violation", "not exercised", "error")
-    counts: Mapping[str, int] = field(default_factory=dict)  # obligation -> cases exercised
-    unexercised: Mapping[str, str] = field(default_factory=dict)  # obligation -> likely cause
-    adapter: str = ""  # the adapter spec, where more than one is judged
-    traceback: str = ""  # "error": the mesh's exception as Python prints it
-    failure: str = ""  # the failure text under the row: program, diagram, schedule, blob
-    # Obligations of an optional capability the adapter lacks -> why (listed, not passed).
-    inapplicable: Mapping[str, str] = field(default_factory=dict)
-    counterexample: Counterexample | None = None  # the failing example, as fields
-    # What the row's run saw of the other checks it judged as a bystander (merged away).
-    bystanders: Mapping[str, Bystander] = field(default_factory=dict, repr=False)
-    # The cases the other invariants' runs gave this one's obligations (included in
-    # `counts`): the run's check id -> obligation -> cases, those above 0.
-    borrowed: Mapping[str, Mapping[str, int]] = field(default_factory=dict)
 
 
 @dataclass

@@ -23,10 +23,11 @@ from dataclasses import dataclass
 
 from hypothesis import settings as Settings
 
-from harness.jobs.check.merge import Replay, merged
-from harness.jobs.check.report import CheckResult, InvariantRow
-from harness.jobs.check.rows import counts_of, row_of
+from harness.jobs.check.report import CheckResult
 from harness.jobs.check.subject import KILL_MATRIX_SKIPPED, Subject, bundled_reference
+from harness.rows.build import counts_of, row_of
+from harness.rows.merge import Replay, merged
+from harness.rows.row import InvariantRow
 from harness.run_state import hypothesis_profile
 from harness.scan_verdict import load_baseline, run_scan
 from harness.shared_database import SharedDatabase

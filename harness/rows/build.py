@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from harness.jobs.check.counterexample import counterexample_of, failure_shown
-from harness.jobs.check.report import InvariantRow
+from harness.rows.counterexample import counterexample_of, failure_shown
+from harness.rows.row import InvariantRow
 from invariants.checks import CHECKS
 from invariants.dynamic.report import own_traceback
 from invariants.dynamic.runner import Outcome

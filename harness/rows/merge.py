@@ -22,9 +22,9 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 
-from harness.jobs.check.counterexample import Counterexample
-from harness.jobs.check.report import InvariantRow
-from harness.jobs.check.rows import row_of, unexercised_line
+from harness.rows.build import row_of, unexercised_line
+from harness.rows.counterexample import Counterexample
+from harness.rows.row import InvariantRow
 from invariants.dynamic.runner import Bystander, Outcome, program_text
 from invariants.dynamic.seed_programs import Program
 
