@@ -99,7 +99,7 @@ class RejectionTerminal(Monitor):
         if answered is None:
             return
         rejected = self._rejected.get(answered)
-        if rejected is not None and not self._callers_own_timeout(answered):
+        if rejected is not None and not self._callers_own_timeout(answered, event):
             self.flag(
                 f"DeliveryFailure answers rejected post {answered} (a rejection has no reply)",
                 rejected,
@@ -112,11 +112,21 @@ class RejectionTerminal(Monitor):
             )
 
 
-    def _callers_own_timeout(self, answered: str) -> bool:
+    def _callers_own_timeout(self, answered: str, failure: TraceEvent) -> bool:
         """On a simulated network the rejecting node's word may be held past its caller's
-        response timeout (the harness's own network verdicts hold it): the caller, which
-        never heard of the rejection, answers its own timeout, as any timed-out call is."""
-        return answered in self._timed_out and Capability.NETWORK in self.capabilities
+        response timeout (the harness's own network verdicts or slowdowns hold it): the
+        caller, which never heard of the rejection, answers its own timeout, as any
+        timed-out call is. A grain call says so (`ATTEMPT_FAILED` with `timed_out`); a
+        post on another route makes no call events, so its answer is the caller's timeout
+        when it comes a response timeout or more after the harness posted it (no reply to
+        the rejection can come later than the caller's own timeout)."""
+        if Capability.NETWORK not in self.capabilities:
+            return False
+        if answered in self._timed_out:
+            return True
+        posted = self.harness.posted(answered)
+        return (posted is not None
+                and failure.time_ms - posted.time_ms >= self.params.response_timeout_ms)
 
 
 check = check_function(RejectionTerminal)

@@ -1,23 +1,27 @@
 """INV1 on a mesh with a simulated network: the rejecting node's word may be held past its
-caller's response timeout, and the caller then answers its own timeout. Beside its
-controls: without a network, and with a network but no timeout."""
+caller's response timeout, and the caller then answers its own timeout (a grain call says
+so with its `ATTEMPT_FAILED`; a post on another route by the time its answer comes).
+Beside its controls: without a network, and with a network but no timeout."""
 
 from __future__ import annotations
 
 from dyn_traces import K, Trace
 
-from invariants.adapter import Capability
+from invariants.adapter import Capability, Route
 from invariants.capabilities import DEFAULT_CAPABILITIES
 from invariants.checks import CheckParams, monitor_for
+from invariants.checks.harness_facts import Posted
 from invariants.checks.monitor import run_monitor
+from invariants.trace import MessageClass
 
 NETWORKED = DEFAULT_CAPABILITIES | {Capability.NETWORK}
 FLAGGED = ["DeliveryFailure answers rejected post gw.1 (a rejection has no reply)"]
 
 
-def _found(t: Trace, capabilities: frozenset[Capability]) -> list[str]:
+def _found(t: Trace, capabilities: frozenset[Capability],
+           facts: tuple[Posted, ...] = ()) -> list[str]:
     monitor = monitor_for("INV1", CheckParams(), capabilities)
-    return [v.message for v in run_monitor(monitor, t.events, final=True)]
+    return [v.message for v in run_monitor(monitor, t.events, final=True, facts=facts)]
 
 
 def _forwarded_and_rejected(t: Trace, *, timed_out: bool) -> Trace:
@@ -39,3 +43,26 @@ def test_a_caller_that_timed_out_on_a_held_reply_may_answer_its_timeout() -> Non
 
 def test_a_rejection_answered_without_a_timeout_is_flagged_on_a_network_too() -> None:
     assert _found(_forwarded_and_rejected(Trace(), timed_out=False), NETWORKED) == FLAGGED
+
+
+# An anonymous post on the monolith route, made at 2 ms: no call events name it.
+POSTED = Posted("gw.1", "client", "h0", "Request", MessageClass.USER, None, None,
+                Route.MONOLITH, 2, 0)
+
+
+def _routed_and_rejected(t: Trace, *, answered_ms: int) -> Trace:
+    t.at(answered_ms).add(K.REJECTED, hub="h0", delivery_id="gw.1", error="Unvouched")
+    t.add(K.FAILURE_EMITTED, hub="h0", delivery_id="gw.2", answers="gw.1", error="TimedOut",
+          sender="h0", target="client")
+    return t
+
+
+def test_a_routed_post_answered_a_response_timeout_after_it_was_posted_is_excused() -> None:
+    t = _routed_and_rejected(Trace(), answered_ms=2 + CheckParams().response_timeout_ms)
+    assert _found(t, NETWORKED, (POSTED,)) == []
+    assert _found(t, DEFAULT_CAPABILITIES, (POSTED,)) == FLAGGED  # without a network
+
+
+def test_a_routed_post_answered_before_its_timeout_could_fire_is_flagged() -> None:
+    t = _routed_and_rejected(Trace(), answered_ms=1 + CheckParams().response_timeout_ms)
+    assert _found(t, NETWORKED, (POSTED,)) == FLAGGED
