@@ -84,6 +84,11 @@ class AggregateWatermark(Monitor):
         if fact.kind is FaultKind.REMOVE_TARGET:
             self._removed.add(fact.target)
             self._blocked.pop(fact.target, None)
+        elif fact.kind is FaultKind.CRASH_NODE:
+            # What a crashed node queued is lost with it, and the harness does not know
+            # which hubs shared it: no message queued at the crash is owed a turn.
+            for queued_at in list(self._queued_users):
+                self._forget_queue(queued_at)
         elif fact.kind is FaultKind.BLOCK_HUB and fact.target not in self._removed:
             until = fact.time_ms + fact.duration_ms
             held = self._blocked.get(fact.target)

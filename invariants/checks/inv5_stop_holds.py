@@ -22,8 +22,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from types import MappingProxyType
 
-from invariants.adapter import Route
-from invariants.checks.harness_facts import HarnessFact, Posted, StopAsked
+from invariants.adapter import FaultKind, Route
+from invariants.checks.harness_facts import HarnessFact, Injected, Posted, StopAsked
 from invariants.checks.inv5_answers import NACK_LANDED, NacksInFlight
 from invariants.checks.inv5_gate import GATE, TeardownGate
 from invariants.checks.monitor import Monitor, check_function
@@ -324,6 +324,11 @@ class StopHolds(Monitor):
     def on_fact(self, fact: HarnessFact) -> None:
         if isinstance(fact, StopAsked):
             self._stop.asked_for(fact)
+        elif isinstance(fact, Injected) and fact.kind is FaultKind.CRASH_NODE:
+            # A crashed node's legs are lost with it, and the harness does not know which
+            # hubs (and so which legs) it hosted: no leg in flight at the crash is one a
+            # stop must hold for.
+            self._legs.clear()
         elif (
             isinstance(fact, Posted) and self._stop.asked is not None
             and fact.route is not Route.DIRECT

@@ -212,3 +212,24 @@ def test_a_failure_answer_may_be_shed_past_the_watermark_never_below_it() -> Non
     assert found(3, C.FAILURE) == []
     assert found(2, C.FAILURE) == ["message answer shed at h at depth 2 below watermark 3"]
     assert found(3, C.USER) == ["user message answer shed at h"]
+
+
+def test_what_a_node_queued_when_the_harness_crashed_it_is_owed_no_turn() -> None:
+    """A crash loses what the node queued, and the harness does not know which hubs
+    shared the node: a message queued at the crash is not "never handled". The control:
+    the same queue with no crash, and a message queued after the crash, still owed."""
+
+    def found(crashed: bool, queued_after: bool = False) -> list[str]:
+        t = Trace()
+        _intake(t, K.ENQUEUED, "u1", C.USER)
+        facts = [Injected(FaultKind.CRASH_NODE, "other", 1, 100, 0, len(t.events))] \
+            if crashed else []
+        if queued_after:
+            _intake(t.at(200), K.ENQUEUED, "u2", C.USER)
+        return [v.message for v in run_monitor(inv3.AggregateWatermark(LOW), t.events,
+                                               final=True, facts=facts)]
+
+    assert found(crashed=True) == []
+    assert found(crashed=False) == ["user-facing message u1 queued at h never handled"]
+    assert found(crashed=True, queued_after=True) == [
+        "user-facing message u2 queued at h never handled"]

@@ -2,7 +2,10 @@
 
 from dyn_traces import K, Trace
 
+from invariants.adapter import FaultKind
+from invariants.checks import Injected
 from invariants.checks import inv5_stop_holds as inv5
+from invariants.checks.monitor import run_monitor
 
 STAGES = [20_000, 19_999, 19_998, 4_000, 2_000]
 
@@ -145,3 +148,24 @@ def test_packaged_delivery_landing_after_the_stop_is_routing_after_stop() -> Non
     t.add(K.POSTED, hub="client", delivery_id="n1", packaged=True)  # a NACK nobody waited for
     [v] = inv5.check(t.events)
     assert "routed delivery landed after the stop completed" in v.message
+
+
+def test_legs_in_flight_when_the_harness_crashed_a_node_are_not_held_for() -> None:
+    """A crashed node's legs are lost with it, and the harness does not know which node a
+    leg was on: a stop right after a crash owes no hold to the legs in flight at it. The
+    control: the same stop with no crash; and a leg started after the crash is held for."""
+    def found(crashed: bool, leg_after: bool = False) -> list[str]:
+        t = Trace()
+        t.add(K.LEG_STARTED, hub="router", leg_id="L1", leg_kind="route")
+        facts = [Injected(FaultKind.CRASH_NODE, "h0", 1, 100, 0, len(t.events))] \
+            if crashed else []
+        if leg_after:
+            t.add(K.LEG_STARTED, hub="router", leg_id="L2", leg_kind="route")
+        t.at(100).add(K.STOP_REQUESTED, hub="silo", graceful=True)
+        _run_stages(t, STAGES)
+        return [v.message for v in run_monitor(inv5.StopHolds(), t.events, facts=facts)]
+
+    assert found(crashed=True) == []
+    assert any("1 leg(s) in flight at GrainDeactivation" in m for m in found(crashed=False))
+    assert any("1 leg(s) in flight at GrainDeactivation" in m
+               for m in found(crashed=True, leg_after=True))
