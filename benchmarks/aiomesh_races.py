@@ -66,9 +66,13 @@ def _load() -> tuple[Any, Any, Any]:
     adapter = importlib.import_module("aiomesh.harness_adapter")
     bugs = importlib.import_module("aiomesh.bugs")
     from harness.params import params_from
+    from invariants.checks import team
 
     table = tomllib.loads((EXAMPLE / "pyproject.toml").read_text(encoding="utf-8"))
     params = params_from(table["tool"]["harness"]["params"], "aiomesh pyproject.toml")
+    for spec in table["tool"]["harness"].get("invariants", []):
+        if team.is_spec(spec):  # the example's own (TURN1), which a planted bug breaks
+            team.load(spec, [EXAMPLE])
     return adapter, bugs, params
 
 

@@ -55,11 +55,13 @@ _ROUTING = frozenset({
 class _StopEdges:
     """The stop's edges as the harness asked for it and the mesh ran it (requested, the
     stages entered, Active held and left, the budget spent, given up, completed), judged
-    for `monitor` against `legs`, the monitor's open legs in dispatch order."""
+    for `monitor` against `legs`, the monitor's open legs in dispatch order, less those
+    `lost` (in flight when the harness crashed a node) where a stop must hold for them."""
 
-    def __init__(self, monitor: Monitor, legs: dict[str, TraceEvent]) -> None:
+    def __init__(self, monitor: Monitor, legs: dict[str, TraceEvent], lost: set[str]) -> None:
         self._monitor = monitor
         self._legs = legs
+        self._lost = lost
         self._active = monitor.params.stop_stages.get("Active")
         self._deactivation = monitor.params.stop_stages.get("GrainDeactivation")
         self.asked: StopAsked | None = None  # the harness's own request
@@ -164,11 +166,11 @@ class _StopEdges:
             and self.gave_up is None
         ):
             monitor.exercised(ZERO_AT_DEACTIVATION)
-        if self.graceful and not self._budget_released and self.gave_up is None and self._legs:
-            oldest = next(iter(self._legs.values()))
+        owed = self._owed()
+        if self.graceful and not self._budget_released and self.gave_up is None and owed:
             monitor.flag(
-                f"{len(self._legs)} leg(s) in flight at GrainDeactivation (must be 0)",
-                oldest,
+                f"{len(owed)} leg(s) in flight at GrainDeactivation (must be 0)",
+                owed[0],
                 event,
             )
 
@@ -208,14 +210,18 @@ class _StopEdges:
                 entered,
                 event,
             )
-        if self._legs and not self._budget_released:
-            oldest = next(iter(self._legs.values()))
+        owed = self._owed()
+        if owed and not self._budget_released:
             monitor.flag(
-                f"stop left Active with {len(self._legs)} leg(s) in flight after {held} ms, "
+                f"stop left Active with {len(owed)} leg(s) in flight after {held} ms, "
                 "before the budget expired",
-                oldest,
+                owed[0],
                 event,
             )
+
+    def _owed(self) -> list[TraceEvent]:
+        """The legs in flight a graceful stop must hold for, oldest first."""
+        return [leg for leg_id, leg in self._legs.items() if leg_id not in self._lost]
 
     def hold_released(self, event: TraceEvent) -> None:
         if event.reason != "budget":
@@ -316,8 +322,9 @@ class StopHolds(Monitor):
     def __init__(self, params: CheckParams = DEFAULT_PARAMS) -> None:
         super().__init__(params)
         self._legs: dict[str, TraceEvent] = {}  # open legs, in dispatch order
+        self._lost: set[str] = set()  # legs in flight when the harness crashed a node
         self._cut: set[str] = set()  # deliveries gated or refused during the stop
-        self._stop = _StopEdges(self, self._legs)
+        self._stop = _StopEdges(self, self._legs, self._lost)
         self._gate = TeardownGate(self)
         self._nacks = NacksInFlight(self)
 
@@ -327,8 +334,8 @@ class StopHolds(Monitor):
         elif isinstance(fact, Injected) and fact.kind is FaultKind.CRASH_NODE:
             # A crashed node's legs are lost with it, and the harness does not know which
             # hubs (and so which legs) it hosted: no leg in flight at the crash is one a
-            # stop must hold for.
-            self._legs.clear()
+            # stop must hold for (one that still ends during the hold is judged as any).
+            self._lost.update(self._legs)
         elif (
             isinstance(fact, Posted) and self._stop.asked is not None
             and fact.route is not Route.DIRECT
