@@ -28,6 +28,9 @@ from invariants.trace import MessageClass, TraceEvent
 # spends a script of its own on these decisions, afresh at each instant (the text before
 # the first comma names it), so they are explored however many choices come before.
 TIMER_TIE = "timer tie"
+# How a decision that is the simulated network's verdict on a segment or datagram (deliver
+# it now, hold it, lose it) starts its `why`: a fault of the network's, not an order.
+NETWORK_VERDICT = "verdict"
 
 
 class Chooser(Protocol):

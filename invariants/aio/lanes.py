@@ -35,7 +35,13 @@ from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from invariants.adapter import TIMER_TIE, Chooser, FirstChooser, SeededChooser
+from invariants.adapter import (
+    NETWORK_VERDICT,
+    TIMER_TIE,
+    Chooser,
+    FirstChooser,
+    SeededChooser,
+)
 from invariants.aio.clock import Clock
 from invariants.aio.errors import ScheduleDivergence
 from invariants.aio.labels import describe
@@ -169,7 +175,8 @@ class ReadyOrder:
             pick = recorded.chosen
         else:
             pick = self._choose(count, (
-                f"verdict at t={format_time(now)}, step {step}: {'; or '.join(options)}"
+                f"{NETWORK_VERDICT} at t={format_time(now)}, step {step}: "
+                f"{'; or '.join(options)}"
                 if self._why_read else ""))
         ran = VERDICT + options[pick]
         if replay is not None and recorded is not None:

@@ -28,6 +28,7 @@ from invariants.adapter import AdapterFactory, Capability, FirstChooser, Route
 from invariants.adapter_calls import calling_adapter, factory_name
 from invariants.capabilities import capabilities_of, family_needs, route_needs
 from invariants.checks import CHECKS, CheckParams
+from invariants.dynamic.chooser import CHANGE_POINTS, SCRIPTS, UNIFORM
 from invariants.dynamic.driver import (
     BREAKER_THRESHOLDS,
     HUBS,
@@ -132,6 +133,22 @@ _TIE_SCRIPTS = st.one_of(
     st.lists(st.integers(0, 7), max_size=12),
     st.builds(lambda at, run, alternative: [0] * at + [alternative] * run,
               st.integers(0, 3), st.integers(1, 3), st.integers(1, 7)),
+)
+
+
+# The run's schedule strategy (`ScriptedChooser.use`): the step scripts first (shrinking to
+# them, and their empty lists to FIFO), then one to three change points among the run's
+# first 64 ordering decisions (an example of the asyncio examples makes 7 to 32 of them,
+# the median, at most 50: a point past the run's end is no deviation), then uniform
+# choice. Drawn once per example: each explores the whole run, not a step's first choices.
+_SCHEDULE_STRATEGIES = st.one_of(
+    st.just((SCRIPTS,)),
+    st.builds(
+        lambda points: (CHANGE_POINTS, tuple(sorted(points))),
+        st.lists(st.tuples(st.integers(0, 63), st.integers(1, 7)), min_size=1, max_size=3,
+                 unique_by=lambda point: point[0]),
+    ),
+    st.builds(lambda seed: (UNIFORM, seed), st.integers(0, 2**32 - 1)),
 )
 
 
@@ -406,7 +423,7 @@ def machine_class(
         "core_families": plan.core,
         "diagram_path": diagram_path,
         "stand_ins": stand_ins(capabilities),
-        "init": _init_rule(plan, scenarios),
+        "init": _init_rule(plan, scenarios, ties),
         "advance": _advance_rule(capabilities)(_wrap("advance")),
     }
     if ties:
@@ -437,10 +454,11 @@ def _merged_plan(check_ids: Sequence[str], capabilities: frozenset[Capability]) 
     ), capabilities)
 
 
-def _init_rule(plan: Plan, scenarios: Sequence[str]) -> Any:
+def _init_rule(plan: Plan, scenarios: Sequence[str], ties: bool) -> Any:
     """`init`: the hubs' watermarks, which optional families are on, a seed scenario to
-    start from, (where the plan reads envelopes) the envelope round trip and (where it
-    storms) the hubs' breaker thresholds."""
+    start from, (where the plan reads envelopes) the envelope round trip, (where it
+    storms) the hubs' breaker thresholds and (where the mesh marks its timer ties: the
+    asyncio kit's loop) the run's schedule strategy."""
 
     def init(
         self: MeshMachine,
@@ -449,11 +467,18 @@ def _init_rule(plan: Plan, scenarios: Sequence[str]) -> Any:
         scenario: str | None,
         roundtrip: bool = False,
         breaker_thresholds: tuple[int, ...] = (),
+        schedule: tuple[object, ...] = (SCRIPTS,),
     ) -> None:
-        self.step("init", {"watermarks": watermarks, "swarm": swarm, "scenario": scenario,
-                           "roundtrip": roundtrip, "breaker_thresholds": breaker_thresholds})
+        arguments: dict[str, object] = {
+            "watermarks": watermarks, "swarm": swarm, "scenario": scenario,
+            "roundtrip": roundtrip, "breaker_thresholds": breaker_thresholds,
+        }
+        if schedule != (SCRIPTS,):  # programs that never drew one stay as they were
+            arguments["schedule"] = schedule
+        self.step("init", arguments)
 
         def begin() -> None:
+            self.chooser.use(schedule)
             self.start(watermarks, swarm, roundtrip=roundtrip,
                        breaker_thresholds=breaker_thresholds)
             if scenario is not None:
@@ -474,4 +499,6 @@ def _init_rule(plan: Plan, scenarios: Sequence[str]) -> Any:
     if plan.breakers:
         init_arguments["breaker_thresholds"] = st.tuples(
             *(st.sampled_from(BREAKER_THRESHOLDS) for _ in HUBS))
+    if ties:  # a loop whose orders are production's (the kit's): its strategies
+        init_arguments["schedule"] = _SCHEDULE_STRATEGIES
     return _initialize(**init_arguments)(init)
