@@ -300,10 +300,18 @@ class StopHolds(Monitor):
 
     @classmethod
     def by_policy(cls, params: CheckParams) -> dict[str, str]:
+        declared: dict[str, str] = {}
         if params.stop_failure_answers == "direct":
-            return {NACK_LANDED: "stop_failure_answers = 'direct': the mesh hands a failure "
-                                 "answer to its sender's intake itself, never as a leg"}
-        return {}
+            declared[NACK_LANDED] = ("stop_failure_answers = 'direct': the mesh hands a "
+                                     "failure answer to its sender's intake itself, never as "
+                                     "a leg")
+        if params.leg_lifetime == "response_timeout" \
+                and params.response_timeout_ms < params.stop_budget_ms:
+            declared[BUDGET] = (
+                f"leg_lifetime = 'response_timeout': every leg ends by its caller's "
+                f"response timeout ({params.response_timeout_ms} ms), before a hold's budget "
+                f"({params.stop_budget_ms} ms) can run out")
+        return declared
 
     @classmethod
     def cause(cls, obligation: str, evidence: Mapping[str, int]) -> str:

@@ -18,6 +18,8 @@ BREAKER_WINDOWS = frozenset({"first_post", "any", "none"})
 LATE_SUBSCRIBE_ANSWERS = frozenset({"refused", "taken"})
 # How a failure answer made during a stop travels (`stop_failure_answers`).
 STOP_FAILURE_ANSWERS = frozenset({"legs", "direct"})
+# How long a routing leg may live (`leg_lifetime`).
+LEG_LIFETIMES = frozenset({"until_landed", "response_timeout"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,8 +86,17 @@ class CheckParams:
     # travels as a NACK leg of the routing pool, which the hold waits for) or "direct" (the
     # mesh hands it to the sender's intake itself, outside any leg).
     stop_failure_answers: str = "legs"
+    # INV5: how long a routing leg may live: "until_landed" (the reference's: a leg lives
+    # until its delivery lands, however long the callee takes) or "response_timeout" (the
+    # caller's response timeout ends every leg it has not seen land).
+    leg_lifetime: str = "until_landed"
 
     def __post_init__(self) -> None:
+        if self.leg_lifetime not in LEG_LIFETIMES:
+            raise ValueError(
+                f"leg_lifetime must be one of {', '.join(sorted(LEG_LIFETIMES))}, got "
+                f"{self.leg_lifetime!r}"
+            )
         if self.stop_failure_answers not in STOP_FAILURE_ANSWERS:
             raise ValueError(
                 "stop_failure_answers must be one of "

@@ -194,3 +194,23 @@ def test_failure_answers_declared_direct_leave_the_nack_legs_not_applicable() ->
     assert NACK_LANDED not in StopHolds.inapplicable(frozenset(), CheckParams())
     with pytest.raises(ValueError, match="stop_failure_answers must be one of direct, legs"):
         CheckParams(stop_failure_answers="mailed")
+
+
+def test_legs_that_end_by_the_response_timeout_leave_the_budget_not_applicable() -> None:
+    from invariants.checks import CheckParams
+    from invariants.checks.inv5_stop_holds import BUDGET, StopHolds
+
+    bounded = CheckParams(leg_lifetime="response_timeout", response_timeout_ms=2_000,
+                          stop_budget_ms=5_000)
+    assert StopHolds.inapplicable(frozenset(), bounded)[BUDGET].startswith(
+        "leg_lifetime = 'response_timeout': every leg ends by its caller's response timeout "
+        "(2000 ms), before a hold's budget (5000 ms)")
+    # Negative controls: the reference's policy, and a timeout no shorter than the budget
+    # (a leg may then outlive the budget), keep the obligation.
+    assert BUDGET not in StopHolds.inapplicable(frozenset(), CheckParams())
+    longer = CheckParams(leg_lifetime="response_timeout", response_timeout_ms=5_000,
+                         stop_budget_ms=5_000)
+    assert BUDGET not in StopHolds.inapplicable(frozenset(), longer)
+    with pytest.raises(ValueError, match="leg_lifetime must be one of response_timeout, "
+                                         "until_landed, got 'forever'"):
+        CheckParams(leg_lifetime="forever")
