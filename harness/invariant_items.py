@@ -14,7 +14,6 @@ never exercised some obligation fails as "not exercised", naming the likely caus
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
 import pytest
@@ -24,7 +23,6 @@ from harness.item_base import HarnessFailure, HarnessItem
 from harness.rows.row import InvariantRow
 from invariants.checks import CHECKS
 from invariants.dynamic.report import obligation_lines
-from invariants.dynamic.runner import Outcome
 
 
 def invariant_nodeid(check_id: str, adapter: str) -> str:
@@ -46,7 +44,7 @@ class InvariantItem(HarnessItem):
         title = CHECKS[self.check_id].title
         if row.verdict == "not applicable":  # visible as a skip, never counted as pass
             pytest.skip(f"{title}: {(outcome.failure_text or '').splitlines()[0]}")
-        self.add_report_section("call", "evidence", row_evidence_lines(row))
+        self.add_report_section("call", "evidence", evidence_lines(row))
         if row.passed:
             return
         if row.verdict == "error" and outcome.error is not None:
@@ -66,7 +64,7 @@ class InvariantItem(HarnessItem):
         elif row.verdict == "not exercised":
             head = (f"{self.check_id} ({title}) not exercised by {self.adapter} in "
                     f"{row.examples} example(s): no verdict without a case to hold on")
-            raise HarnessFailure(f"{head}\n{row_evidence_lines(row)}")
+            raise HarnessFailure(f"{head}\n{evidence_lines(row)}")
         else:
             head = f"{self.check_id} ({title}): the mesh or adapter {self.adapter} raised"
         raise HarnessFailure(f"{head}\n{outcome.failure_text or ''}".rstrip())
@@ -77,19 +75,8 @@ class InvariantItem(HarnessItem):
                      if isinstance(item, InvariantItem) and item.adapter == self.adapter)
 
 
-def evidence_lines(outcome: Outcome) -> str:
-    """Per obligation, the cases the run exercised (and the likely cause of a 0)."""
-    return _evidence(outcome.check_id, outcome.examples, outcome.evidence,
-                     outcome.unexercised, outcome.inapplicable)
-
-
-def row_evidence_lines(row: InvariantRow) -> str:
-    """Per obligation, the cases the group's runs exercised (and the likely cause of a 0)."""
-    return _evidence(row.check_id, row.examples, row.counts, row.unexercised, row.inapplicable)
-
-
-def _evidence(check_id: str, examples: int, counts: Mapping[str, int],
-              unexercised: Mapping[str, str], inapplicable: Mapping[str, str]) -> str:
-    lines = [f"{check_id} evidence ({examples} example(s)):"]
-    lines += obligation_lines(counts, unexercised, inapplicable, "  ")
+def evidence_lines(row: InvariantRow) -> str:
+    """Per obligation, the cases the runs exercised (and the likely cause of a 0)."""
+    lines = [f"{row.check_id} evidence ({row.examples} example(s)):"]
+    lines += obligation_lines(row.counts, row.unexercised, row.inapplicable, "  ")
     return "\n".join(lines)
