@@ -9,7 +9,7 @@ from invariants.adapter import FaultKind
 from invariants.trace import TraceEvent
 
 
-@dataclass
+@dataclass(eq=False)  # one delivery is itself, whatever its fields
 class Delivery:
     first: TraceEvent
     target: str | None = None
@@ -17,6 +17,7 @@ class Delivery:
     sent_at: TraceEvent | None = None  # the current attempt's ATTEMPT
     received_at: TraceEvent | None = None  # and its CALL_RECEIVED
     expect: FaultKind | None = None  # the fault the harness armed that this call consumed
+    armed_at: int = 0  # the trace position at which that fault was armed
     last_failure: TraceEvent | None = None
     resendable: bool = False  # the last failure owes a retry while the budget lasts
     timed_out: TraceEvent | None = None

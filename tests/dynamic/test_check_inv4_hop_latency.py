@@ -5,6 +5,7 @@ fault obligations exercised."""
 
 from __future__ import annotations
 
+import pytest
 from dyn_traces import C, K, Trace
 
 from invariants.adapter import Capability, Chooser, FaultKind, Route
@@ -46,7 +47,12 @@ def test_a_refusal_sooner_than_a_response_timeout_after_the_attempt_is_one() -> 
 
 class _HopCall(GrainDeliveryOperation):
     """The reference grain call, reaching the callee HOP_MS after it is sent; the caller's
-    response timer starts when it sends, the armed timeout is spent on arrival."""
+    response timer starts when it sends, the armed timeout is spent on arrival (or, with
+    `timeout_taken_as_sent`, as the call leaves, as a mesh asking the kit's `point()`
+    before each call spends it)."""
+
+    timeout_taken_as_sent = False
+    _stalled = False
 
     def deliver(self, leg: LegHandle, attempt: int) -> None:
         mesh, delivery = self.router.mesh, self.delivery
@@ -56,6 +62,8 @@ class _HopCall(GrainDeliveryOperation):
         if mesh.faults.take_reject(delivery.target):
             leg.schedule(HOP_MS, self._failed, leg, attempt, RejectionError("invalid"))
             return
+        if self.timeout_taken_as_sent:
+            self._stalled = mesh.faults.take_timeout(delivery.target)
         self._response_timer = leg.schedule(RESPONSE_TIMEOUT_MS, self._failed, leg, attempt,
                                             ResponseTimeout("no response"))
         leg.schedule(HOP_MS, self._arrive, leg, attempt)
@@ -68,28 +76,46 @@ class _HopCall(GrainDeliveryOperation):
             self._failed(leg, attempt, TargetNotFoundError(target))
             return
         run_after = mesh.faults.slow_ms(target)
-        if mesh.faults.take_timeout(target):
+        if self._stalled if self.timeout_taken_as_sent else mesh.faults.take_timeout(target):
             run_after = RESPONSE_TIMEOUT_MS + HOP_MS  # after the caller gave up
         mesh.trace.emit(EventKind.CALL_RECEIVED, hub=target, delivery_id=self.delivery.id,
                         attempt=attempt)
         mesh.activations.accept(HeldCall(self, attempt), run_after)
 
 
+class _TimeoutTakenAsSentCall(_HopCall):
+    timeout_taken_as_sent = True
+
+
 class _HopRouter(GrainRouter):
+    call: type[_HopCall] = _HopCall
+
     def operation(self, delivery: Delivery) -> LegOperation:
-        return _HopCall(self, delivery)
+        return self.call(self, delivery)
+
+
+class _TimeoutTakenAsSentRouter(_HopRouter):
+    call = _TimeoutTakenAsSentCall
 
 
 class HopMesh(ReferenceAdapter):
     capabilities = ReferenceAdapter.capabilities - {Capability.AGGREGATE_FAULTS}
+    router: type[_HopRouter] = _HopRouter
 
     def __init__(self, chooser: Chooser | None = None) -> None:
         super().__init__(chooser)
-        self.mesh.grain = _HopRouter(self.mesh, retries=self.mesh.grain.retries)
+        self.mesh.grain = self.router(self.mesh, retries=self.mesh.grain.retries)
 
 
-def test_a_mesh_with_a_hop_passes_inv4_with_its_fault_obligations_exercised() -> None:
-    outcome = run_invariant("INV4", HopMesh)
+class TimeoutTakenAsSentMesh(HopMesh):
+    router = _TimeoutTakenAsSentRouter
+
+
+@pytest.mark.parametrize("mesh", [HopMesh, TimeoutTakenAsSentMesh])
+def test_a_mesh_with_a_hop_passes_inv4_with_its_fault_obligations_exercised(
+        mesh: type[HopMesh]) -> None:
+    # Either way of spending a timeout armed while a call was on its way is honouring it.
+    outcome = run_invariant("INV4", mesh)
     assert outcome.verdict == "pass", outcome.failure_text
     for obligation in (inv4.SENT_ONCE, inv4.HONOURED[FaultKind.TIMEOUT_NEXT],
                        inv4.HONOURED[FaultKind.REJECT_NEXT], inv4.DELAYS):
