@@ -47,12 +47,12 @@ class RejectionTerminal(Monitor):
         super().__init__(params)
         self._rejected: dict[str, TraceEvent] = {}
         self._followups: dict[str, int] = {}
-        self._timed_out: set[str] = set()  # deliveries a caller's call of timed out
+        self._timed_out: dict[str, int] = {}  # deliveries a caller's call of timed out: when
 
     def observe(self, event: TraceEvent) -> None:
         kind, did = event.kind, event.delivery_id
         if kind is EventKind.ATTEMPT_FAILED and event.timed_out and did is not None:
-            self._timed_out.add(did)
+            self._timed_out.setdefault(did, event.time_ms)
         if kind is EventKind.REJECTED and did is not None:
             first = self._rejected.get(did)
             if first is not None:
@@ -99,7 +99,7 @@ class RejectionTerminal(Monitor):
         if answered is None:
             return
         rejected = self._rejected.get(answered)
-        if rejected is not None and not self._callers_own_timeout(answered, event):
+        if rejected is not None and not self._callers_own_timeout(answered, rejected, event):
             self.flag(
                 f"DeliveryFailure answers rejected post {answered} (a rejection has no reply)",
                 rejected,
@@ -112,18 +112,23 @@ class RejectionTerminal(Monitor):
             )
 
 
-    def _callers_own_timeout(self, answered: str, failure: TraceEvent) -> bool:
-        """On a simulated network the rejecting node's word may be held past its caller's
-        response timeout (the harness's own network verdicts or slowdowns hold it): the
-        caller, which never heard of the rejection, answers its own timeout, as any
-        timed-out call is. A grain call says so (`ATTEMPT_FAILED` with `timed_out`); a
-        post on another route makes no call events, so its answer is the caller's timeout
-        when it comes a response timeout or more after the harness posted it (no reply to
-        the rejection can come later than the caller's own timeout)."""
-        if Capability.NETWORK not in self.capabilities:
+    def _callers_own_timeout(self, answered: str, rejected: TraceEvent,
+                             failure: TraceEvent) -> bool:
+        """The caller never heard of the rejection, and answers its own timeout, as any
+        timed-out call is, where its call was rejected no sooner than it timed out (a
+        destination the harness slowed lands it in the timeout's instant) or, on a
+        simulated network, at any time (its verdicts may hold the callee's word past the
+        timeout). A grain call says it timed out (`ATTEMPT_FAILED` with `timed_out`,
+        before the answer). On a simulated network a post on another route makes no call
+        events, so its answer is the caller's timeout when it comes a response timeout or
+        more after the harness posted it (no reply to the rejection can come later than
+        the caller's own timeout)."""
+        networked = Capability.NETWORK in self.capabilities
+        timed_out = self._timed_out.get(answered)
+        if timed_out is not None:
+            return networked or rejected.time_ms >= timed_out
+        if not networked:
             return False
-        if answered in self._timed_out:
-            return True
         posted = self.harness.posted(answered)
         return (posted is not None
                 and failure.time_ms - posted.time_ms >= self.params.response_timeout_ms)

@@ -60,6 +60,7 @@ class CallFaults:
         self._ignores: list[tuple[FaultKind, Violation]] = []
         self._removed: set[str] = set()  # targets the harness removed
         self._held: set[str] = set()  # and those it slowed or blocked: a call may time out
+        self._slowed_ms: dict[str, int] = {}  # how long calls to each target it slowed take
         self._stop_asked = False  # once asked, calls may be refused as shutting down
         self._network_faults = False  # once the network failed somewhere
 
@@ -84,6 +85,8 @@ class CallFaults:
             self._removed.add(fact.target)
         elif fact.kind in (FaultKind.BLOCK_HUB, FaultKind.SLOW_DESTINATION):
             self._held.add(fact.target)
+            if fact.kind is FaultKind.SLOW_DESTINATION:
+                self._slowed_ms[fact.target] = fact.duration_ms
         elif fact.kind in NETWORK_FAULTS:
             self._network_faults = True
         if fact.kind is FaultKind.AGGREGATE_NEXT and fact.count > 0:
@@ -247,6 +250,12 @@ class CallFaults:
                 f"{did}'s attempt {d.attempts - 1} timed out {event.time_ms - since.time_ms} "
                 f"ms after {what}, later than its response timeout of {timeout} ms: "
                 "the caller waited past it", *d.shown(event))
+
+    def slowed_past(self, d: Delivery, end_ms: int) -> bool:
+        """Whether `d`'s current call, to a target the harness slowed, may still have been
+        on its way at `end_ms` (a mesh that takes the slowdown before the call leaves)."""
+        slowed, sent = self._slowed_ms.get(d.target or ""), d.sent_at
+        return slowed is not None and sent is not None and sent.time_ms + slowed >= end_ms
 
     def timing_since(self, d: Delivery) -> TraceEvent | None:
         """An event by which the caller's response timeout was surely running: its call

@@ -383,10 +383,12 @@ class NoResendAfterTimeout(Monitor):
     def _no_callee(self, d: Delivery) -> bool:
         """A timed-out call with no callee to reach: refused at the door by the armed
         reject_next after its caller gave up (an armed refusal must reach no callee), to a
-        target the harness removed or never made, or lost on a network that may fail it
-        (a partition, a crash, a link held past the timeout). Sent once, held by nobody."""
+        target the harness removed or never made, lost on a network that may fail it
+        (a partition, a crash, a link held past the timeout), or slowed on its way past
+        the run's end or the stop's (which cut it). Sent once, held by nobody."""
+        end = self._retries.stopped_at if self._retries.stopped_at is not None else self.now_ms
         return (d.expect is FaultKind.REJECT_NEXT or self._target_missing(d)
-                or self._faults.network_may_fail)
+                or self._faults.network_may_fail or self._faults.slowed_past(d, end))
 
     def _target_missing(self, d: Delivery) -> bool:
         """Whether `d`'s target is a hub the harness removed or never made."""

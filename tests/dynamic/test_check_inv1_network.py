@@ -1,7 +1,8 @@
 """INV1 on a mesh with a simulated network: the rejecting node's word may be held past its
 caller's response timeout, and the caller then answers its own timeout (a grain call says
 so with its `ATTEMPT_FAILED`; a post on another route by the time its answer comes).
-Beside its controls: without a network, and with a network but no timeout."""
+Beside its controls: without a network (where only a call rejected in its timeout's
+instant is excused), and with a network but no timeout."""
 
 from __future__ import annotations
 
@@ -39,6 +40,18 @@ def test_a_caller_that_timed_out_on_a_held_reply_may_answer_its_timeout() -> Non
     t = _forwarded_and_rejected(Trace(), timed_out=True)
     assert _found(t, NETWORKED) == []
     assert _found(t, DEFAULT_CAPABILITIES) == FLAGGED  # without a network, none is held
+
+
+def test_a_call_rejected_in_the_instant_its_caller_timed_out_may_be_answered_so() -> None:
+    # No network: a destination the harness slowed landed the call as the caller's
+    # response timeout fired; the caller never heard of the rejection.
+    t = Trace()
+    t.add(K.ATTEMPT, hub="gw", delivery_id="gw.1", target="h0", attempt=0)
+    t.at(2_000).add(K.REJECTED, hub="h0", delivery_id="gw.1", error="Unvouched")
+    t.add(K.ATTEMPT_FAILED, hub="gw", delivery_id="gw.1", error="TimedOut", timed_out=True)
+    t.add(K.FAILURE_EMITTED, hub="gw", delivery_id="gw.2", answers="gw.1",
+          error="TimedOut", sender="h0", target="client")
+    assert _found(t, DEFAULT_CAPABILITIES) == []
 
 
 def test_a_rejection_answered_without_a_timeout_is_flagged_on_a_network_too() -> None:

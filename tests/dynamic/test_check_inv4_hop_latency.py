@@ -156,6 +156,28 @@ def test_a_timed_out_call_to_a_removed_target_reached_no_callee() -> None:
     assert inv4.check(t.events, facts=[removed], final=True) == []  # type: ignore[arg-type]
 
 
+@pytest.mark.parametrize("stopped", [True, False])
+def test_a_timed_out_call_slowed_past_the_end_reached_no_callee(stopped: bool) -> None:
+    # A mesh that takes the slowdown before the call leaves: the call, slowed past the
+    # stop that cut it (or the run's end), never reached g.
+    t = Trace()
+    t.add(K.ATTEMPT, hub="router", delivery_id="d1", target="g", attempt=0)
+    t.at(RESPONSE_TIMEOUT_MS).add(K.ATTEMPT_FAILED, hub="router", delivery_id="d1",
+                                  attempt=0, error="timeout", timed_out=True)
+    t.at(RESPONSE_TIMEOUT_MS + 5_000).add(K.STOP_COMPLETED if stopped else K.HANDLED,
+                                          hub="silo" if stopped else "client")
+
+    def slowed(ms: int) -> Injected:
+        return Injected(FaultKind.SLOW_DESTINATION, "g", 1, ms, 0, 0)
+
+    slow_past_the_end = slowed(RESPONSE_TIMEOUT_MS + 5_000)
+    assert inv4.check(t.events, facts=[slow_past_the_end], final=True) == []  # type: ignore[arg-type]
+    # Negative control: slowed for less, the call was due at g before the end, and never
+    # came: lost, not held.
+    [v] = inv4.check(t.events, facts=[slowed(RESPONSE_TIMEOUT_MS)], final=True)  # type: ignore[arg-type]
+    assert "reached the callee 0 times (expected 1)" in v.message
+
+
 def test_a_refused_call_to_a_removed_target_owes_no_retry() -> None:
     removed = Injected(FaultKind.REMOVE_TARGET, "g", 1, 0, 0, 0)
     t = Trace()
