@@ -2,8 +2,9 @@
 
 `found_in(check, factory, seed, max_examples)` runs the check's search once, seeded by
 `seed` (Hypothesis' global seed; no database, no shrinking), and gives the examples to its
-first failure, or None where it found none. Search power is the median of these over
-seeds: a property of the search, not of one seed.
+first failure, or None where it found none (`seeded_run`: the run's whole outcome).
+Search power is the median of these over seeds: a property of the search, not of one
+seed.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from hypothesis import settings as Settings
 
 from invariants.adapter import AdapterFactory
 from invariants.dynamic.profiles import profile
-from invariants.dynamic.runner import run_invariant
+from invariants.dynamic.runner import Outcome, run_invariant
 
 
 def seeded(max_examples: int) -> Settings:
@@ -25,13 +26,18 @@ def seeded(max_examples: int) -> Settings:
                     max_examples=max_examples, phases=(Phase.explicit, Phase.generate))
 
 
-def found_in(check: str, factory: AdapterFactory, seed: int, max_examples: int,
-             **run: Any) -> int | None:
-    """Examples to the first failure of one seeded run (`run`: `run_invariant`'s other
-    keywords), or None."""
+def seeded_run(check: str, factory: AdapterFactory, seed: int, max_examples: int,
+               **run: Any) -> Outcome:
+    """One seeded run's outcome (`run`: `run_invariant`'s other keywords)."""
     setattr(hypothesis.core, "global_force_seed", seed)  # noqa: B010 (Hypothesis' own global)
     try:
-        outcome = run_invariant(check, factory, seeded(max_examples), **run)
+        return run_invariant(check, factory, seeded(max_examples), **run)
     finally:
         setattr(hypothesis.core, "global_force_seed", None)  # noqa: B010
+
+
+def found_in(check: str, factory: AdapterFactory, seed: int, max_examples: int,
+             **run: Any) -> int | None:
+    """Examples to the first failure of one seeded run, or None."""
+    outcome = seeded_run(check, factory, seed, max_examples, **run)
     return outcome.examples if outcome.verdict == "violation" else None

@@ -256,7 +256,14 @@ class NoResendAfterTimeout(Monitor):
         # The caller's response timeout runs from when it sent the call (ATTEMPT), however
         # long the call took to reach the callee (CALL_RECEIVED, a hop or more later).
         start = self._faults.timing_since(d)
-        if start is not None and event.time_ms - start.time_ms >= self.params.response_timeout_ms:
+        timeout = self.params.response_timeout_ms
+        if start is not None and event.time_ms - start.time_ms >= timeout:
+            if ((d.expect is FaultKind.REJECT_NEXT or self._target_missing(d))
+                    and d.received_at is None and event.time_ms - start.time_ms == timeout):
+                # The refusal the harness made (a rejection armed, a target removed),
+                # slowed on its way, landed in the instant the caller's timeout fell due,
+                # and came first: a refusal, held by nobody.
+                return None
             elapsed = f"{event.time_ms - start.time_ms:,} ms"
             if start is not d.sent_at:
                 return f"{event.delivery_id} failed {elapsed} after it reached the callee"

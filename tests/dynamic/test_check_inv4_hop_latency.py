@@ -45,6 +45,27 @@ def test_a_refusal_sooner_than_a_response_timeout_after_the_attempt_is_one() -> 
     assert inv4.check(t.events, facts=facts) == []  # type: ignore[arg-type]
 
 
+@pytest.mark.parametrize("refusal", [FaultKind.REJECT_NEXT, FaultKind.REMOVE_TARGET])
+@pytest.mark.parametrize(("late_ms", "received", "flagged"), [
+    (0, False, False),  # the harness's refusal, slowed, in the timeout's instant: a refusal
+    (1, False, True),  # a millisecond later, the caller's timeout had fired first
+    (0, True, True),  # received: the callee held it, whatever it calls its answer
+])
+def test_a_harness_refusal_landing_as_the_timeout_falls_due_is_a_refusal(
+        refusal: FaultKind, late_ms: int, received: bool, flagged: bool) -> None:
+    armed = [Injected(refusal, "g", 1, 0, 0, 0),
+             Injected(FaultKind.SLOW_DESTINATION, "g", 1, RESPONSE_TIMEOUT_MS, 0, 0)]
+    t = Trace()
+    t.add(K.ATTEMPT, hub="router", delivery_id="d1", target="g", attempt=0)
+    t.at(RESPONSE_TIMEOUT_MS + late_ms)
+    if received:
+        t.add(K.CALL_RECEIVED, hub="g", delivery_id="d1", attempt=0)
+    t.add(K.ATTEMPT_FAILED, hub="router", delivery_id="d1", attempt=0, error="rejected",
+          timed_out=False)
+    messages = [v.message for v in inv4.check(t.events, facts=armed)]  # type: ignore[arg-type]
+    assert any("that is a response timeout" in m for m in messages) is flagged, messages
+
+
 class _HopCall(GrainDeliveryOperation):
     """The reference grain call, reaching the callee HOP_MS after it is sent; the caller's
     response timer starts when it sends, the armed timeout is spent on arrival (or, with
