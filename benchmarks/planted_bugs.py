@@ -19,6 +19,9 @@ parameters. Per bug:
 - **examples** (with `--seeds N`): examples to the first failure, the median over N runs
   seeded by their number (Hypothesis' global seed; no database, no shrinking), at most
   `--max-examples` each; `-` where no run found it, and how many did;
+- `--strategy scripts|pct|uniform`: every example draws that schedule strategy alone
+  instead of the portfolio (`invariants.dynamic.plans.SCHEDULE_STRATEGIES`), for the
+  figures of each strategy beside the portfolio's;
 - **FIFO** (races, with `--seeds`): the same seeded runs with the loop's chooser answering
   0 everywhere: a race FIFO finds is no same-instant race; likewise for a network bug
   that needs a schedule deviation too (`"schedule"` among its `needs`), with the
@@ -51,6 +54,7 @@ from typing import Any
 from seeded_runs import found_in  # the sibling script: seeded searches
 
 from invariants.adapter import Chooser, FirstChooser
+from invariants.dynamic import plans
 from invariants.dynamic.runner import run_invariant
 
 
@@ -202,7 +206,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--json", type=Path, default=None)
     parser.add_argument("--via-check", action="store_true",
                         help="the ci verdict from `check` in a copy of the repository")
+    parser.add_argument("--strategy", choices=sorted(plans.SCHEDULE_STRATEGIES), default=None,
+                        help="draw only this schedule strategy (default: the portfolio); "
+                        "not with --via-check")
     args = parser.parse_args(argv)
+    if args.strategy is not None:
+        if args.via_check:
+            parser.error("--strategy measures this process's runs: not with --via-check")
+        plans.schedule_portfolio = (args.strategy,)
     repo = args.repo.resolve()
     manifest = json.loads((repo / "PLANTED.json").read_text(encoding="utf-8"))
     only = {n for n in args.only.split(",") if n}

@@ -141,15 +141,17 @@ _TIE_SCRIPTS = st.one_of(
 # first 64 ordering decisions (an example of the asyncio examples makes 7 to 32 of them,
 # the median, at most 50: a point past the run's end is no deviation), then uniform
 # choice. Drawn once per example: each explores the whole run, not a step's first choices.
-_SCHEDULE_STRATEGIES = st.one_of(
-    st.just((SCRIPTS,)),
-    st.builds(
+# By name, so that a benchmark can measure one alone (`schedule_portfolio`).
+SCHEDULE_STRATEGIES: dict[str, st.SearchStrategy[tuple[object, ...]]] = {
+    SCRIPTS: st.just((SCRIPTS,)),
+    CHANGE_POINTS: st.builds(
         lambda points: (CHANGE_POINTS, tuple(sorted(points))),
         st.lists(st.tuples(st.integers(0, 63), st.integers(1, 7)), min_size=1, max_size=3,
                  unique_by=lambda point: point[0]),
     ),
-    st.builds(lambda seed: (UNIFORM, seed), st.integers(0, 2**32 - 1)),
-)
+    UNIFORM: st.builds(lambda seed: (UNIFORM, seed), st.integers(0, 2**32 - 1)),
+}
+schedule_portfolio: tuple[str, ...] = tuple(SCHEDULE_STRATEGIES)  # the names drawn, in order
 
 
 def _aim_rule() -> Callable[..., Any]:
@@ -500,5 +502,6 @@ def _init_rule(plan: Plan, scenarios: Sequence[str], ties: bool) -> Any:
         init_arguments["breaker_thresholds"] = st.tuples(
             *(st.sampled_from(BREAKER_THRESHOLDS) for _ in HUBS))
     if ties:  # a loop whose orders are production's (the kit's): its strategies
-        init_arguments["schedule"] = _SCHEDULE_STRATEGIES
+        init_arguments["schedule"] = st.one_of(
+            *(SCHEDULE_STRATEGIES[name] for name in schedule_portfolio))
     return _initialize(**init_arguments)(init)

@@ -13,6 +13,7 @@ from hypothesis import settings as Settings
 
 from invariants.adapter import NETWORK_VERDICT, TIMER_TIE
 from invariants.aio import render_schedule, run
+from invariants.dynamic import plans
 from invariants.dynamic.chooser import ScriptedChooser
 from invariants.dynamic.profiles import profile
 from invariants.dynamic.runner import run_invariant
@@ -98,3 +99,8 @@ def test_a_kit_machine_draws_every_strategy_and_the_reference_none(
     used.clear()
     run_invariant("INV4", make_adapter, small, seed_scenarios=False, bystanders=False)
     assert used and set(used) == {"scripts"}  # its init draws none
+    # A benchmark measuring one strategy alone narrows the portfolio to it.
+    monkeypatch.setattr(plans, "schedule_portfolio", ("pct",))
+    used.clear()
+    run_invariant("INV4", make, small, seed_scenarios=False, bystanders=False)
+    assert set(used) == {"pct"}
