@@ -21,7 +21,7 @@ parameters. Per bug:
   `--max-examples` each; `-` where no run found it, and how many did;
 - `--strategy scripts|pct|uniform`: every example draws that schedule strategy alone
   instead of the portfolio (`invariants.dynamic.plans.SCHEDULE_STRATEGIES`), for the
-  figures of each strategy beside the portfolio's;
+  figures of each strategy beside the portfolio's (no FIFO column: FIFO draws none);
 - **FIFO** (races, with `--seeds`): the same seeded runs with the loop's chooser answering
   0 everywhere: a race FIFO finds is no same-instant race; likewise for a network bug
   that needs a schedule deviation too (`"schedule"` among its `needs`), with the
@@ -141,7 +141,7 @@ def _via_check(repo: Path, factory: str, breaks: str) -> str:
 
 
 def measure(entry: dict[str, Any], params: Any, scan_rules: set[str] | None, seeds: int,
-            max_examples: int, repo: Path | None = None) -> Row:
+            max_examples: int, repo: Path | None = None, fifo: bool = True) -> Row:
     """One bug; with `repo`, its ci verdict is `check`'s, every row judging every run."""
     started = time.perf_counter()
     row = Row(str(entry["name"]), str(entry["kind"]), str(entry["breaks"]),
@@ -163,7 +163,7 @@ def measure(entry: dict[str, Any], params: Any, scan_rules: set[str] | None, see
                 row.ci = f"{outcome.verdict}: {first[0] if first else ''}"[:160]
         for seed in range(seeds):
             row.examples.append(found_in(row.breaks, made, seed, max_examples, params=params))
-            if row.kind == "race" or "schedule" in row.needs:
+            if fifo and (row.kind == "race" or "schedule" in row.needs):
                 row.fifo.append(found_in(row.breaks, _fifo(made), seed, max_examples,
                                             params=params))
     row.seconds = time.perf_counter() - started
@@ -214,6 +214,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.via_check:
             parser.error("--strategy measures this process's runs: not with --via-check")
         plans.schedule_portfolio = (args.strategy,)
+    fifo = not args.strategy  # FIFO draws no strategy: its figure is the portfolio run's
     repo = args.repo.resolve()
     manifest = json.loads((repo / "PLANTED.json").read_text(encoding="utf-8"))
     only = {n for n in args.only.split(",") if n}
@@ -226,7 +227,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     rows = []
     for entry in entries:
         row = measure(entry, params, scan_rules, args.seeds, args.max_examples,
-                      repo if args.via_check else None)
+                      repo if args.via_check else None, fifo)
         print(f"  {row.name} ({row.kind}, {row.breaks}): {row.ci}  {_median(row.examples)}  "
               f"[{row.seconds:.0f} s]", flush=True)
         rows.append(row)
