@@ -27,8 +27,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from planted_bugs import _factory, _params  # the sibling script: the repository's figures
-from seeded_runs import seeded_run
+from seeded_runs import factory_named, repo_params, seeded_run  # the sibling script
 
 from invariants.adapter import AdapterFactory
 from invariants.checks import CHECKS, CheckParams
@@ -104,7 +103,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error(f"--invariants: unknown {', '.join(unknown)} (known: {', '.join(CHECKS)})")
     repo = args.repo.resolve()
     sys.path.insert(0, str(repo / "src"))
-    rows = measure(_factory(_adapter(repo)), _params(repo), invariants, args.seeds,
+    rows = measure(factory_named(_adapter(repo)), repo_params(repo), invariants, args.seeds,
                    args.max_examples)
     print(table(repo, rows))
     if args.json is not None:

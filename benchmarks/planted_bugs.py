@@ -35,7 +35,6 @@ A script, not a test: the figures depend on Hypothesis' version and the machine'
 from __future__ import annotations
 
 import argparse
-import importlib
 import json
 import os
 import re
@@ -45,13 +44,12 @@ import subprocess
 import sys
 import tempfile
 import time
-import tomllib
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from seeded_runs import found_in  # the sibling script: seeded searches
+from seeded_runs import factory_named, found_in, repo_params  # the sibling script
 
 from invariants.adapter import Chooser, FirstChooser
 from invariants.dynamic import plans
@@ -68,20 +66,6 @@ class Row:
     fifo: list[int | None] = field(default_factory=list)
     needs: list[str] = field(default_factory=list)
     seconds: float = 0.0
-
-
-def _params(repo: Path) -> Any:
-    from harness.params import params_from
-
-    table = tomllib.loads((repo / "pyproject.toml").read_text(encoding="utf-8"))
-    raw = table.get("tool", {}).get("harness", {}).get("params", {})
-    return params_from(raw, f"{repo.name} pyproject.toml")
-
-
-def _factory(spec: str) -> Callable[[Chooser], Any]:
-    module, _, attribute = spec.partition(":")
-    made: Callable[[Chooser], Any] = getattr(importlib.import_module(module), attribute)
-    return made
 
 
 def _fifo(made: Callable[[Chooser], Any]) -> Callable[[Chooser], Any]:
@@ -149,7 +133,7 @@ def measure(entry: dict[str, Any], params: Any, scan_rules: set[str] | None, see
     if row.kind == "static":
         row.ci = "caught" if scan_rules is not None and row.breaks in scan_rules else "missed"
     else:
-        made = _factory(str(entry["factory"]))
+        made = factory_named(str(entry["factory"]))
         if repo is not None:
             row.ci = _via_check(repo, str(entry["factory"]), row.breaks)
         else:
@@ -222,7 +206,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     entries = [e for e in manifest
                if (not only or e["name"] in only) and (not kinds or e["kind"] in kinds)]
     sys.path.insert(0, str(repo / "src"))
-    params = _params(repo)
+    params = repo_params(repo)
     scan_rules = _scan_rules(repo) if any(e["kind"] == "static" for e in entries) else None
     rows = []
     for entry in entries:

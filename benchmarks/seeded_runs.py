@@ -9,6 +9,9 @@ seed.
 
 from __future__ import annotations
 
+import importlib
+import tomllib
+from pathlib import Path
 from typing import Any
 
 import hypothesis.core
@@ -16,6 +19,7 @@ from hypothesis import Phase
 from hypothesis import settings as Settings
 
 from invariants.adapter import AdapterFactory
+from invariants.checks import CheckParams
 from invariants.dynamic.profiles import profile
 from invariants.dynamic.runner import Outcome, run_invariant
 
@@ -41,3 +45,19 @@ def found_in(check: str, factory: AdapterFactory, seed: int, max_examples: int,
     """Examples to the first failure of one seeded run, or None."""
     outcome = seeded_run(check, factory, seed, max_examples, **run)
     return outcome.examples if outcome.verdict == "violation" else None
+
+
+def repo_params(repo: Path) -> CheckParams:
+    """The checkers' parameters a repository states (its `[tool.harness.params]`)."""
+    from harness.params import params_from
+
+    table = tomllib.loads((repo / "pyproject.toml").read_text(encoding="utf-8"))
+    raw = table.get("tool", {}).get("harness", {}).get("params", {})
+    return params_from(raw, f"{repo.name} pyproject.toml")
+
+
+def factory_named(spec: str) -> AdapterFactory:
+    """The adapter factory `module:attribute` names (the module on `sys.path`)."""
+    module, _, attribute = spec.partition(":")
+    made: AdapterFactory = getattr(importlib.import_module(module), attribute)
+    return made
