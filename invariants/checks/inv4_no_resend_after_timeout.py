@@ -258,8 +258,8 @@ class NoResendAfterTimeout(Monitor):
         start = self._faults.timing_since(d)
         timeout = self.params.response_timeout_ms
         if start is not None and event.time_ms - start.time_ms >= timeout:
-            if ((d.expect is FaultKind.REJECT_NEXT or self._target_missing(d))
-                    and d.received_at is None and event.time_ms - start.time_ms == timeout):
+            if (self._refused_by_harness(d) and d.received_at is None
+                    and event.time_ms - start.time_ms == timeout):
                 # The refusal the harness made (a rejection armed, a target removed),
                 # slowed on its way, landed in the instant the caller's timeout fell due,
                 # and came first: a refusal, held by nobody.
@@ -394,8 +394,13 @@ class NoResendAfterTimeout(Monitor):
         (a partition, a crash, a link held past the timeout), or slowed on its way past
         the run's end or the stop's (which cut it). Sent once, held by nobody."""
         end = self._retries.stopped_at if self._retries.stopped_at is not None else self.now_ms
-        return (d.expect is FaultKind.REJECT_NEXT or self._target_missing(d)
-                or self._faults.network_may_fail or self._faults.slowed_past(d, end))
+        return (self._refused_by_harness(d) or self._faults.network_may_fail
+                or self._faults.slowed_past(d, end))
+
+    def _refused_by_harness(self, d: Delivery) -> bool:
+        """Whether the harness refuses `d` at the door: a rejection armed for it, or a
+        target the harness removed or never made."""
+        return d.expect is FaultKind.REJECT_NEXT or self._target_missing(d)
 
     def _target_missing(self, d: Delivery) -> bool:
         """Whether `d`'s target is a hub the harness removed or never made."""
