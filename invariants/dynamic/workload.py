@@ -118,11 +118,20 @@ class Workload:
 
     def hop_ms(self) -> int:
         """The mesh's own hop: the least time a post through a router took to reach its
-        target's intake, as the trace showed it (1 ms until one has been seen)."""
+        target's intake from its last attempt, as the trace showed it (1 ms until one has
+        been seen)."""
         if self._hop_ms is None and self._routed:
-            arrived = [event.time_ms - self._routed[event.delivery_id]
-                       for event in self.mesh.trace()
-                       if event.kind in _INTAKE and event.delivery_id in self._routed]
+            # From the post, or its last attempt where a router made several (a refused
+            # call re-sent after a backoff travels one hop, not the backoff too).
+            sent_at = dict(self._routed)
+            arrived = []
+            for event in self.mesh.trace():
+                if event.delivery_id not in sent_at:
+                    continue
+                if event.kind is EventKind.ATTEMPT:
+                    sent_at[event.delivery_id] = event.time_ms
+                elif event.kind in _INTAKE:
+                    arrived.append(event.time_ms - sent_at[event.delivery_id])
             if any(ms > 0 for ms in arrived):
                 self._hop_ms = min(ms for ms in arrived if ms > 0)
                 self._routed.clear()

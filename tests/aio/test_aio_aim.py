@@ -102,3 +102,27 @@ def test_aim_counts_the_mesh_hops_too() -> None:
     machine.hop_ms = lambda: 3  # type: ignore[attr-defined]
     Workload.aim(machine, timer=0, less_ms=1, schedule=[], hops=2)  # type: ignore[arg-type]
     assert adapter.now_ms() == 100 - 1 - 2 * 3
+
+
+def test_the_hop_is_read_from_a_refused_call_s_last_attempt(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # A refused grain call is re-sent after a 250 ms backoff: its travel is from the last
+    # attempt (none, on this mesh, whose grain calls land in their instant), not from the
+    # post, which would take the backoff for a hop.
+    import aio_minimesh
+
+    from invariants.adapter import Fault, FaultKind, MessageSpec, Route
+
+    monkeypatch.setattr(aio_minimesh, "HOP_S", 0.004)
+    adapter = MiniAdapter(FirstChooser())
+    adapter.create_hub("h0")
+    adapter.inject(Fault(FaultKind.REJECT_NEXT, "h0"))
+    machine = SimpleNamespace(mesh=adapter, _routed={}, _hop_ms=None)
+    refused = adapter.post("client", "h0", MessageSpec("Request"), route=Route.GRAIN)
+    machine._routed[refused] = adapter.now_ms()
+    adapter.advance(1_000)
+    assert Workload.hop_ms(machine) == 1  # type: ignore[arg-type]  # not 250: none seen yet
+    routed = adapter.post("client", "h0", MessageSpec("Request"), route=Route.MONOLITH)
+    machine._routed[routed] = adapter.now_ms()
+    adapter.advance(10)
+    assert Workload.hop_ms(machine) == 4  # type: ignore[arg-type]
