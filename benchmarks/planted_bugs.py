@@ -18,7 +18,11 @@ parameters. Per bug:
   factory (every run judged by every checker), the bug's row (and other failing rows);
 - **examples** (with `--seeds N`): examples to the first failure, the median over N runs
   seeded by their number (Hypothesis' global seed; no database, no shrinking), at most
-  `--max-examples` each; `-` where no run found it, and how many did;
+  `--max-examples` each; `-` where no run found it, and how many did. The bug's invariant
+  runs alone, judged by its own checker; with `--whole-check`, as `check` finds it: every
+  invariant run once (each at most `--max-examples`), every run judged by every checker,
+  the fewest examples any one run took to see the bug's invariant violated (the runs are
+  independent: `check --jobs` runs them side by side);
 - `--strategy scripts|pct|uniform`: every example draws that schedule strategy alone
   instead of the portfolio (`invariants.dynamic.plans.SCHEDULE_STRATEGIES`), for the
   figures of each strategy beside the portfolio's (no FIFO column: FIFO draws none);
@@ -49,7 +53,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from seeded_runs import factory_named, found_in, repo_params  # the sibling script
+from seeded_runs import factory_named, found_by_check, found_in, repo_params  # siblings
 
 from invariants.adapter import Chooser, FirstChooser
 from invariants.dynamic import plans
@@ -125,8 +129,10 @@ def _via_check(repo: Path, factory: str, breaks: str) -> str:
 
 
 def measure(entry: dict[str, Any], params: Any, scan_rules: set[str] | None, seeds: int,
-            max_examples: int, repo: Path | None = None, fifo: bool = True) -> Row:
-    """One bug; with `repo`, its ci verdict is `check`'s, every row judging every run."""
+            max_examples: int, repo: Path | None = None, fifo: bool = True,
+            whole_check: bool = False) -> Row:
+    """One bug; with `repo`, its ci verdict is `check`'s, every row judging every run;
+    `whole_check`: its examples counted as `check` finds it (`found_by_check`)."""
     started = time.perf_counter()
     row = Row(str(entry["name"]), str(entry["kind"]), str(entry["breaks"]),
               needs=[str(n) for n in entry.get("needs", [])])
@@ -145,11 +151,12 @@ def measure(entry: dict[str, Any], params: Any, scan_rules: set[str] | None, see
             else:
                 first = (outcome.failure_text or "").strip().splitlines()[:1]
                 row.ci = f"{outcome.verdict}: {first[0] if first else ''}"[:160]
+        find = found_by_check if whole_check else found_in
         for seed in range(seeds):
-            row.examples.append(found_in(row.breaks, made, seed, max_examples, params=params))
+            row.examples.append(find(row.breaks, made, seed, max_examples, params=params))
             if fifo and (row.kind == "race" or "schedule" in row.needs):
-                row.fifo.append(found_in(row.breaks, _fifo(made), seed, max_examples,
-                                            params=params))
+                row.fifo.append(find(row.breaks, _fifo(made), seed, max_examples,
+                                     params=params))
     row.seconds = time.perf_counter() - started
     return row
 
@@ -190,6 +197,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--json", type=Path, default=None)
     parser.add_argument("--via-check", action="store_true",
                         help="the ci verdict from `check` in a copy of the repository")
+    parser.add_argument("--whole-check", action="store_true",
+                        help="count examples as `check` finds the bug: every invariant run "
+                        "once, every run judged by every checker")
     parser.add_argument("--strategy", choices=sorted(plans.SCHEDULE_STRATEGIES), default=None,
                         help="draw only this schedule strategy (default: the portfolio); "
                         "not with --via-check")
@@ -211,7 +221,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     rows = []
     for entry in entries:
         row = measure(entry, params, scan_rules, args.seeds, args.max_examples,
-                      repo if args.via_check else None, fifo)
+                      repo if args.via_check else None, fifo, args.whole_check)
         print(f"  {row.name} ({row.kind}, {row.breaks}): {row.ci}  {_median(row.examples)}  "
               f"[{row.seconds:.0f} s]", flush=True)
         rows.append(row)

@@ -2,7 +2,9 @@
 
 `found_in(check, factory, seed, max_examples)` runs the check's search once, seeded by
 `seed` (Hypothesis' global seed; no database, no shrinking), and gives the examples to its
-first failure, or None where it found none (`seeded_run`: the run's whole outcome).
+first failure, or None where it found none (`seeded_run`: the run's whole outcome);
+`found_by_check` counts them as `check` finds a violation, every run judged by every
+checker.
 Search power is the median of these over seeds: a property of the search, not of one
 seed.
 """
@@ -19,7 +21,7 @@ from hypothesis import Phase
 from hypothesis import settings as Settings
 
 from invariants.adapter import AdapterFactory
-from invariants.checks import CheckParams
+from invariants.checks import CHECKS, CheckParams
 from invariants.dynamic.profiles import profile
 from invariants.dynamic.runner import Outcome, run_invariant
 
@@ -45,6 +47,24 @@ def found_in(check: str, factory: AdapterFactory, seed: int, max_examples: int,
     """Examples to the first failure of one seeded run, or None."""
     outcome = seeded_run(check, factory, seed, max_examples, **run)
     return outcome.examples if outcome.verdict == "violation" else None
+
+
+def found_by_check(check: str, factory: AdapterFactory, seed: int, max_examples: int,
+                   **run: Any) -> int | None:
+    """Examples to `check`'s first violation as `check` the job finds it: every invariant
+    the adapter admits run once (each seeded, at most `max_examples`), every run judged by
+    every checker, so `check` may be seen violated in its own run or in another's. The
+    runs are independent (`check --jobs` runs them side by side): the fewest examples any
+    one of them took to see it, or None where none did."""
+    seen_at = []
+    for each in CHECKS:
+        outcome = seeded_run(each, factory, seed, max_examples, **run)
+        if each == check and outcome.verdict == "violation":
+            seen_at.append(outcome.examples)
+        seen = outcome.bystanders.get(check)
+        if seen is not None and seen.example is not None:
+            seen_at.append(seen.example)
+    return min(seen_at, default=None)
 
 
 def repo_params(repo: Path) -> CheckParams:

@@ -57,11 +57,13 @@ def evidence_label(check_id: str, obligation: str) -> str:
 
 @dataclass(frozen=True)
 class Sighting:
-    """A bystander check's first violation in a run: its text, and the steps (`init`
-    included) that led to it, a program `run_program` replays."""
+    """A bystander check's first violation in a run: its text, the steps (`init`
+    included) that led to it, a program `run_program` replays, and the example of the run
+    it came in (from 1)."""
 
     text: str
     program: Program
+    example: int
 
 
 @dataclass
@@ -295,7 +297,8 @@ class Judge:
             found = _violations(monitor, now, final)
             if found:
                 text = str(InvariantViolated((monitor.check_id,), found))
-                sightings[monitor.check_id] = Sighting(text, tuple(executed))
+                sightings[monitor.check_id] = Sighting(text, tuple(executed),
+                                                       self.stats.examples)
 
     def _fail(self, mesh: MeshAdapter, violations: list[Violation], steps: int) -> None:
         self.failed = True

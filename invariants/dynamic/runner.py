@@ -53,12 +53,14 @@ Verdict = Literal["pass", "violation", "not exercised", "not applicable", "error
 @dataclass(frozen=True)
 class Bystander:
     """What a run saw of a check it judged as a bystander: the cases it gave the check's
-    obligations and, if the check was violated, its first violation and the step program
-    (`init` included) that led to it, for `run_program(check, ...)` to replay."""
+    obligations and, if the check was violated, its first violation, the step program
+    (`init` included) that led to it, for `run_program(check, ...)` to replay, and the
+    example it came in (counted as the outcome's `examples` are: seed programs first)."""
 
     evidence: Mapping[str, int]
     violation: str | None = None
     program: Program | None = None
+    example: int | None = None
 
 
 @dataclass(frozen=True)
@@ -188,7 +190,7 @@ def run_invariant(
             name=name, capabilities=capabilities, bystanders=bystanders,
         )
         tally.add(outcome.behaviours, outcome.evidence, outcome.context)
-        tally.look_on(outcome.bystanders)
+        tally.look_on(outcome.bystanders, before=index - 1)
         if not outcome.passed:  # the run's counts so far, as a failing search reports
             return replace(outcome, examples=index, seconds=time.perf_counter() - started,
                            seed_program=name, behaviours=dict(tally.behaviours),
@@ -205,6 +207,7 @@ def run_invariant(
         seed_scenarios=seed_scenarios,
         capabilities=capabilities,
     )
+    tally.programs = len(programs)
     outcome = _search(check_id, machine, _settings(profile), tally, capabilities, bystanders,
                       params or CheckParams())
     return replace(outcome, examples=len(programs) + outcome.examples,
@@ -228,6 +231,7 @@ class _Tally:
     # The bystander checks': evidence, and the first violation of each (the earliest run's)
     others: dict[str, Counter[str]] = field(default_factory=dict)
     sightings: dict[str, Sighting] = field(default_factory=dict)
+    programs: int = 0  # the seed programs run before the search, its examples' offset
 
     def __post_init__(self) -> None:
         self.evidence.update(dict.fromkeys(CHECKS[self.check_id].obligations, 0))
@@ -238,13 +242,14 @@ class _Tally:
         self.evidence.update(evidence)
         self.context.update(context)
 
-    def look_on(self, bystanders: Mapping[str, Bystander]) -> None:
+    def look_on(self, bystanders: Mapping[str, Bystander], *, before: int) -> None:
         """Add what a seed program or the search saw as a bystander (a check's first
-        violation stays the earliest one's)."""
+        violation stays the earliest one's), `before` examples into the whole run."""
         for check, seen in bystanders.items():
             self.others.setdefault(check, Counter()).update(seen.evidence)
             if seen.violation is not None and seen.program is not None:
-                self.sightings.setdefault(check, Sighting(seen.violation, seen.program))
+                self.sightings.setdefault(check, Sighting(
+                    seen.violation, seen.program, before + (seen.example or 1)))
 
     def bystanders(self) -> dict[str, Bystander]:
         return _bystanders(self.others, self.sightings)
@@ -254,14 +259,13 @@ def _bystanders(evidence: Mapping[str, Mapping[str, int]],
                 sightings: Mapping[str, Sighting]) -> dict[str, Bystander]:
     """Per bystander check (its obligations listed, 0 where unseen), what the run saw."""
     order = list(CHECKS)
-    return {
-        check: Bystander(
-            {**dict.fromkeys(CHECKS[check].obligations, 0), **evidence.get(check, {})},
-            sightings[check].text if check in sightings else None,
-            sightings[check].program if check in sightings else None,
-        )
-        for check in sorted(set(evidence) | set(sightings), key=order.index)
-    }
+    seen: dict[str, Bystander] = {}
+    for check in sorted(set(evidence) | set(sightings), key=order.index):
+        cases = {**dict.fromkeys(CHECKS[check].obligations, 0), **evidence.get(check, {})}
+        sighting = sightings.get(check)
+        seen[check] = Bystander(cases) if sighting is None else Bystander(
+            cases, sighting.text, sighting.program, sighting.example)
+    return seen
 
 
 def _seen_by(check_id: str, stats: RunStats) -> dict[str, Bystander]:
@@ -286,7 +290,7 @@ def _search(check_id: str, machine: type[MeshMachine], settings: Settings, tally
             verdict, text, error = "error", failure_text(exc), exc
     tally.add(stats.behaviours, stats.evidence.get(check_id, {}),
               stats.context.get(check_id, {}))
-    tally.look_on(_seen_by(check_id, stats))
+    tally.look_on(_seen_by(check_id, stats), before=tally.programs)
     evidence, context = tally.evidence, tally.context
     inapplicable = CHECKS[check_id].inapplicable(capabilities, params)
     across = CHECKS[check_id].across_examples(evidence, context) if verdict == "pass" else []

@@ -51,6 +51,21 @@ def test_a_seed_program_records_what_its_bystanders_see() -> None:
     seen = outcome.bystanders["INV7"]
     assert seen.violation is not None and seen.program is not None
     assert run_program("INV7", RaisesOnFanOut, seen.program).verdict == "violation"
+    assert seen.example == 1  # INV6's first seed program fans out
+
+
+def test_a_sighting_names_the_example_it_came_in() -> None:
+    # The search's examples are the same each time (derandomized): the sighting's example
+    # is the first that shows it, so a run that stops one example short sees nothing.
+    first = _search("INV6", RaisesOnFanOut).bystanders["INV7"].example
+    assert first is not None and first > 1
+    shorter = run_invariant("INV6", RaisesOnFanOut, Settings(SMALL, max_examples=first - 1),
+                            seed_scenarios=False)
+    assert shorter.bystanders["INV7"].violation is None
+    assert shorter.bystanders["INV7"].example is None
+    exact = run_invariant("INV6", RaisesOnFanOut, Settings(SMALL, max_examples=first),
+                          seed_scenarios=False)
+    assert exact.bystanders["INV7"].example == first
 
 
 def test_the_clean_reference_records_no_bystander_violation() -> None:
