@@ -22,12 +22,11 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import tomllib
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from seeded_runs import factory_named, repo_params, seeded_run  # the sibling script
+from seeded_runs import factory_named, repo_settings, seeded_run  # the sibling script
 
 from invariants.adapter import AdapterFactory
 from invariants.checks import CHECKS, CheckParams
@@ -40,14 +39,6 @@ class Row:
     failed: list[int] = field(default_factory=list)  # the seeds whose run failed
     first: str = ""  # the first failing seed's first line
     not_applicable: bool = False
-
-
-def _adapter(repo: Path) -> str:
-    table = tomllib.loads((repo / "pyproject.toml").read_text(encoding="utf-8"))
-    spec = table.get("tool", {}).get("harness", {}).get("adapter")
-    if not isinstance(spec, str):
-        raise SystemExit(f"{repo / 'pyproject.toml'}: [tool.harness] adapter is not set")
-    return spec
 
 
 def measure(factory: AdapterFactory, params: CheckParams, invariants: Sequence[str],
@@ -103,8 +94,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error(f"--invariants: unknown {', '.join(unknown)} (known: {', '.join(CHECKS)})")
     repo = args.repo.resolve()
     sys.path.insert(0, str(repo / "src"))
-    rows = measure(factory_named(_adapter(repo)), repo_params(repo), invariants, args.seeds,
-                   args.max_examples)
+    settings = repo_settings(repo)
+    rows = measure(factory_named(settings.adapters[0]), settings.params, invariants,
+                   args.seeds, args.max_examples)
     print(table(repo, rows))
     if args.json is not None:
         args.json.write_text(json.dumps([asdict(r) for r in rows], indent=2), encoding="utf-8")

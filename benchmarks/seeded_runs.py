@@ -12,9 +12,8 @@ seed.
 from __future__ import annotations
 
 import importlib
-import tomllib
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import hypothesis.core
 from hypothesis import Phase
@@ -24,6 +23,9 @@ from invariants.adapter import AdapterFactory
 from invariants.checks import CHECKS, CheckParams
 from invariants.dynamic.profiles import profile
 from invariants.dynamic.runner import Outcome, run_invariant
+
+if TYPE_CHECKING:
+    from harness.settings import HarnessSettings
 
 
 def seeded(max_examples: int) -> Settings:
@@ -67,13 +69,21 @@ def found_by_check(check: str, factory: AdapterFactory, seed: int, max_examples:
     return min(seen_at, default=None)
 
 
+def repo_settings(repo: Path) -> HarnessSettings:
+    """The harness settings a repository states (its pyproject's `[tool.harness]`), read
+    as `check` reads them: a bad key is `check`'s one line, and the script exits on it."""
+    from harness.settings import for_command
+    from invariants.scan.config import ConfigError
+
+    try:
+        return for_command(pyproject=repo / "pyproject.toml")
+    except ConfigError as exc:
+        raise SystemExit(str(exc)) from None
+
+
 def repo_params(repo: Path) -> CheckParams:
     """The checkers' parameters a repository states (its `[tool.harness.params]`)."""
-    from harness.params import params_from
-
-    table = tomllib.loads((repo / "pyproject.toml").read_text(encoding="utf-8"))
-    raw = table.get("tool", {}).get("harness", {}).get("params", {})
-    return params_from(raw, f"{repo.name} pyproject.toml")
+    return repo_settings(repo).params
 
 
 def factory_named(spec: str) -> AdapterFactory:
