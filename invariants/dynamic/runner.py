@@ -207,9 +207,8 @@ def run_invariant(
         seed_scenarios=seed_scenarios,
         capabilities=capabilities,
     )
-    tally.programs = len(programs)
     outcome = _search(check_id, machine, _settings(profile), tally, capabilities, bystanders,
-                      params or CheckParams())
+                      params or CheckParams(), programs_run=len(programs))
     return replace(outcome, examples=len(programs) + outcome.examples,
                    seconds=time.perf_counter() - started)
 
@@ -231,7 +230,6 @@ class _Tally:
     # The bystander checks': evidence, and the first violation of each (the earliest run's)
     others: dict[str, Counter[str]] = field(default_factory=dict)
     sightings: dict[str, Sighting] = field(default_factory=dict)
-    programs: int = 0  # the seed programs run before the search, its examples' offset
 
     def __post_init__(self) -> None:
         self.evidence.update(dict.fromkeys(CHECKS[self.check_id].obligations, 0))
@@ -276,8 +274,9 @@ def _seen_by(check_id: str, stats: RunStats) -> dict[str, Bystander]:
 
 def _search(check_id: str, machine: type[MeshMachine], settings: Settings, tally: _Tally,
             capabilities: frozenset[Capability], bystanders: bool,
-            params: CheckParams) -> Outcome:
-    """The state machine's examples, judged with the seed programs' tally."""
+            params: CheckParams, *, programs_run: int) -> Outcome:
+    """The state machine's examples, judged with the seed programs' tally (`programs_run`
+    of them ran first: the offset of the search's examples)."""
     verdict: Verdict = "pass"
     text: str | None = None
     error: BaseException | None = None
@@ -290,7 +289,7 @@ def _search(check_id: str, machine: type[MeshMachine], settings: Settings, tally
             verdict, text, error = "error", failure_text(exc), exc
     tally.add(stats.behaviours, stats.evidence.get(check_id, {}),
               stats.context.get(check_id, {}))
-    tally.look_on(_seen_by(check_id, stats), before=tally.programs)
+    tally.look_on(_seen_by(check_id, stats), before=programs_run)
     evidence, context = tally.evidence, tally.context
     inapplicable = CHECKS[check_id].inapplicable(capabilities, params)
     across = CHECKS[check_id].across_examples(evidence, context) if verdict == "pass" else []
