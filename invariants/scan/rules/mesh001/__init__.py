@@ -43,6 +43,13 @@ def report(d, error):
         raise Ignored()
     return DeliveryFailure(delivery=d, error=error)
 """,
+    # the reference's own keyword names the delivery answered
+    """
+def report(d, error):
+    if not d.may_answer():
+        return
+    d.reply(DeliveryFailure(answers=d.id, error=error))
+""",
     # `and` short-circuit: the true edge passes through the check
     """
 def report(d, error, enabled):
@@ -234,6 +241,14 @@ def report(d, other, error):
 def report(d, other, error):
     if other.may_answer():
         d.reply(DeliveryFailure(d.id, error))
+""",
+        (4,),
+    ),
+    (  # guard on another delivery, the answered one named by keyword
+        """
+def report(d, other, error):
+    if other.may_answer():
+        d.reply(DeliveryFailure(error=error, answers=d.id))
 """,
         (4,),
     ),

@@ -44,10 +44,16 @@ def cfg_of(
     return ctx.memo(("MESH001-cfg", names, id(function)), build)
 
 
+# The keywords that name the delivery a failure answers: the usual name, and the reference
+# `DeliveryFailure`'s own parameter (`DeliveryFailure(answers=d.id, error=...)`).
+ANSWERED_KEYWORDS = frozenset({"delivery", "answers"})
+
+
 def answered_delivery(call: cst.Call) -> str | None:
-    """The delivery a failure answers: first positional argument or `delivery=`."""
+    """The delivery a failure answers: `delivery=` or `answers=`, else the first positional
+    argument."""
     for arg in call.args:
-        if arg.keyword is not None and arg.keyword.value == "delivery":
+        if arg.keyword is not None and arg.keyword.value in ANSWERED_KEYWORDS:
             return dotted_name(arg.value)
     for arg in call.args:
         if arg.keyword is None and arg.star == "":
