@@ -29,9 +29,11 @@ if TYPE_CHECKING:
 
 
 def seeded(max_examples: int) -> Settings:
-    """The `ci` profile, random instead of derandomized, generating only."""
-    return Settings(profile("ci"), derandomize=False, database=None,
-                    max_examples=max_examples, phases=(Phase.explicit, Phase.generate))
+    """The `ci` profile, random instead of derandomized, searching as `ci` searches (its
+    phases) but not shrinking: the examples to a failure are the search's."""
+    ci = profile("ci")
+    return Settings(ci, derandomize=False, database=None, max_examples=max_examples,
+                    phases=tuple(p for p in ci.phases if p is not Phase.shrink))
 
 
 def seeded_run(check: str, factory: AdapterFactory, seed: int, max_examples: int,
