@@ -34,6 +34,9 @@ class FaultBook:
         self._aggregates: dict[str, list[tuple[bool, int, int]]] = {}
         # Target -> the calls on their way to it (sent, not yet received nor failed).
         self._on_way: dict[str, list[Delivery]] = {}
+        # Target -> the calls that reached it holding no timeout, neither run nor failed
+        # yet: a mesh spending timeouts as calls leave may have given one to such a call.
+        self._unheld: dict[str, list[Delivery]] = {}
         # Target -> the calls holding a timeout the mesh may have spent on another call
         # made after the arming (the module's docstring).
         self._tentative: dict[str, list[Delivery]] = {}
@@ -58,13 +61,19 @@ class FaultBook:
             self._on_way.setdefault(d.target or "", []).append(d)
 
     def arrived(self, d: Delivery) -> None:
-        """`d`'s call reached the callee: no longer on its way."""
+        """`d`'s call reached the callee: no longer on its way, holding nothing yet."""
         _discard(self._on_way.get(d.target or "", []), d)
+        self._unheld.setdefault(d.target or "", []).append(d)
+
+    def ran(self, d: Delivery) -> None:
+        """`d`'s call runs at the callee: the mesh did not stall it."""
+        _discard(self._unheld.get(d.target or "", []), d)
 
     def ended(self, d: Delivery) -> None:
         """`d`'s call failed: neither on its way nor tentatively holding (its hold, if any,
         is its own)."""
         _discard(self._on_way.get(d.target or "", []), d)
+        _discard(self._unheld.get(d.target or "", []), d)
         _discard(self._tentative.get(d.target or "", []), d)
 
     def take_timeout(self, d: Delivery, *, armed_before_sent: bool = False) -> None:
@@ -81,10 +90,12 @@ class FaultBook:
         if found is None:
             return
         d.expect, d.aggregate, d.armed_at = found
+        _discard(self._unheld.get(target, []), d)
+        others = [*self._on_way.get(target, []), *self._unheld.get(target, [])]
         if sent is not None and (sent < d.armed_at or any(
-                d.armed_at <= c.sent_at.seq < sent
-                for c in self._on_way.get(target, []) if c.sent_at is not None)):
-            # Sent before the arming, or after another call made since it still on its way.
+                d.armed_at <= c.sent_at.seq < sent for c in others if c.sent_at is not None)):
+            # Sent before the arming, or after another call made since that is still on its
+            # way, or reached the callee holding nothing and has not run.
             self._tentative.setdefault(target, []).append(d)
 
     def release(self, d: Delivery) -> bool:

@@ -88,6 +88,7 @@ class CallFaults:
     def ran(self, d: Delivery, did: str | None, event: TraceEvent) -> None:
         """`d`'s call was offered to its target hub: the callee runs it."""
         d.ran = True
+        self._book.ran(d)
         if d.expect in CALL_TIMEOUTS and d.waiting and self._book.release(d):
             return  # the mesh spent it on the next call
         if d.expect in CALL_TIMEOUTS and d.waiting and d.sent_at is not None:

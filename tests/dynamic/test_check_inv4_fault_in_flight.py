@@ -94,3 +94,46 @@ def test_a_timeout_armed_before_the_call_was_made_and_ignored_is_still_flagged()
     facts = [armed, _posted("d0", 0), _posted("d1", 2)]
     [ignored] = inv4.check(t.events, facts=facts, final=True)  # type: ignore[arg-type]
     assert IGNORED in ignored.message and "d1's call ran at the callee" in ignored.message
+
+
+
+def _overtaken_then_a_third_call(*, first_runs: bool) -> list[str]:
+    """One timeout armed at g, then d1 and d2 sent; d2 reaches g first, then d1, then d2
+    runs, and d1 (unless `first_runs`) times out; then d3, sent later, reaches g and runs.
+    A mesh spending as calls leave gave the timeout to d1; the book first gave it to d2.
+    Beside them a timeout armed at h times out e1 as armed (the mesh honours timeouts)."""
+    t = Trace()
+    facts: list[object] = [Injected(FaultKind.TIMEOUT_NEXT, "g", 1, 0, 0, 0),
+                           Injected(FaultKind.TIMEOUT_NEXT, "h", 1, 0, 0, 0)]
+    for did, target in (("d1", "g"), ("d2", "g"), ("e1", "h")):
+        facts.append(Posted(did, "client", target, "Request", MessageClass.USER, None, "user",
+                            Route.GRAIN, 0, len(t.events)))
+        t.add(K.ATTEMPT, hub="router", delivery_id=did, target=target, attempt=0)
+    t.at(2).add(K.CALL_RECEIVED, hub="g", delivery_id="d2", attempt=0)
+    t.add(K.CALL_RECEIVED, hub="g", delivery_id="d1", attempt=0)
+    t.add(K.POSTED, hub="g", delivery_id="d2")
+    t.add(K.CALL_RECEIVED, hub="h", delivery_id="e1", attempt=0)
+    if first_runs:
+        t.add(K.POSTED, hub="g", delivery_id="d1")
+    facts.append(_posted("d3", len(t.events)))
+    t.at(5).add(K.ATTEMPT, hub="router", delivery_id="d3", target="g", attempt=0)
+    t.at(7).add(K.CALL_RECEIVED, hub="g", delivery_id="d3", attempt=0)
+    t.add(K.POSTED, hub="g", delivery_id="d3")
+    t.at(RESPONSE_TIMEOUT_MS)
+    for did in ("e1",) if first_runs else ("d1", "e1"):
+        t.add(K.ATTEMPT_FAILED, hub="router", delivery_id=did, attempt=0, error="timeout",
+              timed_out=True)
+    found = inv4.check(t.events, facts=facts, final=True)  # type: ignore[arg-type]
+    return [v.message for v in found]
+
+
+def test_a_timeout_passed_over_goes_to_the_call_that_reached_the_callee_and_waits() -> None:
+    # d1 reached g before d3 was made and never ran: the passed-over timeout is d1's, so
+    # d3 running is no ignored fault, and d1's timeout is no unprovoked one.
+    assert _overtaken_then_a_third_call(first_runs=False) == []
+
+
+def test_a_timeout_passed_over_by_calls_that_all_ran_is_still_flagged() -> None:
+    # Control: d1 ran too, so the mesh spent g's timeout on none of them.
+    messages = _overtaken_then_a_third_call(first_runs=True)
+    assert any(IGNORED in m and "d3's call ran" in m for m in messages), messages
