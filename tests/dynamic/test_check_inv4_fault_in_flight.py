@@ -17,9 +17,9 @@ UNPROVOKED = "timed out, but the harness armed no timeout at g"
 IGNORED = "the harness armed timeout_next at g"
 
 
-def _posted(did: str, seq: int) -> Posted:
-    return Posted(did, "client", "g", "Request", MessageClass.USER, None, "user", Route.GRAIN,
-                  0, seq)
+def _posted(did: str, seq: int, target: str = "g") -> Posted:
+    return Posted(did, "client", target, "Request", MessageClass.USER, None, "user",
+                  Route.GRAIN, 0, seq)
 
 
 def _two_calls(*, made_before_arming: int, first_times_out: bool, second_times_out: bool,
@@ -96,7 +96,6 @@ def test_a_timeout_armed_before_the_call_was_made_and_ignored_is_still_flagged()
     assert IGNORED in ignored.message and "d1's call ran at the callee" in ignored.message
 
 
-
 def _overtaken_then_a_third_call(*, first_runs: bool) -> list[str]:
     """One timeout armed at g, then d1 and d2 sent; d2 reaches g first, then d1, then d2
     runs, and d1 (unless `first_runs`) times out; then d3, sent later, reaches g and runs.
@@ -106,8 +105,7 @@ def _overtaken_then_a_third_call(*, first_runs: bool) -> list[str]:
     facts: list[object] = [Injected(FaultKind.TIMEOUT_NEXT, "g", 1, 0, 0, 0),
                            Injected(FaultKind.TIMEOUT_NEXT, "h", 1, 0, 0, 0)]
     for did, target in (("d1", "g"), ("d2", "g"), ("e1", "h")):
-        facts.append(Posted(did, "client", target, "Request", MessageClass.USER, None, "user",
-                            Route.GRAIN, 0, len(t.events)))
+        facts.append(_posted(did, len(t.events), target))
         t.add(K.ATTEMPT, hub="router", delivery_id=did, target=target, attempt=0)
     t.at(2).add(K.CALL_RECEIVED, hub="g", delivery_id="d2", attempt=0)
     t.add(K.CALL_RECEIVED, hub="g", delivery_id="d1", attempt=0)
