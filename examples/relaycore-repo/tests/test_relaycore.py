@@ -87,6 +87,19 @@ def test_a_watch_on_a_missing_node_gives_up_after_its_retries() -> None:
     assert (end.subscription_id, end.reason) == (sid, "retries_exhausted:NotFound")
 
 
+def test_a_watch_closed_by_a_stop_in_its_first_instant_sends_nothing_more() -> None:
+    # The refusal lands before the stop cancels the watch's task: `wait_for` returns it and
+    # swallows the cancel (Python 3.11), so the watch must see that it was closed.
+    mesh = make(FirstChooser())
+    sid = mesh.subscribe("client", "ghost", retries=5)
+    mesh.stop(graceful=True)
+    mesh.run_until_idle(600_000)
+    [end] = kinds(mesh, EventKind.SUBSCRIBE_TERMINATED)
+    assert (end.subscription_id, end.reason) == (sid, "silo_stopped")
+    attempts = [e.seq for e in kinds(mesh, EventKind.SUBSCRIBE_ATTEMPT)]
+    assert attempts and max(attempts) < end.seq
+
+
 def test_a_refused_call_is_re_sent_and_a_timed_out_one_is_not() -> None:
     mesh = make(FirstChooser())
     mesh.create_hub("billing")

@@ -70,6 +70,10 @@ class Watch:
                 return
             finally:
                 self._pending = None
+            if self.outcome is not None:
+                # Closed while its answer had already landed: `wait_for` then returns (or
+                # raises) the answer and swallows the cancel, so the task must look.
+                return
         self._end(f"retries_exhausted:{last}")
 
     def settle(self, request_id: str, error: str | None) -> bool:
