@@ -59,6 +59,24 @@ def _configure(repo: Path, adapter: str, invariants: str) -> Path:
     return pyproject
 
 
+def test_the_scan_line_counts_the_findings_its_baseline_accepts(
+    repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (repo / "src" / "registry.py").write_text("_instances = {}\n", encoding="utf-8")
+    pyproject = _configure(repo, "othermesh:no_grain", '["INV1"]')
+    assert main(["check", "--quiet", "--no-prove", "--invariants", "none"]) == 1
+    unaccepted = capsys.readouterr().out
+    assert "1. Static scan: FAIL" in unaccepted, unaccepted
+    assert "1 finding(s), 0 error(s), 0 suppressed, 0 baselined" in unaccepted, unaccepted
+    assert main(["scan", "--baseline", "harness-baseline.json", "--update-baseline"]) == 0
+    pyproject.write_text(pyproject.read_text() + 'baseline = "harness-baseline.json"\n')
+    capsys.readouterr()
+    assert main(["check", "--quiet", "--no-prove", "--invariants", "none"]) == 0
+    out = capsys.readouterr().out
+    assert "1. Static scan: pass" in out, out
+    assert "0 finding(s), 0 error(s), 0 suppressed, 1 baselined" in out, out
+
+
 @pytest.mark.slow
 def test_it_judges_the_configured_mesh_and_lists_what_does_not_apply(
     repo: Path, capsys: pytest.CaptureFixture[str]

@@ -138,7 +138,8 @@ def _scan_section(result: CheckResult) -> list[str]:
     lines = [
         f"1. Static scan: {_verdict(result.scan_ok)}",
         f"   {stats.files} file(s) scanned, {len(scan.findings)} finding(s), "
-        f"{len(scan.problems)} error(s), {stats.suppressed} suppressed",
+        f"{len(scan.problems)} error(s), {stats.suppressed} suppressed, "
+        f"{scan.baselined} baselined",
         f"   emit sites: {len(sites)}, {guarded} guarded by "
         + " or ".join(f"{name}()" for name in result.guard_names),
     ]
