@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from example_repos import ROOT, copy_example, run_in
+from example_repos import copy_example, planted, run_in
 
 REPOS = ("switchboard-repo", "relaycore-repo")
 
@@ -27,11 +27,6 @@ SAMPLE = (("switchboard-repo", "b06"), ("switchboard-repo", "b16"),
           ("relaycore-repo", "b13"), ("relaycore-repo", "b12"))
 
 
-def _planted(repo: str) -> dict[str, dict[str, Any]]:
-    records = json.loads((ROOT / "examples" / repo / "PLANTED.json").read_text())
-    return {record["name"]: record for record in records}
-
-
 def _check(repo: Path, *args: str) -> dict[str, Any]:
     done = run_in(repo, "harness", "check", "--no-prove", "--format", "json", "--quiet",
                   "--jobs", "1", *args)
@@ -40,18 +35,10 @@ def _check(repo: Path, *args: str) -> dict[str, Any]:
     return report
 
 
-def _with_adapter(repo: Path, factory: str) -> None:
-    pyproject = repo / "pyproject.toml"
-    text = pyproject.read_text(encoding="utf-8")
-    clean = next(line for line in text.splitlines() if line.startswith("adapter = "))
-    assert text.count(clean) == 1
-    pyproject.write_text(text.replace(clean, f'adapter = "{factory}"'), encoding="utf-8")
-
-
 def test_the_sample_names_caught_kinds() -> None:
     for repo in REPOS:
-        planted = _planted(repo)
-        kinds = {planted[name]["kind"] for each, name in SAMPLE if each == repo}
+        records = planted(repo)
+        kinds = {records[name]["kind"] for each, name in SAMPLE if each == repo}
         assert kinds == {"ordinary", "race"}
 
 
@@ -69,7 +56,7 @@ def test_the_scan_without_its_baseline_reports_exactly_the_planted_static_rules(
     done = run_in(copy_example(repo, tmp_path), "harness", "scan", "--format", "json",
                   "--baseline", str(empty))
     assert done.returncode == 1, done.stdout[-3000:] + done.stderr[-3000:]
-    static = sorted(b["breaks"] for b in _planted(repo).values() if b["kind"] == "static")
+    static = sorted(b["breaks"] for b in planted(repo).values() if b["kind"] == "static")
     assert sorted(f["rule"] for f in json.loads(done.stdout)["findings"]) == static
 
 
@@ -92,10 +79,8 @@ def test_the_clean_mesh_passes_check_with_every_obligation_accounted_for(
 @pytest.mark.parametrize(("repo", "name"), SAMPLE)
 def test_check_fails_a_planted_bug_naming_its_invariant(tmp_path: Path, repo: str,
                                                         name: str) -> None:
-    bug = _planted(repo)[name]
-    copy = copy_example(repo, tmp_path)
-    _with_adapter(copy, bug["factory"])
-    report = _check(copy, "--invariants", bug["breaks"])
+    bug = planted(repo)[name]
+    report = _check(copy_example(repo, tmp_path, bug["factory"]), "--invariants", bug["breaks"])
     [row] = report["invariants"]
     assert row["verdict"] == "violation", row
     assert row["evidence"].startswith(f"{bug['breaks']}: "), row["evidence"]

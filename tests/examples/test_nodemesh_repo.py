@@ -10,10 +10,9 @@ from __future__ import annotations
 import fnmatch
 import json
 from pathlib import Path
-from typing import Any
 
 import pytest
-from example_repos import ROOT, copy_example, run_in
+from example_repos import copy_example, planted, run_in
 
 REPO = "nodemesh-repo"
 
@@ -51,22 +50,17 @@ CAUGHT = {
 }
 
 
-def _planted() -> dict[str, dict[str, Any]]:
-    records = json.loads((ROOT / "examples" / REPO / "PLANTED.json").read_text())
-    return {record["name"]: record for record in records}
-
-
 def test_the_sample_names_planted_bugs() -> None:
-    planted = _planted()
-    assert set(CAUGHT) <= set(planted)
-    assert {planted[name]["kind"] for name in CAUGHT} == {"ordinary", "network"}
+    records = planted(REPO)
+    assert set(CAUGHT) <= set(records)
+    assert {records[name]["kind"] for name in CAUGHT} == {"ordinary", "network"}
 
 
 @pytest.mark.parametrize("name", [
     pytest.param(name, marks=() if name == "n03" else pytest.mark.slow) for name in CAUGHT])
 def test_pytest_harness_fails_a_planted_bug_naming_its_invariant(tmp_path: Path,
                                                                  name: str) -> None:
-    bug = _planted()[name]
+    bug = planted(REPO)[name]
     done = run_in(copy_example(REPO, tmp_path), "pytest", "-p", "harness", "-p",
                   "no:cacheprovider", "-m", "harness", "-k", bug["breaks"], "-rf",
                   "--harness-adapter", bug["factory"])
