@@ -41,6 +41,13 @@ class TraceLog:
         self._clock = clock
 
     def emit(self, kind: EventKind, **fields: Unpack[TraceFields]) -> TraceEvent:
+        message_class = fields.get("message_class")
+        if message_class is not None and type(message_class) is not MessageClass:
+            # A plain string equals its class's value but is not it: the checkers, which
+            # compare classes by identity, would misread the event without a word.
+            known = ", ".join(f"MessageClass.{c.name}" for c in MessageClass)
+            raise TypeError(f"{kind.value}: message_class must be a MessageClass ({known}), "
+                            f"got {message_class!r}")
         event = TraceEvent(seq=len(self.events), time_ms=self._clock(), kind=kind, **fields)
         self.events.append(event)
         return event

@@ -24,7 +24,7 @@ from invariants.aio.tracelog import TraceFields
 from invariants.capabilities import capabilities_of
 from invariants.checks import CheckParams
 from invariants.conformance.programs import conformance
-from invariants.trace import EventKind, TraceEvent
+from invariants.trace import EventKind, MessageClass, TraceEvent
 
 
 def _kinds(adapter: MeshAdapter) -> list[EventKind]:
@@ -282,3 +282,13 @@ def test_negative_control_a_mesh_that_forgets_enqueued_does_not_conform() -> Non
     intake = next(r for r in results if r.program == "intake")
     assert any("never ENQUEUED" in b.message or "no intake outcome" in b.message
                for b in intake.broken)
+
+
+def test_a_message_class_that_is_no_message_class_is_refused_as_it_is_emitted() -> None:
+    adapter = MiniAdapter(FirstChooser())
+    with adapter.active():
+        emit.posted(hub="a", delivery_id="d1", message_class=MessageClass.USER)
+        with pytest.raises(TypeError, match=r"^posted: message_class must be a MessageClass "
+                                            r"\(MessageClass.USER, .*\), got 'user'$"):
+            emit.posted(hub="a", delivery_id="d2", message_class="user")  # type: ignore[typeddict-item]
+    assert [e.delivery_id for e in adapter.trace()] == ["d1"]

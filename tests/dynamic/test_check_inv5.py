@@ -169,3 +169,22 @@ def test_legs_in_flight_when_the_harness_crashed_a_node_are_not_held_for() -> No
     assert any("1 leg(s) in flight at GrainDeactivation" in m for m in found(crashed=False))
     assert any("1 leg(s) in flight at GrainDeactivation" in m
                for m in found(crashed=True, leg_after=True))
+
+
+def test_a_leg_in_flight_when_the_harness_crashed_a_node_owes_no_end() -> None:
+    """A crash leaves no word: a leg in flight at it may never end (docs/adapter.md,
+    Network). The control: the same leg never ended with no crash is flagged, and so is a
+    leg started after the crash."""
+    def found(crashed: bool, leg_after: bool = False) -> list[str]:
+        t = Trace()
+        t.add(K.LEG_STARTED, hub="router", leg_id="L1", leg_kind="route")
+        facts = [Injected(FaultKind.CRASH_NODE, "h0", 1, 100, 0, len(t.events))] \
+            if crashed else []
+        if leg_after:
+            t.at(200).add(K.LEG_STARTED, hub="router", leg_id="L2", leg_kind="route")
+        return [v.message for v in run_monitor(inv5.StopHolds(), t.events, facts=facts,
+                                               final=True)]
+
+    assert found(crashed=True) == []
+    assert found(crashed=False) == ["leg L1 never ended"]
+    assert found(crashed=True, leg_after=True) == ["leg L2 never ended"]
