@@ -10,8 +10,9 @@ the harness's `Chooser` for the ready order, among legal schedules only by defau
 it as "FIFO except: at t=…, ran X before Y", and a recording replays checked.
 
 The kit: `AsyncMeshAdapter`, the adapter protocol over the loop; `emit`, the trace shim
-(one call per event kind, a no-op outside the harness); the fault points `point`,
-`turn`, `slowdown` and `removed`, which follow the armed faults in call order.
+(one call per event kind, a no-op outside the harness); the fault points `point` (or its
+halves `sending` and `receiving`, for calls that travel), `turn`, `slowdown` and
+`removed`, which follow the armed faults in call order.
 """
 
 from invariants.aio import emit
@@ -24,7 +25,7 @@ from invariants.aio.errors import (
 )
 from invariants.aio.kit import AsyncMeshAdapter
 from invariants.aio.loop import VirtualLoop
-from invariants.aio.points import point, removed, slowdown, turn
+from invariants.aio.points import point, receiving, removed, sending, slowdown, turn
 from invariants.aio.run import RunResult, run
 from invariants.aio.schedule import Legality, Schedule, render_schedule
 
@@ -41,9 +42,11 @@ __all__ = [
     "VirtualLoopError",
     "emit",
     "point",
+    "receiving",
     "removed",
     "render_schedule",
     "run",
+    "sending",
     "slowdown",
     "turn",
 ]

@@ -48,6 +48,7 @@ class RejectionTerminal(Monitor):
         self._rejected: dict[str, TraceEvent] = {}
         self._followups: dict[str, int] = {}
         self._timed_out: dict[str, int] = {}  # deliveries a caller's call of timed out: when
+        self._excused: set[str] = set()  # rejected posts answered once, by the caller's timeout
 
     def observe(self, event: TraceEvent) -> None:
         kind, did = event.kind, event.delivery_id
@@ -99,12 +100,17 @@ class RejectionTerminal(Monitor):
         if answered is None:
             return
         rejected = self._rejected.get(answered)
-        if rejected is not None and not self._callers_own_timeout(answered, rejected, event):
-            self.flag(
-                f"DeliveryFailure answers rejected post {answered} (a rejection has no reply)",
-                rejected,
-                event,
-            )
+        if rejected is not None:
+            if answered not in self._excused and self._callers_own_timeout(answered, rejected,
+                                                                              event):
+                self._excused.add(answered)  # one answer is the caller's timeout; no second
+            else:
+                self.flag(
+                    f"DeliveryFailure answers rejected post {answered} (a rejection has no "
+                    "reply)",
+                    rejected,
+                    event,
+                )
         if self.facts.class_of(answered) is MessageClass.FAILURE:
             self.flag(
                 f"DeliveryFailure answers DeliveryFailure {answered} (amplification chain)",

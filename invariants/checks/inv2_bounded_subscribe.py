@@ -121,13 +121,23 @@ class BoundedSubscribe(Monitor):
         self._live: dict[str, Subscribed] = {}  # to a live hub, owed an answer
         self._stop_asked = False
         self._network = False  # a fault of the network was injected
+        # Open when the harness crashed a node, or made while one was down, and not heard
+        # from since: lost with their subscriber, perhaps, so owed no end.
+        self._lost: set[str] = set()
         self._late_taken = params.late_subscribe_answers == "taken"
         self._silo_end = _SiloEnd(self)
         self._timeouts: set[int] = set()  # attempts (their SUBSCRIBE_ATTEMPT) that timed out
 
+    @property
+    def lost(self) -> set[str]:
+        """Subscriptions a crash may have taken with their subscriber, not heard from since."""
+        return self._lost
+
     def on_fact(self, fact: HarnessFact) -> None:
         if isinstance(fact, Subscribed):
             self._unseen[fact.subscription_id] = fact
+            if fact.time_ms < self.harness.down_until:
+                self._lost.add(fact.subscription_id)
             if fact.target in self._hubs and fact.target not in self._excused \
                     and not self._stop_asked and not self._network:
                 self._live[fact.subscription_id] = fact
@@ -139,6 +149,12 @@ class BoundedSubscribe(Monitor):
             # hubs share the faulted node): none is owed one.
             self._network = True
             self._live.clear()
+            if fact.kind is FaultKind.CRASH_NODE:
+                # A crash leaves no word, and the harness does not know which hubs the node
+                # hosted: no subscription open at it is owed an end (nor a retry).
+                self._lost.update(sid for sid, sub in self._subs.items() if sub.closed is None)
+                self._lost.update(self._unseen)
+                self._owing.clear()
         elif isinstance(fact, StopAsked):
             self._stop_asked = True
             self._live.clear()
@@ -167,6 +183,7 @@ class BoundedSubscribe(Monitor):
         if sid is None:
             return
         self._unseen.pop(sid, None)
+        self._lost.discard(sid)  # heard from: it was not lost
         sub = self._subs.get(sid)
         if sub is None:
             sub = self._subs[sid] = _Subscription(first=event)
@@ -327,7 +344,7 @@ class BoundedSubscribe(Monitor):
     def overdue(self, now_ms: int) -> list[Violation]:
         bound = self.params.subscribe_bound_ms
         silent = [self._silent(f) for f in self._unseen.values()
-                  if now_ms - f.time_ms > bound]
+                  if now_ms - f.time_ms > bound and f.subscription_id not in self._lost]
         return silent + self._silo_end.outlived(now_ms) + self._late(now_ms) + [
             self.violation(
                 f"subscription {sid} neither answered nor terminated {now_ms - s.first.time_ms} ms "
@@ -335,14 +352,16 @@ class BoundedSubscribe(Monitor):
                 s.first,
             )
             for sid, s in self._subs.items()
-            if s.closed is None and now_ms - s.first.time_ms > bound
+            if s.closed is None and now_ms - s.first.time_ms > bound and sid not in self._lost
         ]
 
     def unfinished(self) -> list[Violation]:
-        return [self._silent(f) for f in self._unseen.values()] + [
+        lost = self._lost
+        return [self._silent(f) for f in self._unseen.values()
+                if f.subscription_id not in lost] + [
             self.violation(f"subscription {sid} still open at quiescence", s.first)
             for sid, s in self._subs.items()
-            if s.closed is None
+            if s.closed is None and sid not in lost
         ] + [
             self.violation(
                 f"subscription {sid} from {f.subscriber} to {f.target}, which exists and "
@@ -392,7 +411,7 @@ class _SiloEnd:
             self._monitor.violation(
                 f"subscription {sid}, open ({doing}) when the stop completed at "
                 f"{done.time_ms} ms, was not terminated with the silo", done, sub.first)
-            for sid, (sub, doing) in self._outliving.items()
+            for sid, (sub, doing) in self._outliving.items() if sid not in self._monitor.lost
         ]
 
     def _doing(self, sub: _Subscription, now_ms: int) -> str:

@@ -19,7 +19,7 @@ from invariants.adapter import (
     MessageSpec,
     Route,
 )
-from invariants.aio import AsyncMeshAdapter, emit, point, removed, turn
+from invariants.aio import AsyncMeshAdapter, emit, point, receiving, removed, sending, turn
 from invariants.aio.tracelog import TraceFields
 from invariants.capabilities import capabilities_of
 from invariants.checks import CheckParams
@@ -292,3 +292,49 @@ def test_a_message_class_that_is_no_message_class_is_refused_as_it_is_emitted() 
                                             r"\(MessageClass.USER, .*\), got 'user'$"):
             emit.posted(hub="a", delivery_id="d2", message_class="user")  # type: ignore[typeddict-item]
     assert [e.delivery_id for e in adapter.trace()] == ["d1"]
+
+
+def test_a_call_that_travels_meets_its_rejection_as_it_leaves_and_its_slowdown_at_the_callee(
+) -> None:
+    """`sending` then `receiving` where each happens: the caller's timeout runs through the
+    slowdown, so a call slowed past it still reaches the callee, once, after the caller
+    gave up. The control: `point` asked as the call leaves (the caller's timeout around
+    it) times out before the call ever leaves."""
+    def run(halves: bool) -> list[tuple[int, str]]:
+        adapter = make(FirstChooser())
+        adapter.inject(Fault(FaultKind.REJECT_NEXT, "beta"))
+        adapter.inject(Fault(FaultKind.SLOW_DESTINATION, "beta", duration_ms=500))
+        seen: list[tuple[int, str]] = []
+
+        async def callee(n: int) -> None:
+            fault = await receiving("beta")
+            seen.append((adapter.now_ms(), f"call {n} received, {fault}"))
+
+        async def caller(n: int) -> None:
+            try:
+                async with asyncio.timeout(0.3):
+                    if halves:
+                        fault = sending("beta")
+                        if fault is not None:
+                            seen.append((adapter.now_ms(), f"call {n} {fault.kind.value}"))
+                            return
+                        asyncio.get_running_loop().create_task(callee(n))  # it leaves
+                        await asyncio.sleep(10)  # the reply never comes in time
+                    else:
+                        fault = await point("beta")
+                        kind = None if fault is None else fault.kind.value
+                        seen.append((adapter.now_ms(), f"call {n} left, {kind}"))
+            except TimeoutError:
+                seen.append((adapter.now_ms(), f"call {n} timed out"))
+
+        async def calls() -> None:
+            for n in (1, 2):
+                await caller(n)
+
+        adapter.spawn(calls())
+        adapter.run_until_idle(60_000)
+        return sorted(seen)
+
+    assert run(halves=True) == [(0, "call 1 reject_next"), (300, "call 2 timed out"),
+                                (500, "call 2 received, None")]
+    assert run(halves=False) == [(0, "call 1 left, reject_next"), (300, "call 2 timed out")]

@@ -79,3 +79,20 @@ def test_a_routed_post_answered_a_response_timeout_after_it_was_posted_is_excuse
 def test_a_routed_post_answered_before_its_timeout_could_fire_is_flagged() -> None:
     t = _routed_and_rejected(Trace(), answered_ms=1 + CheckParams().response_timeout_ms)
     assert _found(t, NETWORKED, (POSTED,)) == FLAGGED
+
+
+def test_only_one_answer_to_a_rejected_post_is_the_callers_own_timeout() -> None:
+    """The caller's timeout excuses one answer; the rejection's own word arriving after it,
+    answered too, is the reply a rejection must not have. The control: the timeout's
+    answer alone."""
+    for routed in (False, True):
+        t = Trace()
+        if routed:
+            _routed_and_rejected(t, answered_ms=2 + CheckParams().response_timeout_ms)
+        else:
+            _forwarded_and_rejected(t, timed_out=True)
+        facts = (POSTED,) if routed else ()
+        assert _found(t, NETWORKED, facts) == []
+        t.at(t.t + 1_500).add(K.FAILURE_EMITTED, hub="gw", delivery_id="gw.3", answers="gw.1",
+                              error="Unvouched", sender="h0", target="client")
+        assert _found(t, NETWORKED, facts) == FLAGGED

@@ -403,3 +403,45 @@ def test_a_late_failure_may_start_the_backoff_when_late_answers_are_taken() -> N
     slow.at(timeout + 101).add(K.HANDLED, hub="sub", delivery_id="f0")
     _attempt(slow.at(timeout + 2_000), 1)
     assert len(inv2.check(slow.events, params=TAKEN)) == 1
+
+
+def test_a_subscription_open_when_the_harness_crashed_a_node_owes_no_end() -> None:
+    """A crash leaves no word: a subscription open at it, or made while the node is down,
+    may have been lost with its subscriber (the harness knows which node it crashed, not
+    which hubs it hosted), so its silence is no violation; what it does once heard from
+    again is judged as usual. The controls: the same silence with no crash, and a
+    subscription made after the node is back."""
+    from invariants.adapter import FaultKind
+    from invariants.checks import Injected, Subscribed
+
+    def run(crash_at: int | None, *, quiet: str = "s1", again: bool = False) -> list[str]:
+        t = Trace()
+        t.add(K.HUB_CREATED, hub="h0")
+        facts: list[object] = [Subscribed("s1", "client", "h0", 0, 0, len(t.events))]
+        if quiet != "s1":
+            _attempt(t, 0)  # s1 heard from: it waits out its backoff
+        if crash_at is not None:
+            t.at(crash_at)
+            facts.append(Injected(FaultKind.CRASH_NODE, "h0", 1, 3_000, crash_at,
+                                  len(t.events)))
+        if quiet == "s2":
+            t.at(5_000)
+            facts.append(Subscribed("s2", "client", "h0", 0, 5_000, len(t.events)))
+        if again:  # heard from after the crash: more attempts than its retries
+            _attempts(t.at(6_000), 2, params=CheckParams(subscribe_retries=0))
+        return [v.message
+                for v in inv2.check(t.events, CheckParams(subscribe_retries=0), final=True,
+                                    facts=facts)]  # type: ignore[arg-type]
+
+    silent = "the harness subscribed {} (client -> h0) at {} ms, but the trace shows nothing " \
+        "of it within its bound of 30000 ms"
+    unanswered = "subscription s1 from client to h0, which exists and was neither removed, " \
+        "blocked nor slowed, was never answered"
+    assert run(None) == [silent.format("s1", 0), unanswered]
+    assert run(0) == []
+    assert run(None, quiet="backoff") == ["subscription s1 still open at quiescence", unanswered]
+    assert run(1, quiet="backoff") == []
+    assert run(1, quiet="s2") == [silent.format("s2", 5000)]
+    assert run(1, quiet="backoff", again=True) == [
+        "subscription s1 made more than 1 attempts (0 retries)",
+        "subscription s1 still open at quiescence"]
