@@ -197,6 +197,11 @@ class VirtualLoop(AsyncGenHooks, FencedEventLoop):
         return sorted({when for when, _n, timer, _armed in self._clock.timers
                        if when > now and not timer._cancelled})
 
+    def timers_armed(self) -> list[asyncio.TimerHandle]:
+        """The live timers armed now (not cancelled, not yet run), soonest first."""
+        return [timer for _when, _n, timer, _armed in sorted(self._clock.timers)
+                if not timer._cancelled]
+
     def _timer_handle_cancelled(self, handle: asyncio.TimerHandle) -> None:
         self._clock.cancelled(handle)
 

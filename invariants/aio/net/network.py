@@ -17,6 +17,7 @@ from contextvars import Context
 from typing import Any, TypeVar
 
 from invariants.aio import arguments
+from invariants.aio.lanes import JudgedTimer
 from invariants.aio.loop import VirtualLoop
 from invariants.aio.net.calls import Calls
 from invariants.aio.net.hosts import Host, host_of
@@ -171,6 +172,13 @@ class Network:
         host = self._named("crash", name)
         if not host.up:
             raise ValueError(f"crash: host {name!r} is down already")
+        # A crashed machine runs nothing more: the timers its code armed go with it (a
+        # packet it sent is on the wire already, and lands: the network's timers stay).
+        for timer in self._loop.timers_armed() if self._loop is not None else ():
+            context = getattr(timer, "_context", None)
+            if context is not None and not isinstance(timer, JudgedTimer) \
+                    and host_of(context) is host:
+                timer.cancel()
         host.crash()
         self._refresh()
 

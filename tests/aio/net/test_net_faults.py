@@ -287,3 +287,41 @@ def test_a_crash_of_a_host_that_is_down_is_refused() -> None:
         net.crash("srv")
     with pytest.raises(TypeError, match="slow: ms must be a whole number of milliseconds"):
         net.slow(("srv", "srv"), 1.5)  # type: ignore[arg-type]
+
+
+def test_a_crash_cancels_the_timers_the_hosts_code_armed_not_the_packets_on_the_wire() -> None:
+    """A crashed machine runs nothing more: a retransmission timer its code armed with
+    `call_later` does not fire (nor after the restart), while the same timer on another
+    host does, and a datagram it sent before the crash still lands at its peer."""
+    net = Network()
+    seen: list[str] = []
+
+    class Sink(asyncio.DatagramProtocol):
+        def datagram_received(self, data: bytes, addr: tuple[str, int]) -> None:
+            seen.append(f"{asyncio.get_running_loop().time() * 1000:.0f} ms: got {data!r}")
+
+    async def main() -> list[str]:
+        loop = asyncio.get_running_loop()
+
+        async def arm(name: str) -> None:
+            loop.call_later(0.5, lambda: seen.append(f"{name}'s timer fired"))
+
+        async def bind() -> None:
+            await loop.create_datagram_endpoint(Sink, local_addr=("0.0.0.0", PORT))
+
+        async def send() -> None:
+            transport, _ = await loop.create_datagram_endpoint(
+                asyncio.DatagramProtocol, remote_addr=("srv", PORT))
+            transport.sendto(b"sent before the crash")
+
+        await net.host("srv").create_task(bind())
+        await net.host("cli").create_task(arm("cli"))
+        await net.host("srv").create_task(arm("srv"))
+        await net.host("cli").create_task(send())
+        net.crash("cli")
+        await asyncio.sleep(0.1)
+        net.restart("cli")
+        await asyncio.sleep(1)
+        return seen
+
+    assert on_net(net, main) == ["1 ms: got b'sent before the crash'", "srv's timer fired"]
