@@ -22,3 +22,11 @@ class Command:
 
     name: str
     add_parser: Callable[[Any], None]
+
+
+def add_adapter_option(parser: Any, what: str = "the adapter") -> None:
+    """The jobs' `--adapter MODULE:FACTORY` option: one adapter factory in place of the
+    repository's."""
+    parser.add_argument("--adapter", metavar="MODULE:FACTORY",
+                        help=f"{what} (default: [tool.harness] adapter, else the reference "
+                        "mesh's)")

@@ -154,3 +154,21 @@ def test_search_only_leaves_the_seed_scenarios_out(
     assert row["verdict"] == "violation"
     assert main(["check", "--quiet", *options]) == 1
     assert found_by in capsys.readouterr().out
+
+
+def test_adapter_judges_another_factory_in_place_of_the_configured_one(
+    repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`--adapter` (as adapter-check and fuzz take it): the repository's settings with
+    another factory, a planted bug's, say. The control: the configured one."""
+    _configure(repo, "othermesh:no_grain", '["INV4"]')
+    assert main(["check", "--quiet", "--adapter", "reference_impl.adapter:make_adapter"]) == 0
+    out = capsys.readouterr().out
+    assert "adapter reference_impl.adapter:make_adapter; profile ci" in out
+    assert "   INV4 a timed-out delivery is never re-sent  pass" in out
+    assert main(["check", "--quiet"]) == 0
+    assert "INV4 not applicable: the adapter declares no grain router" in capsys.readouterr().out
+    assert main(["check", "--quiet", "--adapter", "othermesh:nowhere"]) == 2
+    [line] = capsys.readouterr().err.splitlines()
+    assert line == ("mesh-harness check: error: --adapter: module 'othermesh' has no "
+                    "attribute 'nowhere'")

@@ -13,7 +13,7 @@ import argparse
 import sys
 from typing import Any
 
-from harness.jobs import Command
+from harness.jobs import Command, add_adapter_option
 from harness.params import add_param_option, parse_assignments
 from harness.settings import Overrides, for_command, importing_from
 from invariants.adapter import Capability
@@ -35,9 +35,7 @@ def add_parser(subparsers: Any) -> None:
         "capability and validate its traces against docs/adapter.md. Exit 0 conforms, "
         "1 a convention is broken or the adapter raised, 2 usage or configuration error.",
     )
-    parser.add_argument("--adapter", metavar="MODULE:FACTORY",
-                        help="the adapter (default: [tool.harness] adapter, else the "
-                        "reference mesh's)")
+    add_adapter_option(parser)
     add_param_option(parser)
     parser.set_defaults(func=run)
 

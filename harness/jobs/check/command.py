@@ -15,7 +15,7 @@ import dataclasses
 import sys
 from typing import Any
 
-from harness.jobs import Command
+from harness.jobs import Command, add_adapter_option
 from harness.jobs.check.report import render, to_json
 from harness.jobs.check.run import run_check
 from harness.jobs.check.subject import subject_for
@@ -56,6 +56,7 @@ def add_parser(subparsers: Any) -> None:
     parser.add_argument("--search-only", action="store_true",
                         help="leave the seed scenarios out of the dynamic runs: what the "
                         "state machines' drawn rules find alone")
+    add_adapter_option(parser, "the mesh to judge (a planted bug's factory, say)")
     add_param_option(parser)
     parser.add_argument("--format", choices=("text", "json"), default="text",
                         help="the report as text (default) or JSON")
@@ -67,7 +68,9 @@ def add_parser(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    overrides = Overrides(params=parse_assignments(args.param, "--param"),
+    overrides = Overrides(adapters=(args.adapter,) if args.adapter else None,
+                          adapter_origin="--adapter",
+                          params=parse_assignments(args.param, "--param"),
                           params_origin="--param",
                           shared_database=option_database(args.shared_database,
                                                           "--shared-database"))

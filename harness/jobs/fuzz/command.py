@@ -22,7 +22,7 @@ import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from harness.jobs import Command
+from harness.jobs import Command, add_adapter_option
 from harness.params import add_param_option
 from invariants.mutants.registry import id_range
 from invariants.user_errors import UserError
@@ -66,9 +66,7 @@ def add_parser(subparsers: Any) -> None:
     parser.add_argument("--database", metavar="SPEC",
                         help="a directory or redis://host:port/db "
                         "(default: .hypothesis/examples)")
-    parser.add_argument("--adapter", metavar="MODULE:FACTORY",
-                        help="the mesh under test (default: [tool.harness] adapter, else the "
-                        "reference mesh)")
+    add_adapter_option(parser, "the mesh under test")
     parser.add_argument("--mutant", metavar="NAME",
                         help="fuzz a pre-fix mutant of the reference mesh "
                         f"({id_range()}, by id or slug)")
