@@ -218,7 +218,10 @@ class AggregateWatermark(Monitor):
                 self._as_posted(event, cls),
             )
         self._depth[hub] = self._depth.get(hub, 0) + 1
-        if cls is _USER and event.delivery_id is not None:
+        # One queued while a node the harness crashed is down may be on that node: lost
+        # with it, as what it queued at the crash (INV7 reads a post made then alike).
+        if cls is _USER and event.delivery_id is not None \
+                and event.time_ms >= self.harness.down_until:
             self._queued_users.setdefault(hub, {})[event.delivery_id] = self._as_posted(event, cls)
 
     def _forget_hub(self, hub: str | None) -> None:
