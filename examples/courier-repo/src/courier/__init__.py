@@ -1,0 +1,1 @@
+"""courier: a small multi-node message mesh over asyncio TCP streams."""
