@@ -44,6 +44,7 @@ class CallFaults:
         self._slowed_ms: dict[str, int] = {}  # how long calls to each target it slowed take
         self._stop_asked = False  # once asked, calls may be refused as shutting down
         self._network_faults = False  # once the network failed somewhere
+        self._crashed_at: int | None = None  # when the harness last crashed a node
 
     @property
     def stop_asked(self) -> bool:
@@ -70,11 +71,18 @@ class CallFaults:
                 self._slowed_ms[fact.target] = fact.duration_ms
         elif fact.kind in NETWORK_FAULTS:
             self._network_faults = True
+            if fact.kind is FaultKind.CRASH_NODE:
+                self._crashed_at = fact.time_ms
         self._book.arm(fact)
 
     def _ignored(self, kind: FaultKind, violation: Violation) -> None:
         self._ignores.append((kind, violation))
         self._monitor.saw(IGNORED[kind])
+
+    def _caller_may_be_gone(self, sent: TraceEvent) -> bool:
+        """Whether a crash since the call left may have taken its caller (the harness
+        does not know which node that was): a caller gone never gives up in the trace."""
+        return self._crashed_at is not None and self._crashed_at >= sent.time_ms
 
     def contradicted(self) -> list[Violation]:
         """The faults ignored of a kind the mesh also honoured (decided at quiescence)."""
@@ -91,7 +99,8 @@ class CallFaults:
         self._book.ran(d)
         if d.expect in CALL_TIMEOUTS and d.waiting and self._book.release(d):
             return  # the mesh spent it on the next call
-        if d.expect in CALL_TIMEOUTS and d.waiting and d.sent_at is not None:
+        if d.expect in CALL_TIMEOUTS and d.waiting and d.sent_at is not None \
+                and not self._caller_may_be_gone(d.sent_at):
             fault = d.expect.value if d.expect is not None else ""
             self._ignored(d.expect, self._monitor.violation(
                 f"the harness armed {fault} at {d.target}, but {did}'s call ran at "

@@ -19,7 +19,7 @@ from collections.abc import Callable, Mapping
 from types import MappingProxyType
 
 from invariants.adapter import Capability, FaultKind
-from invariants.checks.harness_facts import HarnessFact
+from invariants.checks.harness_facts import HarnessFact, Injected
 from invariants.checks.inv4_calls import Delivery
 from invariants.checks.inv4_faults import (
     CALL_TIMEOUTS,
@@ -112,6 +112,11 @@ class _Retries:
             event,
         )
 
+    def crashed(self) -> None:
+        """The retries owed when the harness crashed a node are owed no more (one refused
+        again later is owed its retry again)."""
+        self._owing.clear()
+
     def overdue(self, now_ms: int, owes_retry: Callable[[Delivery], TraceEvent | None]
                 ) -> list[Violation]:
         params = self._monitor.params
@@ -184,6 +189,10 @@ class NoResendAfterTimeout(Monitor):
 
     def on_fact(self, fact: HarnessFact) -> None:
         self._faults.record(fact)
+        if isinstance(fact, Injected) and fact.kind is FaultKind.CRASH_NODE:
+            # A crash leaves no word, and the harness does not know which node a caller
+            # was on: a retry owed then may have been lost with it.
+            self._retries.crashed()
 
     def observe(self, event: TraceEvent) -> None:
         if event.kind is EventKind.STOP_COMPLETED and self._retries.stopped_at is None:

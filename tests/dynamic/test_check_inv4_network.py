@@ -102,3 +102,58 @@ def test_an_armed_rejection_a_stop_may_have_pre_empted_owes_no_retry() -> None:
     t.add(K.FAILURE_EMITTED, hub="gw", delivery_id="n1", answers="d1", error="Unreachable")
     assert _found(t, NETWORKED, [armed, StopAsked(True, 0, 1)]) == []
     assert any("given up after 1 attempt(s)" in v for v in _found(t, NETWORKED, [armed]))
+
+
+def test_a_retry_due_after_the_harness_crashed_a_node_is_owed_no_more() -> None:
+    """A crash leaves no word, and the harness does not know which node the caller was
+    on: a retry of a refused call falling due once a node crashed may have been lost with
+    its caller. The controls: no crash, and a crash before the refusal (the retry owed
+    then, by a caller that was not on the crashed node or was rebuilt)."""
+    armed = Injected(FaultKind.REJECT_NEXT, "g", 1, 0, 0, 0)
+
+    def found(crash_at: int | None) -> list[str]:
+        t = Trace()
+        facts: list[HarnessFact] = [armed]
+        if crash_at == 0:
+            facts.append(Injected(FaultKind.CRASH_NODE, "h", 1, 100, 0, 0))
+        t.at(200).add(K.ATTEMPT, hub="gw", delivery_id="d1", target="g", attempt=0)
+        t.at(202).add(K.ATTEMPT_FAILED, hub="gw", delivery_id="d1", error="Rejected",
+                      timed_out=False)
+        if crash_at == 300:
+            facts.append(Injected(FaultKind.CRASH_NODE, "h", 1, 100, 300, len(t.events)))
+        return _found(t, NETWORKED, facts)
+
+    owed = ("rejected delivery d1 not re-sent after attempt 1 within its backoff of 250 ms "
+            "(budget of 6 retries not spent)")
+    assert found(None) == [owed]
+    assert found(0) == [owed]
+    assert found(300) == []
+
+
+def test_a_held_call_whose_caller_a_crash_may_have_taken_is_not_judged_still_waiting() -> None:
+    """A timeout armed at the callee is honoured by holding the call until its caller gave
+    up; a caller a crash took never gives up in the trace. Once the harness crashed a node
+    after the call left, its caller may be gone: running the call then is no fault ignored.
+    The control: the same call with no crash."""
+    armed = Injected(FaultKind.TIMEOUT_NEXT, "g", 2, 0, 0, 0)
+
+    def found(crashed: bool) -> list[str]:
+        t = Trace()
+        facts: list[HarnessFact] = [armed]
+        # d0 spends the first: held until its caller gave up (the mesh honours the kind).
+        t.add(K.ATTEMPT, hub="gw", delivery_id="d0", target="g", attempt=0)
+        t.add(K.CALL_RECEIVED, hub="g", delivery_id="d0")
+        t.at(2_000).add(K.ATTEMPT_FAILED, hub="gw", delivery_id="d0", error="TimedOut",
+                        timed_out=True)
+        t.add(K.POSTED, hub="g", delivery_id="d0")
+        t.add(K.ATTEMPT, hub="gw", delivery_id="d1", target="g", attempt=0)
+        if crashed:
+            facts.append(Injected(FaultKind.CRASH_NODE, "h", 1, 100, 2_010, len(t.events)))
+        t.at(3_000).add(K.CALL_RECEIVED, hub="g", delivery_id="d1")
+        t.at(5_100).add(K.POSTED, hub="g", delivery_id="d1")
+        return _found(t, NETWORKED, facts)
+
+    assert found(crashed=True) == []
+    assert found(crashed=False) == [
+        "the harness armed timeout_next at g, but d1's call ran at the callee 3100 ms after it "
+        "was sent, its caller still waiting: the fault was not honoured"]
