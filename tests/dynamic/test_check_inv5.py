@@ -150,17 +150,23 @@ def test_packaged_delivery_landing_after_the_stop_is_routing_after_stop() -> Non
     assert "routed delivery landed after the stop completed" in v.message
 
 
+def _a_leg_and_a_crash(crashed: bool, leg_after: bool) -> tuple[Trace, list[Injected]]:
+    """Leg L1 in flight, then (`crashed`) the harness crashes a node, then (`leg_after`)
+    leg L2 starts."""
+    t = Trace()
+    t.add(K.LEG_STARTED, hub="router", leg_id="L1", leg_kind="route")
+    facts = [Injected(FaultKind.CRASH_NODE, "h0", 1, 100, 0, len(t.events))] if crashed else []
+    if leg_after:
+        t.add(K.LEG_STARTED, hub="router", leg_id="L2", leg_kind="route")
+    return t, facts
+
+
 def test_legs_in_flight_when_the_harness_crashed_a_node_are_not_held_for() -> None:
     """A crashed node's legs are lost with it, and the harness does not know which node a
     leg was on: a stop right after a crash owes no hold to the legs in flight at it. The
     control: the same stop with no crash; and a leg started after the crash is held for."""
     def found(crashed: bool, leg_after: bool = False) -> list[str]:
-        t = Trace()
-        t.add(K.LEG_STARTED, hub="router", leg_id="L1", leg_kind="route")
-        facts = [Injected(FaultKind.CRASH_NODE, "h0", 1, 100, 0, len(t.events))] \
-            if crashed else []
-        if leg_after:
-            t.add(K.LEG_STARTED, hub="router", leg_id="L2", leg_kind="route")
+        t, facts = _a_leg_and_a_crash(crashed, leg_after)
         t.at(100).add(K.STOP_REQUESTED, hub="silo", graceful=True)
         _run_stages(t, STAGES)
         return [v.message for v in run_monitor(inv5.StopHolds(), t.events, facts=facts)]
@@ -176,12 +182,7 @@ def test_a_leg_in_flight_when_the_harness_crashed_a_node_owes_no_end() -> None:
     Network). The control: the same leg never ended with no crash is flagged, and so is a
     leg started after the crash."""
     def found(crashed: bool, leg_after: bool = False) -> list[str]:
-        t = Trace()
-        t.add(K.LEG_STARTED, hub="router", leg_id="L1", leg_kind="route")
-        facts = [Injected(FaultKind.CRASH_NODE, "h0", 1, 100, 0, len(t.events))] \
-            if crashed else []
-        if leg_after:
-            t.at(200).add(K.LEG_STARTED, hub="router", leg_id="L2", leg_kind="route")
+        t, facts = _a_leg_and_a_crash(crashed, leg_after)
         return [v.message for v in run_monitor(inv5.StopHolds(), t.events, facts=facts,
                                                final=True)]
 
