@@ -30,6 +30,8 @@ SAMPLE = (("switchboard-repo", "b06"), ("switchboard-repo", "b16"),
           ("relaycore-repo", "b13"), ("relaycore-repo", "b12"),
           ("courier-repo", "c01"), ("courier-repo", "c06"),
           ("pigeon-repo", "p06"), ("pigeon-repo", "p03"))
+# Caught by another invariant's run, judged by its own (as `check` finds it): run whole.
+WHOLE = {("pigeon-repo", "p06")}
 
 
 def _check(repo: Path, *args: str) -> dict[str, Any]:
@@ -85,7 +87,8 @@ def test_the_clean_mesh_passes_check_with_every_obligation_accounted_for(
 def test_check_fails_a_planted_bug_naming_its_invariant(tmp_path: Path, repo: str,
                                                         name: str) -> None:
     bug = planted(repo)[name]
-    report = _check(copy_example(repo, tmp_path, bug["factory"]), "--invariants", bug["breaks"])
-    [row] = report["invariants"]
+    only = () if (repo, name) in WHOLE else ("--invariants", bug["breaks"])
+    report = _check(copy_example(repo, tmp_path, bug["factory"]), *only)
+    [row] = [row for row in report["invariants"] if row["check"] == bug["breaks"]]
     assert row["verdict"] == "violation", row
     assert row["evidence"].startswith(f"{bug['breaks']}: "), row["evidence"]
