@@ -4,20 +4,20 @@ them): the machine records the harness facts itself and judges the run as `check
 (must not), plus any controls (label, factory, program, must_break)."""
 from __future__ import annotations
 
-import os
 import sys
 import tomllib
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
-from invariants.adapter import Route  # noqa: E402,F401
-from invariants.checks.params import with_figures  # noqa: E402
-from invariants.dynamic.plans import machine_class  # noqa: E402
-from invariants.dynamic.report import InvariantViolated  # noqa: E402
+from courier import harness_adapter
 
-from courier import harness_adapter  # noqa: E402
+from invariants.adapter import Route  # noqa: F401
+from invariants.checks.params import with_figures
+from invariants.dynamic.plans import machine_class
+from invariants.dynamic.report import InvariantViolated
 
 PARAMS = with_figures(tomllib.loads(
     (Path(__file__).resolve().parents[1] / "pyproject.toml").read_text()

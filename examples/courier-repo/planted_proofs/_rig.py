@@ -4,19 +4,19 @@ from __future__ import annotations
 
 import sys
 import tomllib
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
-from invariants.adapter import Chooser, Fault, FaultKind, FirstChooser, MessageSpec, Route  # noqa: E402
-from invariants.checks import check  # noqa: E402
-from invariants.checks.harness_facts import (  # noqa: E402
-    Injected, NetworkHeld, Posted, StopAsked, Subscribed)
-from invariants.checks.params import with_figures  # noqa: E402
-from invariants.trace import MessageClass  # noqa: E402
+from courier import harness_adapter
 
-from courier import harness_adapter  # noqa: E402
+from invariants.adapter import Chooser, Fault, FaultKind, FirstChooser, MessageSpec, Route
+from invariants.checks import check
+from invariants.checks.harness_facts import Injected, NetworkHeld, Posted, StopAsked, Subscribed
+from invariants.checks.params import with_figures
+from invariants.trace import MessageClass
 
 PARAMS = with_figures(tomllib.loads(
     (Path(__file__).resolve().parents[1] / "pyproject.toml").read_text()

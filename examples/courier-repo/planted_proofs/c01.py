@@ -1,5 +1,5 @@
 """c01 (ordinary, INV1): FIFO, healthy network."""
-from _rig import MessageClass, Run, prove
+from _rig import Run, prove
 
 
 def scenario(r: Run) -> None:

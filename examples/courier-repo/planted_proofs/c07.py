@@ -3,7 +3,6 @@ traffic: every answer is held; the last attempt's lands after its route gave up,
 window the subscription waits after that attempt timed out. A step program of INV2's
 machine; control: the bug on a healthy network."""
 from _machine import Route, prove_program
-
 from courier import harness_adapter
 
 

@@ -2,7 +2,6 @@
 send for 3 s: the callee's word that it rejected the post lands after the router's response
 timeout. A step program of INV7's machine; control: the bug on a healthy network."""
 from _machine import Route, prove_program
-
 from courier import harness_adapter
 
 

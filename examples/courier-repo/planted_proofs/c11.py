@@ -16,9 +16,10 @@ def body(r: Run, chooser: Deviate | None) -> None:
 
 
 ok = True
-for label, factory, deviate, want in [("bug, second arrival first", harness_adapter.bug_c11, True, True),
-                                      ("clean, second arrival first", harness_adapter.make, True, False),
-                                      ("bug, FIFO", harness_adapter.bug_c11, False, False)]:
+CASES = [("bug, second arrival first", harness_adapter.bug_c11, True, True),
+         ("clean, second arrival first", harness_adapter.make, True, False),
+         ("bug, FIFO", harness_adapter.bug_c11, False, False)]
+for label, factory, deviate, want in CASES:
     chooser = Deviate()
     r = Run(factory, chooser)
     body(r, chooser if deviate else None)

@@ -1,10 +1,10 @@
 import asyncio
 
-from invariants.adapter import FirstChooser, MessageSpec, Route
-from invariants.trace import EventKind
-
 from courier.__main__ import demo
 from courier.harness_adapter import make
+
+from invariants.adapter import FirstChooser, MessageSpec, Route
+from invariants.trace import EventKind
 
 
 def test_demo_runs_on_the_stock_loop() -> None:

@@ -1,14 +1,15 @@
 """Proof of p03 (INV4): the step program `check` shrank, on the bug's factory (INV4
 violated), on the clean factory (not violated), and with no partition on a healthy FIFO
-network (not violated). Run from the repository root: PYTHONPATH=src python3 planted_proofs/p03.py"""
+network (not violated).
+Run from the repository root: PYTHONPATH=src python3 planted_proofs/p03.py"""
 
 from pathlib import Path
+
+from pigeon.harness_adapter import bug_p03, make
 
 from harness.settings import for_command
 from invariants.adapter import Route
 from invariants.dynamic.plans import machine_class
-
-from pigeon.harness_adapter import bug_p03, make
 
 params = for_command(pyproject=Path("pyproject.toml")).params
 
@@ -28,7 +29,7 @@ def program(factory, partitioned: bool) -> str | None:
         state.advance(ms=30000, schedule=[], ties=[])
         state.safety()
         state.teardown()
-    except Exception as exc:  # noqa: BLE001 - the violation is the proof
+    except Exception as exc:
         return str(exc).splitlines()[1] if "\n" in str(exc) else str(exc)
     return None
 

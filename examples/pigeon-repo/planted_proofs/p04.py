@@ -7,11 +7,11 @@ Run from the repository root: PYTHONPATH=src python3 planted_proofs/p04.py"""
 import sys
 from pathlib import Path
 
+from pigeon.harness_adapter import bug_p04, make
+
 from harness.settings import for_command
 from invariants.adapter import Route
 from invariants.dynamic.plans import machine_class
-
-from pigeon.harness_adapter import bug_p04, make
 
 params = for_command(pyproject=Path("pyproject.toml")).params
 
@@ -37,7 +37,7 @@ def program(factory, partitioned: bool) -> str | None:
         state.advance(ms=30000, schedule=[], ties=[])
         state.safety()
         state.teardown()
-    except Exception as exc:  # noqa: BLE001 - the violation is the proof
+    except Exception as exc:
         return str(exc).splitlines()[1] if "\n" in str(exc) else str(exc)
     return None
 

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from invariants.adapter import Fault, FaultKind, FirstChooser, MessageSpec, Route
-from invariants.trace import EventKind, MessageClass
-
 from pigeon.harness_adapter import make
 from pigeon.hub import StormBreaker
 from pigeon.settings import Settings
+
+from invariants.adapter import Fault, FaultKind, FirstChooser, MessageSpec, Route
+from invariants.trace import EventKind, MessageClass
 
 
 def kinds(mesh, kind, **match):

@@ -28,7 +28,7 @@ async def demo() -> int:
     sub = asyncio.get_running_loop().create_task(home.subscribe("s1", "client", "gamma", 3))
     await asyncio.wait_for(sub, 5)
     await asyncio.sleep(0.05)
-    for target, outcome in zip(["alpha", "beta", "gamma", "nowhere"], results):
+    for target, outcome in zip(["alpha", "beta", "gamma", "nowhere"], results, strict=False):
         print(f"post to {target}: {outcome}")
     for name in names:
         for hub in cluster.nodes[name].hubs.values():

@@ -4,11 +4,10 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from invariants.aio import emit
-
 from courier.config import STAGE_DETACH, STAGE_FINAL, STAGE_SERVING, Config
 from courier.node import Leg, Node
 from courier.notices import Parcel
+from invariants.aio import emit
 
 
 class Cluster:
@@ -86,7 +85,7 @@ class Cluster:
         """The failure detector's word that node `name` went down: its legs are lost with it,
         and the subscriptions it ran (its subscribers' own) end there and then."""
         self.lose_legs(name)
-        for sid, (home, subscriber, attempt) in list(self.subscriptions.items()):
+        for sid, (home, _subscriber, attempt) in list(self.subscriptions.items()):
             if home == name:
                 self.end_subscription(sid, attempt, "retries_exhausted:crashed")
 
@@ -171,7 +170,8 @@ class Cluster:
                 hub.gate_closed = True
         emit.stop_stage_left(hub="courier", stage=STAGE_DETACH, depth=self.in_flight())
         emit.stop_stage_entered(hub="courier", stage=STAGE_FINAL, depth=self.in_flight())
-        for sid in sorted(self.subscriptions, key=lambda sid: int(sid[1:]) if sid[1:].isdigit() else 0):
+        for sid in sorted(self.subscriptions,
+                          key=lambda sid: int(sid[1:]) if sid[1:].isdigit() else 0):
             self.end_subscription(sid, None, "silo_stopped")
         for node in self.nodes.values():
             for task in list(node.subs.values()):

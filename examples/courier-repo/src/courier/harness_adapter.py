@@ -5,13 +5,12 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from invariants.adapter import Capability, Chooser, Fault, FaultKind, MessageSpec, Route
-from invariants.aio import AsyncMeshAdapter
-from invariants.aio.net import Network
-
 from courier.cluster import Cluster
 from courier.config import PORT, Config
 from courier.notices import Parcel
+from invariants.adapter import Capability, Chooser, Fault, FaultKind, MessageSpec, Route
+from invariants.aio import AsyncMeshAdapter
+from invariants.aio.net import Network
 
 NODES = ("n1", "n2", "n3")
 
@@ -93,7 +92,6 @@ class CourierAdapter(AsyncMeshAdapter):
             with self.network.host(where).entered():
                 self.spawn(self._direct(where, p, n, epoch))
         else:
-            node = self.cluster.nodes[home]
             with self.network.host(home).entered():
                 if route == Route.GRAIN:
                     self.spawn(self._node_call(home, p))

@@ -6,17 +6,16 @@ Requests go out on this node's own link to a peer; the peer answers on its own l
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+import contextlib
 from typing import Any
-
-from invariants.aio import emit
-from invariants.adapter import FaultKind
-from invariants.aio.points import removed, slowdown, turn
-from invariants.trace import MessageClass
 
 from courier.config import Config
 from courier.notices import Parcel, Returned, may_return
 from courier.wire import pack, read_frame
+from invariants.adapter import FaultKind
+from invariants.aio import emit
+from invariants.aio.points import removed, slowdown, turn
+from invariants.trace import MessageClass
 
 APP_KINDS = frozenset({"user", "ignorable"})
 
@@ -28,7 +27,7 @@ class LinkLost(Exception):
 class Hub:
     """An actor: its mail, one parcel at a time."""
 
-    def __init__(self, node: "Node", name: str, watermark: int) -> None:
+    def __init__(self, node: Node, name: str, watermark: int) -> None:
         self.node, self.name, self.watermark = node, name, watermark
         self.queue: asyncio.Queue[Parcel] = asyncio.Queue()
         self.gate_closed = False
@@ -126,10 +125,8 @@ class Node:
                 self.spawn(self._hello(peer))
 
     async def _hello(self, peer: str) -> None:
-        try:
+        with contextlib.suppress(LinkLost):
             await self.send(peer, {"op": "hello", "from": self.name, "epoch": self.epoch})
-        except LinkLost:
-            pass
 
     def add_hub(self, name: str, watermark: int | None) -> Hub:
         hub = Hub(self, name, self.cfg.watermark if watermark is None else watermark)
@@ -174,10 +171,8 @@ class Node:
             answer = await self._take_relay(p)
         if answer is None:
             return
-        try:
+        with contextlib.suppress(LinkLost):
             await self.send(peer, {"op": "reply", "cid": cid, **answer})
-        except LinkLost:
-            pass
 
     async def _take_relay(self, p: Parcel) -> dict[str, Any] | None:
         await slowdown(p.target)
@@ -301,7 +296,8 @@ class Node:
         leg = self.cluster.open_leg(self, kind, p)
         emit.leg_started(hub=self.name, leg_id=leg.id, leg_kind=kind, delivery_id=p.id,
                          depth=self.cluster.in_flight(), sender=p.sender, target=p.target,
-                         message_type=p.type, message_class=MessageClass(p.kind), packaged=p.packaged,
+                         message_type=p.type, message_class=MessageClass(p.kind),
+                         packaged=p.packaged,
                          subscription_id=p.sub)
         return leg
 

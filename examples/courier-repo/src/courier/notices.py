@@ -26,7 +26,7 @@ class Parcel:
         return asdict(self)
 
     @classmethod
-    def from_wire(cls, data: dict[str, Any]) -> "Parcel":
+    def from_wire(cls, data: dict[str, Any]) -> Parcel:
         return cls(**data)
 
 

@@ -27,8 +27,8 @@ async def demo() -> int:
     loop = asyncio.get_running_loop()
     ports = _free_ports(3)
     names = ("n1", "n2", "n3")
-    cluster = Cluster(Settings(), {n: ("127.0.0.1", p) for n, p in zip(names, ports)},
-                      lambda: int(loop.time() * 1000))
+    addresses = {n: ("127.0.0.1", p) for n, p in zip(names, ports, strict=True)}
+    cluster = Cluster(Settings(), addresses, lambda: int(loop.time() * 1000))
     for hub in ("alpha", "beta", "gamma", "client"):
         cluster.directory[hub] = cluster.place(hub)
     nodes = [cluster.build_node(n, "127.0.0.1") for n in names]

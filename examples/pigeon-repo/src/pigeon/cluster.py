@@ -9,10 +9,10 @@ closes the nodes' links.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Callable
 
 from invariants.aio import emit
-
 from pigeon.node import Disk, Node
 from pigeon.settings import STAGE_DETACHING, STAGE_FINAL, STAGE_SERVING, Settings
 
@@ -150,10 +150,8 @@ class Cluster:
                 break
             if self.settings.has("hold-skips-silent-peers"):
                 left = min(left, 0.5)
-            try:
+            with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self.changed.wait(), left)
-            except TimeoutError:
-                pass
             if self.settings.has("hold-skips-silent-peers"):
                 self._give_up_on_silent_legs(loop.time())
         if reason == "budget":

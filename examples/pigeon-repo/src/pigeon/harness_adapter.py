@@ -11,7 +11,6 @@ from __future__ import annotations
 from invariants.adapter import Capability, Chooser, Fault, FaultKind, MessageSpec, Route
 from invariants.aio import AsyncMeshAdapter
 from invariants.aio.net import Network
-
 from pigeon.cluster import Cluster
 from pigeon.letters import Letter
 from pigeon.node import Node

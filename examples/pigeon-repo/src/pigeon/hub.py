@@ -10,7 +10,6 @@ from dataclasses import dataclass
 
 from invariants.aio import emit, slowdown, turn
 from invariants.trace import MessageClass
-
 from pigeon.letters import IGNORABLE, SYSTEM, USER, Letter
 from pigeon.settings import Settings
 

@@ -47,7 +47,7 @@ def warrants_reply(letter: Letter) -> bool:
     return letter.kind in ANSWERABLE
 
 
-def ReturnSlip(letter: Letter, error: str, slip_id: str) -> Letter:  # noqa: N802 - a letter kind
+def ReturnSlip(letter: Letter, error: str, slip_id: str) -> Letter:
     """The failure notice answering `letter`: back to its sender, from its target."""
     return Letter(id=slip_id, sender=letter.target, target=letter.sender, body="ReturnSlip",
                   kind=FAILURE, identity="system", route=letter.route,

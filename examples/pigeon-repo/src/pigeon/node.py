@@ -10,7 +10,6 @@ from typing import TYPE_CHECKING, Any
 from invariants.adapter import FaultKind
 from invariants.aio import emit, receiving, sending, slowdown
 from invariants.trace import MessageClass
-
 from pigeon.hub import Hub
 from pigeon.letters import FAILURE, SYSTEM, Letter, ReturnSlip, warrants_reply
 from pigeon.transport import Outgoing, PeerLink
