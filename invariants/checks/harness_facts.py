@@ -118,6 +118,7 @@ class HarnessFacts:
     # A node the harness crashed is down until then (ms): the harness knows which node it
     # crashed, not which hubs it hosted, so every hub may be down until then.
     down_until: int = 0
+    crashed_at: int | None = None  # when it last crashed one (ms)
     # Posts the mesh gave an id it had given an earlier post: (the earlier, the later).
     reused: list[tuple[Posted, Posted]] = field(default_factory=list)
     roundtripped: set[str] = field(default_factory=set)  # posts made while it was on
@@ -144,6 +145,7 @@ class HarnessFacts:
             self.injections.append(fact)
             if fact.kind is FaultKind.CRASH_NODE:
                 self.down_until = max(self.down_until, fact.time_ms + fact.duration_ms)
+                self.crashed_at = fact.time_ms
             if fact.kind is FaultKind.REMOVE_TARGET:
                 self.removed.add(fact.target)
                 self.removal_told.setdefault(fact.target, self.told)

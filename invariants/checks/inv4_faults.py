@@ -44,7 +44,6 @@ class CallFaults:
         self._slowed_ms: dict[str, int] = {}  # how long calls to each target it slowed take
         self._stop_asked = False  # once asked, calls may be refused as shutting down
         self._network_faults = False  # once the network failed somewhere
-        self._crashed_at: int | None = None  # when the harness last crashed a node
 
     @property
     def stop_asked(self) -> bool:
@@ -71,8 +70,6 @@ class CallFaults:
                 self._slowed_ms[fact.target] = fact.duration_ms
         elif fact.kind in NETWORK_FAULTS:
             self._network_faults = True
-            if fact.kind is FaultKind.CRASH_NODE:
-                self._crashed_at = fact.time_ms
         self._book.arm(fact)
 
     def _ignored(self, kind: FaultKind, violation: Violation) -> None:
@@ -82,7 +79,8 @@ class CallFaults:
     def _caller_may_be_gone(self, sent: TraceEvent) -> bool:
         """Whether a crash since the call left may have taken its caller (the harness
         does not know which node that was): a caller gone never gives up in the trace."""
-        return self._crashed_at is not None and self._crashed_at >= sent.time_ms
+        crashed_at = self._monitor.harness.crashed_at
+        return crashed_at is not None and crashed_at >= sent.time_ms
 
     def contradicted(self) -> list[Violation]:
         """The faults ignored of a kind the mesh also honoured (decided at quiescence)."""
