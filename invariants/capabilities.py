@@ -162,7 +162,7 @@ CAPABILITIES: tuple[CapabilityInfo, ...] = (
         "the mesh's nodes talk over a simulated network: PARTITION_NODE, ISOLATE_OUTBOUND, "
         "HOLD_LINKS and CRASH_NODE are honoured at the node hosting their target",
         shown_by=_has_network,
-        families=("partition", "hold_links", "crash"),
+        families=("partition", "hold_links", "crash", "cut_call"),
         programs=("network",),
     ),
 )

@@ -24,7 +24,7 @@ from typing import Any
 from hypothesis import strategies as st
 from hypothesis.stateful import initialize, precondition, rule
 
-from invariants.adapter import AdapterFactory, Capability, FirstChooser, Route
+from invariants.adapter import AdapterFactory, Capability, FaultKind, FirstChooser, Route
 from invariants.adapter_calls import calling_adapter, factory_name
 from invariants.capabilities import capabilities_of, family_needs, route_needs
 from invariants.checks import CHECKS, CheckParams
@@ -87,13 +87,14 @@ def _plan(
                 holds, breakers, frozenset(programs_only.split()))
 
 
-# The network's faults, for the checks whose failures live between nodes (calls that time
-# out, stops racing legs to other nodes, answers lost with a crash); only an adapter that
-# declares NETWORK draws them.
-_NETWORK = " partition hold_links crash"
+# The network's faults, for the checks whose failures live between nodes (a rejection's
+# word held past its caller's timeout, calls that time out, stops racing legs to other
+# nodes, answers lost with a crash); only an adapter that declares NETWORK draws them.
+_NETWORK = " partition hold_links crash cut_call"
 
 PLANS: Mapping[str, Plan] = {
-    "INV1": _plan("anonymous failure user", "reject timeout block slow subscribe stop ignorable"),
+    "INV1": _plan("anonymous failure user",
+                  "reject timeout block slow subscribe stop ignorable" + _NETWORK),
     # INV2 draws the stop's hold too: racing legs that keep the silo stopping while its
     # subscriptions retry into refusals, so one waits out a backoff when the stop completes.
     "INV2": _plan("subscribe tied_call", "remove block slow stop user" + _NETWORK, holds=True),
@@ -179,6 +180,9 @@ def _advance_rule(capabilities: frozenset[Capability]) -> Callable[..., Any]:
 _SLOWDOWNS = (5, 5_000, 45_000)
 _TIE_OFFSETS_MS = (0, 1, 2)
 _NETWORK_FAULT_MS = st.sampled_from([100, 3_000, 8_000])
+# The faults `cut_call` makes, the two-way partition first (it shrinks there).
+_CUTS = (FaultKind.PARTITION_NODE, FaultKind.ISOLATE_OUTBOUND, FaultKind.HOLD_LINKS,
+         FaultKind.CRASH_NODE)
 # And one or two of the mesh's own hops, as its trace shows them (a request and its
 # answer travel two): none first, so a shrunk tie names the hops only where it needs them.
 _HOPS = st.sampled_from([0, 1, 2])
@@ -224,6 +228,10 @@ def _family_arguments(
     to = st.sampled_from(plan.targets)
     slow = ({"to": _ANY_TARGET, "duration_ms": st.sampled_from(_SLOWDOWNS)} if at_waits is None
             else {"to": to, "duration_ms": st.sampled_from(at_waits)})
+    # A call that crosses the network goes through a router (the direct route hands it
+    # to its target's own intake).
+    routed = [r for r in plan.routes if r is not Route.DIRECT]
+    routed_route = st.sampled_from(routed) if routed else route
     # Bulk steps go straight to the intake or through the hierarchical router (packaged,
     # so the identity stamp is on the path); the direct route first, it shrinks there.
     bulk_route = st.sampled_from(
@@ -263,6 +271,9 @@ def _family_arguments(
         "partition": {"to": _HUB, "duration_ms": _NETWORK_FAULT_MS, "one_way": st.booleans()},
         "hold_links": {"to": _HUB, "duration_ms": _NETWORK_FAULT_MS},
         "crash": {"to": _HUB, "duration_ms": _NETWORK_FAULT_MS},
+        "cut_call": {"sender": _SENDER, "to": _HUB, "cut": st.sampled_from(_CUTS),
+                     "duration_ms": _NETWORK_FAULT_MS, "hops": _HOPS,
+                     "route": routed_route},
         "stop": {
             "graceful": st.sampled_from([True, False]),  # graceful first: it holds
             "racing": st.lists(st.tuples(to, route), max_size=3),

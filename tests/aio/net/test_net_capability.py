@@ -23,6 +23,14 @@ def _handled_at(adapter: object, did: str) -> list[int]:
             if e.kind is EventKind.HANDLED and e.delivery_id == did]
 
 
+def _handled_on_a_healthy_network() -> list[int]:
+    healthy = make(FirstChooser())
+    healthy.create_hub("h0")
+    did = healthy.post("client", "h0", MessageSpec("Request"))
+    healthy.run_until_idle(60_000)
+    return _handled_at(healthy, did)
+
+
 def test_a_partition_holds_a_post_until_it_heals() -> None:
     adapter = make(FirstChooser())
     adapter.create_hub("h0")
@@ -32,11 +40,7 @@ def test_a_partition_holds_a_post_until_it_heals() -> None:
     [handled] = _handled_at(adapter, did)
     assert 1_000 <= handled < 1_100  # the segment waited for the heal, then arrived
     # the control: the same post with no fault arrives in a few hops
-    healthy = make(FirstChooser())
-    healthy.create_hub("h0")
-    did = healthy.post("client", "h0", MessageSpec("Request"))
-    healthy.run_until_idle(60_000)
-    assert _handled_at(healthy, did) == [3]
+    assert _handled_on_a_healthy_network() == [3]
 
 
 def test_a_crash_loses_the_node_until_it_restarts_rebuilt() -> None:
@@ -80,12 +84,50 @@ def test_adapter_check_runs_the_network_program() -> None:
 
 
 def test_the_machines_draw_the_network_families_only_for_a_network() -> None:
-    families = {"partition", "hold_links", "crash"}
-    for check_id in ("INV2", "INV4", "INV5", "INV7"):
+    families = {"partition", "hold_links", "crash", "cut_call"}
+    for check_id in ("INV1", "INV2", "INV4", "INV5", "INV7"):
         assert families <= set(vars(machine_class(check_id, make, capabilities=frozenset(
             {Capability.NETWORK, Capability.SUBSCRIBE, Capability.STOP_LIFECYCLE,
              Capability.GRAIN_ROUTER})))), check_id
         assert not families & set(vars(machine_class(check_id, make_adapter))), check_id
+
+
+def test_cut_call_makes_a_fault_and_a_call_across_it_in_one_step() -> None:
+    """`cut_call` cuts the node hosting its target and calls it from a sender's node: into
+    the fault (hops 0: the call waits for the heal), or the fault a hop or two after the
+    call. The control: the same call with no cut arrives in a few hops."""
+
+    def run(hops: int, cut: FaultKind = FaultKind.PARTITION_NODE) -> tuple[list[str], int]:
+        state = machine_class("INV7", make)()
+        told: list[str] = []
+        post, inject = state.post, state.inject
+
+        def posting(*args: object, **kwargs: object) -> str:
+            told.append(f"post@{state.mesh.now_ms()}")
+            return post(*args, **kwargs)  # type: ignore[arg-type]
+
+        def injecting(fault: Fault) -> None:
+            told.append(f"{fault.kind.value}@{state.mesh.now_ms()}")
+            inject(fault)
+
+        state.post, state.inject = posting, injecting  # type: ignore[method-assign]
+        try:
+            state.init(watermarks=(None, None, None), swarm={}, scenario=None)
+            state.cut_call(sender="client", to="h0", cut=cut, duration_ms=1_000, hops=hops,
+                           route=Route.MONOLITH)
+            state.mesh.run_until_idle(60_000)
+            [did] = [e.delivery_id for e in state.mesh.trace() if e.kind is EventKind.POSTED]
+            [handled] = _handled_at(state.adapter, did)
+        finally:
+            state.teardown()
+        return told, handled
+
+    told, handled = run(hops=0)
+    assert told == ["partition_node@0", "post@0"] and 1_000 <= handled < 1_100
+    told, _ = run(hops=2, cut=FaultKind.HOLD_LINKS)
+    assert told == ["post@0", "hold_links@2"]  # two hops of 1 ms (none seen yet) later
+    # the control: a call with no fault is handled in a few hops
+    assert _handled_on_a_healthy_network() == [3]
 
 
 def _posted(did: str, at: int, seq: int) -> Posted:
