@@ -41,7 +41,8 @@ class CallFaults:
         self._ignores: list[tuple[FaultKind, Violation]] = []
         self._removed: set[str] = set()  # targets the harness removed
         self._held: set[str] = set()  # and those it slowed or blocked: a call may time out
-        self._slowed_ms: dict[str, int] = {}  # how long calls to each target it slowed take
+        # Each target's slowdowns, in the order armed: (when, how long calls there take).
+        self._slowdowns: dict[str, list[tuple[int, int]]] = {}
         self._stop_asked = False  # once asked, calls may be refused as shutting down
         self._network_faults = False  # once the network failed somewhere
 
@@ -67,7 +68,8 @@ class CallFaults:
         elif fact.kind in (FaultKind.BLOCK_HUB, FaultKind.SLOW_DESTINATION):
             self._held.add(fact.target)
             if fact.kind is FaultKind.SLOW_DESTINATION:
-                self._slowed_ms[fact.target] = fact.duration_ms
+                self._slowdowns.setdefault(fact.target, []).append(
+                    (fact.time_ms, fact.duration_ms))
         elif fact.kind in NETWORK_FAULTS:
             self._network_faults = True
         self._book.arm(fact)
@@ -162,9 +164,16 @@ class CallFaults:
 
     def slowed_past(self, d: Delivery, end_ms: int) -> bool:
         """Whether `d`'s current call, to a target the harness slowed, may still have been
-        on its way at `end_ms` (a mesh that takes the slowdown before the call leaves)."""
-        slowed, sent = self._slowed_ms.get(d.target or ""), d.sent_at
-        return slowed is not None and sent is not None and sent.time_ms + slowed >= end_ms
+        on its way at `end_ms` (a mesh that takes the slowdown before the call leaves, or
+        at the callee as it arrives): held by the slowdown in force when it was sent, or
+        by one armed after that, before `end_ms`. One armed later held no call of the run."""
+        sent = d.sent_at
+        if sent is None:
+            return False
+        slowdowns = self._slowdowns.get(d.target or "", [])
+        in_force = [s for s in slowdowns if s[0] <= sent.time_ms][-1:]
+        later = [s for s in slowdowns if sent.time_ms < s[0] <= end_ms]
+        return any(max(sent.time_ms, armed) + ms >= end_ms for armed, ms in in_force + later)
 
     def timing_since(self, d: Delivery) -> TraceEvent | None:
         """An event by which the caller's response timeout was surely running: its call

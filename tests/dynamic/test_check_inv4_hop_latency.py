@@ -199,6 +199,26 @@ def test_a_timed_out_call_slowed_past_the_end_reached_no_callee(stopped: bool) -
     assert "reached the callee 0 times (expected 1)" in v.message
 
 
+def test_a_slowdown_armed_after_the_end_does_not_undo_the_one_that_held_the_call() -> None:
+    # The call to g was slowed past the stop that cut it; long after the stop the harness
+    # slows g again, for less: that slowdown held no call of the run.
+    t = Trace()
+    t.add(K.ATTEMPT, hub="router", delivery_id="d1", target="g", attempt=0)
+    t.at(RESPONSE_TIMEOUT_MS).add(K.ATTEMPT_FAILED, hub="router", delivery_id="d1",
+                                  attempt=0, error="timeout", timed_out=True)
+    t.add(K.STOP_COMPLETED, hub="silo")
+    t.at(RESPONSE_TIMEOUT_MS + 30_000).add(K.HANDLED, hub="client")
+    held = Injected(FaultKind.SLOW_DESTINATION, "g", 1, RESPONSE_TIMEOUT_MS + 1_000, 0, 0)
+    later = Injected(FaultKind.SLOW_DESTINATION, "g", 1, 5, RESPONSE_TIMEOUT_MS + 30_000,
+                     len(t.events) - 1)
+    assert inv4.check(t.events, facts=[held, later], final=True) == []  # type: ignore[arg-type]
+    # Negative control: slowed for less before the call left, it was due at g before the
+    # stop, and never came.
+    brief = Injected(FaultKind.SLOW_DESTINATION, "g", 1, 5, 0, 0)
+    [v] = inv4.check(t.events, facts=[brief, later], final=True)  # type: ignore[arg-type]
+    assert "reached the callee 0 times (expected 1)" in v.message
+
+
 def test_a_refused_call_to_a_removed_target_owes_no_retry() -> None:
     removed = Injected(FaultKind.REMOVE_TARGET, "g", 1, 0, 0, 0)
     t = Trace()
