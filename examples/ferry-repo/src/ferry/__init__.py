@@ -1,0 +1,1 @@
+"""Ferry: a small message mesh whose nodes talk only through one broker."""
