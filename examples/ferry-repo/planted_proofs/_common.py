@@ -6,13 +6,14 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "src"))
 
-import tomllib  # noqa: E402
-from dataclasses import fields, replace  # noqa: E402
+import tomllib
+from dataclasses import fields, replace
 
-from invariants.checks.params import CheckParams  # noqa: E402
-from invariants.dynamic.runner import run_program  # noqa: E402
+from ferry import harness_adapter
 
-from ferry import harness_adapter  # noqa: E402
+from invariants.checks.params import CheckParams
+from invariants.dynamic.runner import run_program
+
 
 def _params() -> CheckParams:
     """The figures of pyproject.toml's [tool.harness.params], as `check` reads them."""
@@ -31,7 +32,8 @@ def violated(check: str, factory, program, init=None) -> tuple[bool, str]:
     start = ("init", {**INIT[1], **(init or {})})
     outcome = run_program(check, factory, (start, *program), params=PARAMS, bystanders=False)
     text = "\n".join(str(v) for v in (outcome.violations or ()))
-    return outcome.verdict == "violation", text or (outcome.failure_text or "")[:2000] or outcome.verdict
+    failure = (outcome.failure_text or "")[:2000]
+    return outcome.verdict == "violation", text or failure or outcome.verdict
 
 
 def prove(name: str, check: str, program, healthy=None, init=None, healthy_init=None) -> None:
@@ -42,11 +44,13 @@ def prove(name: str, check: str, program, healthy=None, init=None, healthy_init=
     print(f"{name} on bug_{name}: {'violated' if hit else 'NOT violated'}\n  {text[:600]}")
     ok &= hit
     clean, text = violated(check, harness_adapter.make, program, init)
-    print(f"{name} on make: {'VIOLATED' if clean else 'not violated'}" + (f"\n  {text[:600]}" if clean else ""))
+    print(f"{name} on make: {'VIOLATED' if clean else 'not violated'}"
+          + (f"\n  {text[:600]}" if clean else ""))
     ok &= not clean
     if healthy is not None:
         again, text = violated(check, bug, healthy, {**(init or {}), **(healthy_init or {})})
-        print(f"{name} on bug_{name}, healthy FIFO network: {'VIOLATED' if again else 'not violated'}"
+        verdict = "VIOLATED" if again else "not violated"
+        print(f"{name} on bug_{name}, healthy FIFO network: {verdict}"
               + (f"\n  {text[:600]}" if again else ""))
         ok &= not again
     if not ok:

@@ -1,5 +1,6 @@
 """f03 (network: crash): a call that timed out, then its callee's node crashes and restarts."""
 from _common import prove
+
 from invariants.adapter import Route
 
 CALL = [("advance", {"ms": 50, "schedule": []}),

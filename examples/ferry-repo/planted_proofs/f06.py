@@ -3,6 +3,7 @@
 The posts land in the run's first drive, so the order is set with the run's schedule
 strategy (PCT change point: the 5th ordering decision takes its second option)."""
 from _common import prove
+
 from invariants.adapter import Route
 
 POSTS = [("user", {"count": 2, "route": Route.DIRECT, "sender": "client", "to": "h0"}),

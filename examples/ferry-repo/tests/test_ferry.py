@@ -3,11 +3,11 @@ from __future__ import annotations
 
 import asyncio
 
-from invariants.adapter import FirstChooser, MessageSpec, Route
-from invariants.trace import EventKind
-
 from ferry import wire
 from ferry.harness_adapter import make
+
+from invariants.adapter import FirstChooser, MessageSpec, Route
+from invariants.trace import EventKind
 
 
 def kinds(mesh, kind, **match):

@@ -37,7 +37,8 @@ async def demo() -> int:
     sub = new_subscription("s1", "client", "billing", 2)
     await home.subscribe(sub)
     await asyncio.sleep(0.5)
-    handled = sum(h.queue.qsize() == 0 for n in cluster.nodes.values() if n for h in n.hubs.values())
+    handled = sum(h.queue.qsize() == 0
+                  for n in cluster.nodes.values() if n for h in n.hubs.values())
     cluster.request_stop(True)
     await cluster.run_stop()
     for node in cluster.nodes.values():

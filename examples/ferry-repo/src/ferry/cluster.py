@@ -2,8 +2,10 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections import deque
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from invariants.aio import emit
 
@@ -172,10 +174,8 @@ class Cluster:
             remaining = deadline - loop.time()
             if remaining <= 0:
                 break
-            try:
+            with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self.changed.wait(), remaining)
-            except TimeoutError:
-                pass
         if self.given_up:
             emit.stop_hold_released(hub=SILO, reason="cancelled", depth=self.legs_in_flight())
         elif not self.legs_in_flight():

@@ -1,7 +1,8 @@
 """Ferry behind mesh-harness's adapter protocol, on the simulated network (invariants.aio.net)."""
 from __future__ import annotations
 
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 from invariants.adapter import Capability, Chooser, Fault, FaultKind, MessageSpec, Route
 from invariants.aio import AsyncMeshAdapter

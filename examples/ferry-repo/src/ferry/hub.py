@@ -3,9 +3,10 @@ from __future__ import annotations
 
 import asyncio
 import time
-from types import MappingProxyType
 from collections import OrderedDict
-from typing import TYPE_CHECKING, Callable
+from collections.abc import Callable
+from types import MappingProxyType
+from typing import TYPE_CHECKING
 
 from invariants.aio import emit, points
 from invariants.trace import MessageClass
@@ -26,18 +27,22 @@ def fields(d: Delivery) -> dict:
 
 
 class Breaker:
-    """Per-key storm breaker: (sender, target, type, identity); a window opens at a key's first post."""
+    """Per-key storm breaker: (sender, target, type, identity).
+
+    A window opens at a key's first post.
+    """
 
     def __init__(self, threshold: int) -> None:
         self.threshold = threshold
-        self._keys: OrderedDict[tuple, list[float]] = OrderedDict()  # key -> [window start, count, tripped until]
+        # key -> [window start, count, tripped until]
+        self._keys: OrderedDict[tuple, list[float]] = OrderedDict()
 
     def admit(self, key: tuple, now: float) -> str:
         """'ok', 'trip' (this post trips the key) or 'drop' (the key is cooling down)."""
         state = self._keys.get(key)
         if state is not None:
             self._keys.move_to_end(key)
-            start, count, until = state
+            start, _count, until = state
             if until and now < until:
                 return "drop"
             if until or now >= start + config.BREAKER_WINDOW_MS:
@@ -83,13 +88,15 @@ class Hub:
             verdict = self.breaker.admit((d.sender, d.target, d.type, d.key), self.now_ms())
             if verdict != "ok":
                 if verdict == "trip":
-                    emit.breaker_tripped(hub=hub, delivery_id=d.id, sender=d.sender, target=d.target,
-                                         message_type=d.type, diagnostic_key=d.key)
+                    emit.breaker_tripped(hub=hub, delivery_id=d.id, sender=d.sender,
+                                         target=d.target, message_type=d.type,
+                                         diagnostic_key=d.key)
                 emit.dropped(hub=hub, delivery_id=d.id, depth=depth, error="Ignored")
                 return "dropped"
         shed_at = self.watermark + 1 if self.node.settings.bug("f07") else self.watermark
         if d.cls == IGNORABLE and depth >= shed_at:
-            emit.shed(hub=hub, delivery_id=d.id, depth=depth, watermark=self.watermark, error="Ignored")
+            emit.shed(hub=hub, delivery_id=d.id, depth=depth, watermark=self.watermark,
+                      error="Ignored")
             return "shed"
         self.queue.put_nowait(d)
         emit.enqueued(hub=hub, delivery_id=d.id, depth=self.queue.qsize())

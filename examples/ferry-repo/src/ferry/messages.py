@@ -40,7 +40,7 @@ def may_answer(delivery: Delivery) -> bool:
     return delivery.cls in ANSWERABLE
 
 
-def FailureNotice(delivery: Delivery, error: str, notice_id: str) -> Delivery:  # noqa: N802
+def FailureNotice(delivery: Delivery, error: str, notice_id: str) -> Delivery:
     """The failure answer to `delivery`, travelling back to its sender."""
     return Delivery(id=notice_id, sender=delivery.target, target=delivery.sender,
                     type="FailureNotice", cls=FAILURE, identity="mesh",

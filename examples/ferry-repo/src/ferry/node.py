@@ -6,8 +6,8 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from invariants.aio import emit, points
 from invariants.adapter import FaultKind
+from invariants.aio import emit, points
 
 from . import config
 from .hub import CLASSES, Hub
@@ -304,7 +304,8 @@ class Node:
                                 timed_out=timed_out)
             if not is_resendable(status) or attempt == config.CALL_RETRIES:
                 break
-            await asyncio.sleep(min(config.RETRY_BASE_MS * 2 ** attempt, config.RETRY_CAP_MS) / 1000)
+            backoff_ms = min(config.RETRY_BASE_MS * 2 ** attempt, config.RETRY_CAP_MS)
+            await asyncio.sleep(backoff_ms / 1000)
         if error == "rejected":
             error = "Refused"
         self.end_leg(leg, "failed")
@@ -321,10 +322,12 @@ class Node:
         d = Delivery.from_wire(body["d"])
         attempt = body["attempt"]
         if body["reject"]:
-            self.send(origin, {"op": "result", "id": d.id, "attempt": attempt, "status": "rejected"})
+            self.send(origin, {"op": "result", "id": d.id, "attempt": attempt,
+                               "status": "rejected"})
             return
         if d.target not in self.hubs or points.removed(d.target):
-            self.send(origin, {"op": "result", "id": d.id, "attempt": attempt, "status": "not_found"})
+            self.send(origin, {"op": "result", "id": d.id, "attempt": attempt,
+                               "status": "not_found"})
             return
         if d.id in self.received_calls:
             return
@@ -349,9 +352,16 @@ class Node:
     # ----- subscriptions ----------------------------------------------------------------
     async def subscribe(self, sub: Subscription) -> None:
         self.subs[sub.id] = sub
-        self._sub_attempt(sub)
+        self._sub_attempt(sub, 0)
 
-    def _sub_attempt(self, sub: Subscription) -> None:
+    def _sub_attempt(self, sub: Subscription, attempt: int) -> None:
+        """Send the subscription's request as a route leg, unless the stop has begun by now."""
+        if not self.accepting:
+            # The stop began since this attempt was asked for (in the same instant, say):
+            # no route leg may start, so the subscription ends with the silo instead.
+            self._end_with_silo(sub)
+            return
+        sub.attempt = attempt
         req = Delivery(id=self.next_id("r"), sender=sub.subscriber, target=sub.target,
                        type="SubscribeRequest", cls=USER, subscription=sub.id)
         sub.request, sub.timed_out = req.id, False
@@ -362,8 +372,10 @@ class Node:
         self.send(self.cluster.node_for(req.target), {"op": "subreq", "leg": leg.id, "req": req.id,
                                                        "target": req.target})
         loop = asyncio.get_running_loop()
-        leg.timer = loop.call_later(config.RESPONSE_TIMEOUT_MS / 1000, self._leg_timed_out, leg.id, "subreq")
-        sub.timer = loop.call_later(config.SUBSCRIBE_TIMEOUT_MS / 1000, self._sub_timeout, sub, sub.attempt)
+        leg.timer = loop.call_later(config.RESPONSE_TIMEOUT_MS / 1000, self._leg_timed_out,
+                                    leg.id, "subreq")
+        sub.timer = loop.call_later(config.SUBSCRIBE_TIMEOUT_MS / 1000, self._sub_timeout,
+                                    sub, sub.attempt)
 
     def _sub_current(self, sub: Subscription, request: str) -> bool:
         return not sub.closed and request == sub.request and not sub.timed_out
@@ -391,8 +403,8 @@ class Node:
     def _sub_retry(self, sub: Subscription, error: str) -> None:
         if sub.attempt >= sub.retries:
             self._close(sub)
-            emit.subscribe_terminated(hub=sub.subscriber, subscription_id=sub.id, attempt=sub.attempt,
-                                      reason=f"retries_exhausted:{error}")
+            emit.subscribe_terminated(hub=sub.subscriber, subscription_id=sub.id,
+                                      attempt=sub.attempt, reason=f"retries_exhausted:{error}")
             return
         delay = config.SUBSCRIBE_BACKOFF_MS * 2 ** sub.attempt
         sub.timer = asyncio.get_running_loop().call_later(delay / 1000, self._sub_next, sub)
@@ -400,8 +412,7 @@ class Node:
     def _sub_next(self, sub: Subscription) -> None:
         if sub.closed:
             return
-        sub.attempt += 1
-        self._sub_attempt(sub)
+        self._sub_attempt(sub, sub.attempt + 1)
 
     def _close(self, sub: Subscription) -> None:
         sub.closed = True
@@ -412,6 +423,9 @@ class Node:
     def end_subscriptions(self) -> None:
         """The stop ends every open subscription."""
         for sub in list(self.subs.values()):
-            self._close(sub)
-            emit.subscribe_terminated(hub=sub.subscriber, subscription_id=sub.id, attempt=sub.attempt,
-                                      reason="silo_stopped")
+            self._end_with_silo(sub)
+
+    def _end_with_silo(self, sub: Subscription) -> None:
+        self._close(sub)
+        emit.subscribe_terminated(hub=sub.subscriber, subscription_id=sub.id,
+                                  attempt=sub.attempt, reason="silo_stopped")
