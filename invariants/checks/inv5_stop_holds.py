@@ -330,6 +330,7 @@ class StopHolds(Monitor):
     def __init__(self, params: CheckParams = DEFAULT_PARAMS) -> None:
         super().__init__(params)
         self._legs: dict[str, TraceEvent] = {}  # open legs, in dispatch order
+        self._started: dict[str, TraceEvent] = {}  # every leg id started, and where
         self._lost: set[str] = set()  # legs in flight when the harness crashed a node
         self._cut: set[str] = set()  # deliveries gated or refused during the stop
         self._stop = _StopEdges(self, self._legs, self._lost)
@@ -366,6 +367,7 @@ class StopHolds(Monitor):
                     "(must be refused as ShuttingDown)",
                     *stop.context(event),
                 )
+            self._started_once(event, event.leg_id)
             self._legs[event.leg_id] = event
             stop.leg_started()
         elif kind is EventKind.LEG_ENDED and event.leg_id is not None:
@@ -392,6 +394,13 @@ class StopHolds(Monitor):
             stop.completed = event
             if stop.stopping:
                 self.exercised(COMPLETED)
+
+    def _started_once(self, event: TraceEvent, leg_id: str) -> None:
+        """Every leg id is started once: a second start (a node rebuilt after a crash that
+        numbers its legs afresh, say) makes two legs one, and either's end ends both."""
+        first = self._started.setdefault(leg_id, event)
+        if first is not event:
+            self.flag(f"leg {leg_id} started twice (a leg id is started once)", first, event)
 
     def _observe_leg_ended(self, event: TraceEvent) -> None:
         """A leg ended by a refusal, a gate or the pool's drain while the graceful stop holds

@@ -166,6 +166,7 @@ class AnswerOnce(_FromFacts):
         super().__init__(params)
         self._posted: dict[str, TraceEvent] = {}  # delivery id -> first POSTED
         self._answers: dict[str, TraceEvent] = {}  # delivery id -> first FAILURE_EMITTED
+        self._answer_ids: dict[str, TraceEvent] = {}  # an answer's own id -> its FAILURE_EMITTED
         self._failed: dict[str, TraceEvent] = {}  # ordinary deliveries whose routing failed
         self._rejected: set[str] = set()
         self._suppressed: set[str] = set()  # suppressed-class deliveries whose routing failed
@@ -341,6 +342,7 @@ class AnswerOnce(_FromFacts):
                 del self._landed[answer]  # gated, dropped or shed there: no verdict
 
     def _observe_answer(self, event: TraceEvent, answered: str) -> None:
+        self._answer_ids_unique(event, answered)
         self._not_found_from_live(event, answered)
         self._stopping_only_when_asked(event, answered)
         self._owe(event, answered)
@@ -360,6 +362,16 @@ class AnswerOnce(_FromFacts):
             shown = (posted, event) if posted is not None else (event,)
             self.flag(f"{packaged}{cls.value} delivery {answered} was answered (must never be)",
                       *shown)
+
+    def _answer_ids_unique(self, event: TraceEvent, answered: str) -> None:
+        """An answer is a post too: two answers to different deliveries under one id (a
+        node rebuilt after a crash that numbers afresh, say) could not be told apart."""
+        if event.delivery_id is None:
+            return
+        first = self._answer_ids.setdefault(event.delivery_id, event)
+        if first is not event and first.answers != answered:
+            self.flag(f"the mesh gave answer id {event.delivery_id} to answers of "
+                      f"{first.answers} and {answered}", first, event)
 
     def _node_stopped(self, event: TraceEvent) -> bool:
         """A node of a networked mesh that finished its own part of the stop while others

@@ -189,3 +189,17 @@ def test_a_leg_in_flight_when_the_harness_crashed_a_node_owes_no_end() -> None:
     assert found(crashed=True) == []
     assert found(crashed=False) == ["leg L1 never ended"]
     assert found(crashed=True, leg_after=True) == ["leg L2 never ended"]
+
+
+def test_a_leg_id_started_twice_is_flagged() -> None:
+    """A node rebuilt after a crash that numbers its legs afresh starts a leg id its
+    predecessor started: the two legs are one to every reader. The control: a fresh id."""
+    def found(second: str) -> list[str]:
+        t, facts = _a_leg_and_a_crash(crashed=True, leg_after=False)
+        t.at(200).add(K.LEG_STARTED, hub="router", leg_id=second, leg_kind="route")
+        t.add(K.LEG_ENDED, hub="router", leg_id=second)
+        return [v.message for v in run_monitor(inv5.StopHolds(), t.events, facts=facts,
+                                               final=True)]
+
+    assert found("L1") == ["leg L1 started twice (a leg id is started once)"]
+    assert found("L2") == []

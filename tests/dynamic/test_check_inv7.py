@@ -69,6 +69,23 @@ def test_answering_twice_is_flagged() -> None:
     assert "answered more than once" in v.message
 
 
+def test_one_answer_id_given_to_answers_of_two_deliveries_is_flagged() -> None:
+    """An answer is a post too: a node that numbers its answers afresh after a rebuild
+    gives a second delivery's answer the id of the first's. The control: a fresh id."""
+    def found(second_id: str) -> list[str]:
+        t = Trace()
+        _post(t, "d1", C.USER, "Control")
+        _post(t, "d2", C.USER, "Control")
+        for did, answer in (("d1", "n1"), ("d2", second_id)):
+            t.add(K.DISPATCH_REFUSED, hub="router", delivery_id=did, error="ShuttingDown")
+            t.add(K.FAILURE_EMITTED, hub="router", delivery_id=answer, answers=did,
+                  error="ShuttingDown")
+        return [v.message for v in inv7.check(t.events)]
+
+    assert found("n1") == ["the mesh gave answer id n1 to answers of d1 and d2"]
+    assert found("n2") == []
+
+
 def test_ordinary_failure_never_answered_is_unfinished() -> None:
     t = Trace()
     _stopping_host(t)
