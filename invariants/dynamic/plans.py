@@ -26,7 +26,7 @@ from hypothesis.stateful import initialize, precondition, rule
 
 from invariants.adapter import AdapterFactory, Capability, FaultKind, FirstChooser, Route
 from invariants.adapter_calls import calling_adapter, factory_name
-from invariants.capabilities import capabilities_of, family_needs, route_needs
+from invariants.capabilities import RECORDS, capabilities_of, family_needs, route_needs
 from invariants.checks import CHECKS, CheckParams
 from invariants.dynamic.chooser import CHANGE_POINTS, SCRIPTS, UNIFORM
 from invariants.dynamic.driver import (
@@ -72,6 +72,13 @@ class Plan:
     programs_only: frozenset[str] = frozenset()
 
 
+# The network's faults, swarm-toggled in every plan: a mesh of many nodes can break any
+# invariant between them (a rejection's word held past its caller's timeout, a call that
+# times out, a stop racing legs to other nodes, a node rebuilt after a crash that forgets
+# its hubs' figures or a removal). Only an adapter that declares NETWORK draws them.
+NETWORK_FAMILIES = frozenset(RECORDS[Capability.NETWORK].families)
+
+
 def _plan(
     core: str,
     extra: str,
@@ -83,37 +90,31 @@ def _plan(
     breakers: bool = False,
     programs_only: str = "",
 ) -> Plan:
-    return Plan(frozenset(core.split()), frozenset(extra.split()), routes, targets, roundtrip,
-                holds, breakers, frozenset(programs_only.split()))
+    return Plan(frozenset(core.split()), frozenset(extra.split()) | NETWORK_FAMILIES, routes,
+                targets, roundtrip, holds, breakers, frozenset(programs_only.split()))
 
-
-# The network's faults, for the checks whose failures live between nodes (a rejection's
-# word held past its caller's timeout, calls that time out, stops racing legs to other
-# nodes, answers lost with a crash); only an adapter that declares NETWORK draws them.
-_NETWORK = " partition hold_links crash cut_call"
 
 PLANS: Mapping[str, Plan] = {
     "INV1": _plan("anonymous failure user",
-                  "reject timeout block slow subscribe stop ignorable" + _NETWORK),
+                  "reject timeout block slow subscribe stop ignorable"),
     # INV2 draws the stop's hold too: racing legs that keep the silo stopping while its
     # subscriptions retry into refusals, so one waits out a backoff when the stop completes.
-    "INV2": _plan("subscribe tied_call", "remove block slow stop user" + _NETWORK, holds=True),
+    "INV2": _plan("subscribe tied_call", "remove block slow stop user", holds=True),
     "INV3": _plan("flood user block ignorable", "slow remove stop anonymous chatter",
                   breakers=True),
-    "INV4": _plan("user reject timeout aggregate tied_call", "block slow stop remove" + _NETWORK,
+    "INV4": _plan("user reject timeout aggregate tied_call", "block slow stop remove",
                   (Route.GRAIN,),
                   HUBS),
     "INV5": _plan("user stop slow",
-                  "reject timeout block failure ignorable subscribe remove" + _NETWORK,
+                  "reject timeout block failure ignorable subscribe remove",
                   holds=True),
     "INV6": _plan("fanout storm user", "ignorable block stop", roundtrip=True, breakers=True),
     # INV7's seed programs subscribe and hold a hub too (a subscription's late answer is one
     # more message whose handler must not raise); its search draws neither.
     "INV7": _plan("ignorable failure user stop raising burst",
-                  "slow reject timeout remove anonymous" + _NETWORK, roundtrip=True,
+                  "slow reject timeout remove anonymous", roundtrip=True,
                   programs_only="subscribe block"),
 }
-
 
 
 # Rule families: the strategies of each rule's arguments.

@@ -85,7 +85,7 @@ def test_adapter_check_runs_the_network_program() -> None:
 
 def test_the_machines_draw_the_network_families_only_for_a_network() -> None:
     families = {"partition", "hold_links", "crash", "cut_call"}
-    for check_id in ("INV1", "INV2", "INV4", "INV5", "INV7"):
+    for check_id in ("INV1", "INV2", "INV3", "INV4", "INV5", "INV6", "INV7"):
         assert families <= set(vars(machine_class(check_id, make, capabilities=frozenset(
             {Capability.NETWORK, Capability.SUBSCRIBE, Capability.STOP_LIFECYCLE,
              Capability.GRAIN_ROUTER})))), check_id
