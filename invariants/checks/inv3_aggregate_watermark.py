@@ -125,8 +125,13 @@ class AggregateWatermark(Monitor):
         if kind is _FAULT_INJECTED and event.reason == REMOVE_TARGET:
             self._forget_hub(event.target)
             return
-        if kind is _HUB_CREATED and event.hub and event.watermark is not None:
-            self._stated[event.hub] = event.watermark
+        if kind is _HUB_CREATED and event.hub:
+            # Made afresh (a node rebuilt after a crash makes its hubs again): its queue is
+            # empty, and what the old one queued is gone with it.
+            self._depth.pop(event.hub, None)
+            self._forget_queue(event.hub)
+            if event.watermark is not None:
+                self._stated[event.hub] = event.watermark
             return
         if kind is _STOP_COMPLETED:
             # The silo is down: what its hubs still queue is the stop's business (INV5

@@ -35,8 +35,9 @@ STOPPED = "storms past the threshold in one instant stopped"
 Key = tuple[str | None, BreakerKey]  # the hub and the breaker key
 
 # Read for every event: module constants, not slow attribute lookups on the enum class.
-_POSTED, _ENQUEUED, _DROPPED, _TRIPPED = (
-    EventKind.POSTED, EventKind.ENQUEUED, EventKind.DROPPED, EventKind.BREAKER_TRIPPED
+_POSTED, _ENQUEUED, _DROPPED, _TRIPPED, _HUB_CREATED = (
+    EventKind.POSTED, EventKind.ENQUEUED, EventKind.DROPPED, EventKind.BREAKER_TRIPPED,
+    EventKind.HUB_CREATED,
 )
 _REFUSED = frozenset({EventKind.GATED, EventKind.REJECTED})
 _USER = MessageClass.USER
@@ -144,6 +145,9 @@ class FanoutNotDropped(Monitor):
             self._without_breaker(event)
             return
         kind = event.kind
+        if kind is _HUB_CREATED:
+            self._forget_hub(event.hub)
+            return
         if kind is _ENQUEUED:
             self.judged(WINDOWS, self._windows.outcome(event), event)
             intake = self._intake.get(event.hub)
@@ -179,6 +183,17 @@ class FanoutNotDropped(Monitor):
             self._tripped(event, key, arrivals)
         elif not self._after_cooldown(event, key, arrivals):
             self._held_to_count(event, key, arrivals)
+
+    def _forget_hub(self, hub: str | None) -> None:
+        """A hub made afresh (a node rebuilt after a crash makes its hubs again) has a
+        fresh breaker: what the old one counted of its keys counts no more."""
+        for table in (self._arrivals, self._tuples, self._shared, self._totals, self._trips,
+                      self._bursts):
+            for key in [k for k in table if k[0] == hub]:
+                del table[key]
+        self._fresh = {key for key in self._fresh if key[0] != hub}
+        self._intake.pop(hub, None)
+        self._windows.forget_hub(hub)
 
     def _without_breaker(self, event: TraceEvent) -> None:
         """A mesh with no breaker: its fan-outs are counted as kept, and a drop is wrong."""

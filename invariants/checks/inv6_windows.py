@@ -61,6 +61,14 @@ class KeyWindows:
         self._full: set[str | None] = set()  # hubs past breaker_max_keys
         self._intake: dict[str | None, _Intake] = {}  # hub -> its latest counted post
 
+    def forget_hub(self, hub: str | None) -> None:
+        """`hub` was made afresh: its keys' windows start again."""
+        self._windows = {key: w for key, w in self._windows.items() if key[0] != hub}
+        self._done = {key for key in self._done if key[0] != hub}
+        self._keys_at.pop(hub, None)
+        self._full.discard(hub)
+        self._intake.pop(hub, None)
+
     def posted(self, event: TraceEvent, key: Key, *, counted: bool) -> None:
         """A post of `key` at its hub (`event` is its POSTED there); `counted`: user
         traffic, which every breaker counts."""

@@ -236,3 +236,26 @@ def test_what_a_node_queued_when_the_harness_crashed_it_is_owed_no_turn() -> Non
     # Queued while the node is down (before its restart at 100 ms): on a node the crash may
     # have taken, as INV7 reads a post made then.
     assert found(crashed=True, queued_after=99) == []
+
+
+def test_a_hub_rebuilt_after_a_crash_starts_with_an_empty_queue() -> None:
+    """A node restarted after a crash rebuilds its hubs (`HUB_CREATED` again), their queues
+    empty: what the old hub queued no longer counts toward the new one's watermark. The
+    control: the same queue with no rebuild keeps its depth."""
+
+    def found(rebuilt: bool) -> list[str]:
+        t = Trace()
+        t.add(K.TURN_BLOCKED, hub="h")
+        for i in range(2):
+            _intake(t, K.ENQUEUED, f"u{i}", C.IGNORABLE)
+        facts = [Injected(FaultKind.CRASH_NODE, "h", 1, 100, 0, len(t.events))]
+        if rebuilt:
+            t.at(100).add(K.HUB_CREATED, hub="h", watermark=3)
+        for i in range(2):
+            _intake(t.at(200), K.ENQUEUED, f"i{i}", C.IGNORABLE)
+        return [v.message for v in run_monitor(inv3.AggregateWatermark(LOW), t.events,
+                                               facts=facts)]
+
+    assert found(rebuilt=True) == []
+    assert found(rebuilt=False) == [
+        "sheddable message i1 admitted to h at depth 3 >= watermark 3 (must be shed)"]

@@ -254,3 +254,22 @@ def test_a_fan_out_on_a_mesh_with_no_breaker_still_counts_as_kept() -> None:
     monitor = inv6.FanoutNotDropped(CheckParams(breaker_threshold=20, breaker_windows="none"))
     monitor.feed(t.events)
     assert monitor.evidence[inv6.KEPT] == 10  # posts 21-30 of the one (sender, target, type)
+
+
+def test_a_hub_rebuilt_after_a_crash_has_a_fresh_breaker() -> None:
+    """A node restarted after a crash makes its hubs again (`HUB_CREATED`): their breakers
+    count afresh, so a key tripped on the old hub is admitted on the new one, in its
+    cooldown. The control: the same admission with no rebuild re-opened the key early."""
+
+    def found(rebuilt: bool) -> list[str]:
+        t = Trace()
+        _burst(t, 0, 20)
+        _trip(t, 20)
+        if rebuilt:
+            t.at(100).add(K.HUB_CREATED, hub="cache", watermark=100)
+        _msg(t.at(1_000), K.ENQUEUED, 21, "one-stream")
+        return [v.message for v in inv6.check(t.events, SMALL)]
+
+    assert found(rebuilt=True) == []
+    assert found(rebuilt=False) == ["breaker admitted m21 1000 ms after its key tripped on "
+                                    "m20 (cooldown 2000 ms): the key was re-opened early"]
