@@ -369,6 +369,9 @@ class BoundedSubscribe(Monitor):
                 + _ending(self._subs.get(sid)),
                 *((self._subs[sid].first,) if sid in self._subs else ()))
             for sid, f in self._live.items()
+            # Once the network's verdicts held a segment, any attempt may have been lost
+            # on the way, as after a network fault.
+            if not self.harness.network_held
         ]
 
 

@@ -284,6 +284,9 @@ def _family_arguments(
                 # into the hold, once a budget-long hold is over, in the stop's own instant
                 # before its first stage, or a millisecond after it began.
                 "give_up_ms": st.sampled_from([None, 1_000, 31_000, 0, 1]),
+                # Its racing posts in its own instant, or a hop or two before it (legs by
+                # then on a mesh that dispatches as its loop runs).
+                "lead_hops": _HOPS,
             } if plan.holds else {}),
         },
     }

@@ -339,19 +339,25 @@ class Workload:
         racing: Sequence[tuple[str, Route]] = (),
         slow_ms: int = 0,
         give_up_ms: int | None = None,
+        lead_hops: int = 0,
     ) -> None:
         """Stop the silo; `racing` posts are sent in the same instant, so their legs (and
         the NACKs they cause) are in flight while the stop runs, and for `slow_ms` more
         when their targets are slowed by that much first (a hold that lasts, or outlives
-        the stop budget). With `give_up_ms` (None: never), a graceful stop is given up on
-        that much later: the host's shutdown timeout expires, a non-graceful stop request
-        that ends any hold. At 0 ms it comes in the stop's own instant, before the mesh
-        has run its first stage; later, mid-hold or once the stop is over."""
+        the stop budget). With `lead_hops`, they are sent that many of the mesh's own hops
+        (`hop_ms`) before the stop: a mesh that dispatches as its loop runs, not as it is
+        posted to, has made them legs by then. With `give_up_ms` (None: never), a graceful
+        stop is given up on that much later: the host's shutdown timeout expires, a
+        non-graceful stop request that ends any hold. At 0 ms it comes in the stop's own
+        instant, before the mesh has run its first stage; later, mid-hold or once the stop
+        is over."""
         if slow_ms:
             for to in dict.fromkeys(to for to, _route in racing):
                 self.slow(to, slow_ms)
         for to, route in racing:
             self.post("client", to, MessageSpec("Request"), route=route)
+        if lead_hops and racing:
+            self.driver.advance_clock(lead_hops * self.hop_ms())
         self.driver.stop_silo(graceful=graceful)
         if graceful and give_up_ms is not None:
             if give_up_ms:

@@ -184,12 +184,16 @@ def test_a_subscription_to_a_live_hub_is_owed_its_answer() -> None:
     from invariants.adapter import FaultKind
     from invariants.checks import Injected, Subscribed
 
-    def run(answered: bool, *, removed: bool = False) -> list[str]:
+    from invariants.checks.harness_facts import NetworkHeld
+
+    def run(answered: bool, *, removed: bool = False, held: bool = False) -> list[str]:
         t = Trace()
         t.add(K.HUB_CREATED, hub="h0")
         facts: list[object] = [Subscribed("s1", "client", "h0", 0, 0, len(t.events))]
         if removed:
             facts.append(Injected(FaultKind.REMOVE_TARGET, "h0", 1, 0, 0, len(t.events)))
+        if held:  # the network's verdicts held a segment: its attempts may all be lost
+            facts.append(NetworkHeld(0, len(t.events)))
         _attempt(t, 0, fails=False)
         if answered:
             t.add(K.SUBSCRIBE_ANSWERED, hub="client", subscription_id="s1", attempt=0)
@@ -206,6 +210,7 @@ def test_a_subscription_to_a_live_hub_is_owed_its_answer() -> None:
         "blocked nor slowed, was never answered: it terminated (retries_exhausted:timeout) after 1 "
         "attempt(s)"]
     assert run(False, removed=True) == []
+    assert run(False, held=True) == []
 
 
 def _stopping(t: Trace, *, ended: bool, ended_first: bool = False) -> list[object]:
