@@ -183,7 +183,6 @@ def test_a_failure_answering_an_earlier_attempt_does_not_move_the_due_time() -> 
 def test_a_subscription_to_a_live_hub_is_owed_its_answer() -> None:
     from invariants.adapter import FaultKind
     from invariants.checks import Injected, Subscribed
-
     from invariants.checks.harness_facts import NetworkHeld
 
     def run(answered: bool, *, removed: bool = False, held: bool = False) -> list[str]:
