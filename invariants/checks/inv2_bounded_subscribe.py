@@ -81,6 +81,12 @@ _EXCUSING = frozenset({FaultKind.REMOVE_TARGET, FaultKind.BLOCK_HUB,
                        FaultKind.SLOW_DESTINATION})
 
 
+# What only the subscriber records: heard from by one after a crash, its subscription was
+# not lost (its request, on the wire at the crash, may still land at its target).
+_SUBSCRIBERS_OWN = frozenset({EventKind.SUBSCRIBE_ATTEMPT, EventKind.SUBSCRIBE_ANSWERED,
+                              EventKind.SUBSCRIBE_TERMINATED})
+
+
 class BoundedSubscribe(Monitor):
     check_id = "INV2"
     title = "subscribe to a missing target is bounded"
@@ -183,7 +189,8 @@ class BoundedSubscribe(Monitor):
         if sid is None:
             return
         self._unseen.pop(sid, None)
-        self._lost.discard(sid)  # heard from: it was not lost
+        if event.kind in _SUBSCRIBERS_OWN:
+            self._lost.discard(sid)  # heard from: it was not lost
         sub = self._subs.get(sid)
         if sub is None:
             sub = self._subs[sid] = _Subscription(first=event)

@@ -418,7 +418,8 @@ def test_a_subscription_open_when_the_harness_crashed_a_node_owes_no_end() -> No
     from invariants.adapter import FaultKind
     from invariants.checks import Injected, Subscribed
 
-    def run(crash_at: int | None, *, quiet: str = "s1", again: bool = False) -> list[str]:
+    def run(crash_at: int | None, *, quiet: str = "s1", again: bool = False,
+            landed: bool = False) -> list[str]:
         t = Trace()
         t.add(K.HUB_CREATED, hub="h0")
         facts: list[object] = [Subscribed("s1", "client", "h0", 0, 0, len(t.events))]
@@ -433,6 +434,8 @@ def test_a_subscription_open_when_the_harness_crashed_a_node_owes_no_end() -> No
             facts.append(Subscribed("s2", "client", "h0", 0, 5_000, len(t.events)))
         if again:  # heard from after the crash: more attempts than its retries
             _attempts(t.at(6_000), 2, params=CheckParams(subscribe_retries=0))
+        if landed:  # its request, on the wire at the crash, lands at its target later
+            t.at(1_500).add(K.POSTED, hub="h0", subscription_id="s1", delivery_id="r0")
         return [v.message
                 for v in inv2.check(t.events, CheckParams(subscribe_retries=0), final=True,
                                     facts=facts)]  # type: ignore[arg-type]
@@ -446,6 +449,8 @@ def test_a_subscription_open_when_the_harness_crashed_a_node_owes_no_end() -> No
     assert run(None, quiet="backoff") == ["subscription s1 still open at quiescence", unanswered]
     assert run(1, quiet="backoff") == []
     assert run(1, quiet="s2") == [silent.format("s2", 5000)]
+    # the subscriber is not heard from by its request landing where it went
+    assert run(1, quiet="backoff", landed=True) == []
     assert run(1, quiet="backoff", again=True) == [
         "subscription s1 made more than 1 attempts (0 retries)",
         "subscription s1 still open at quiescence"]
