@@ -35,7 +35,8 @@ class Clock:
         if delay is None:
             raise TypeError("delay must not be None")
         if math.isfinite(delay):
-            return self.now_us + round(delay * US)
+            # A positive delay moves time by a microsecond at least (`VirtualLoop.call_later`).
+            return self.now_us + (round(delay * US) or (1 if delay > 0 else 0))
         return None if delay > 0 else self.now_us
 
     def at(self, when: float) -> int | None:
@@ -43,7 +44,12 @@ class Clock:
         if when is None:
             raise TypeError("when cannot be None")
         if math.isfinite(when):
-            return round(when * US)
+            when_us = round(when * US)
+            # A time after now is later than now, by a microsecond at least (a deadline's
+            # float residue past the current instant, as for `after`).
+            if when_us <= self.now_us and when > self.now_us / US:
+                return self.now_us + 1
+            return when_us
         return None if when > 0 else self.now_us
 
     def arm(self, when_us: int, timer: asyncio.TimerHandle) -> None:

@@ -150,8 +150,12 @@ class VirtualLoop(AsyncGenHooks, FencedEventLoop):
         context: Context | None = None,
     ) -> asyncio.TimerHandle:
         clock = self._clock
-        if delay.__class__ is float and 0.0 <= delay < _HORIZON:  # the common case, inline
-            return self._timer(clock.now_us + round(delay * US), callback, args, context)
+        if delay.__class__ is float and 0.0 < delay < _HORIZON:  # the common case, inline
+            # A positive delay moves time, by a microsecond at least: a float residue of a
+            # deadline (`deadline - loop.time()`, about 1e-15 s) would otherwise fall due in
+            # its own instant again and again, where a real clock goes on ticking.
+            return self._timer(clock.now_us + (round(delay * US) or 1), callback, args,
+                               context)
         return self._timer(clock.after(delay), callback, args, context)
 
     def call_at(

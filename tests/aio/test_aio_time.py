@@ -107,3 +107,31 @@ def test_an_infinite_sleep_never_fires() -> None:
     handle = loop.call_later(float("inf"), lambda: None)
     assert loop.run_until_idle(1000) is True
     handle.cancel()
+
+
+def test_a_deadline_in_float_seconds_is_reached_not_spun_on() -> None:
+    """Everyday code waits out a deadline as `left = deadline - loop.time()`; the float
+    residue left at the deadline (about 1e-15 s) is a positive delay, and a positive delay
+    moves time (one microsecond at least), as a real clock would go on ticking. The
+    control: a delay of 0 stays in its instant."""
+
+    async def main() -> tuple[int, float]:
+        loop = asyncio.get_running_loop()
+        await asyncio.sleep(30.001)
+        deadline = loop.time() + 10.0  # 40.001000000000005: a residue above 40.001
+        waits = 0
+        while (left := deadline - loop.time()) > 0:
+            waits += 1
+            await asyncio.sleep(left)
+        return waits, loop.time()
+
+    result = run(main())
+    waits, now = result.result
+    assert waits == 2 and now == 40.001001  # the residue cost one microsecond, not a spin
+    assert result.steps < 20
+
+    async def zero() -> float:
+        await asyncio.sleep(0)
+        return asyncio.get_running_loop().time()
+
+    assert run(zero()).result == 0.0
