@@ -95,8 +95,7 @@ def _plan(
 
 
 PLANS: Mapping[str, Plan] = {
-    "INV1": _plan("anonymous failure user",
-                  "reject timeout block slow subscribe stop ignorable"),
+    "INV1": _plan("anonymous failure user", "reject timeout block slow subscribe stop ignorable"),
     # INV2 draws the stop's hold too: racing legs that keep the silo stopping while its
     # subscriptions retry into refusals, so one waits out a backoff when the stop completes.
     "INV2": _plan("subscribe tied_call", "remove block slow stop user", holds=True),

@@ -137,6 +137,11 @@ class Workload:
                 self._routed.clear()
         return self._hop_ms or 1
 
+    def hops_ms(self, hops: int) -> int:
+        """`hops` of the mesh's own hops (`hop_ms`), in milliseconds (none: 0, the trace
+        not read)."""
+        return hops * self.hop_ms() if hops else 0
+
     def aim(self, timer: int, less_ms: int, schedule: list[int],
             ties: Sequence[int] = (), hops: int = 0) -> None:
         """Advance to `less_ms`, and `hops` of the mesh's own hops (`hop_ms`), before the
@@ -274,7 +279,7 @@ class Workload:
         may make one; drawn apart, they rarely meet."""
         params = self.driver.base_params
         wait_ms = params.subscribe_timeout_ms if wait == "subscribe" else params.response_timeout_ms
-        travel = hop_ms + (hops * self.hop_ms() if hops else 0)
+        travel = hop_ms + self.hops_ms(hops)
         self.slow(to, max(wait_ms - travel, 1))
         if wait == "subscribe":
             self.subscribe(sender, to)
@@ -330,7 +335,7 @@ class Workload:
             self.driver.inject(fault)
         self.post(sender, to, MessageSpec("Request"), route=route)
         if hops:
-            self.driver.advance_clock(hops * self.hop_ms())
+            self.driver.advance_clock(self.hops_ms(hops))
             self.driver.inject(fault)
 
     def stop(
@@ -357,7 +362,7 @@ class Workload:
         for to, route in racing:
             self.post("client", to, MessageSpec("Request"), route=route)
         if lead_hops and racing:
-            self.driver.advance_clock(lead_hops * self.hop_ms())
+            self.driver.advance_clock(self.hops_ms(lead_hops))
         self.driver.stop_silo(graceful=graceful)
         if graceful and give_up_ms is not None:
             if give_up_ms:
