@@ -130,6 +130,39 @@ def test_cut_call_makes_a_fault_and_a_call_across_it_in_one_step() -> None:
     assert _handled_on_a_healthy_network() == [3]
 
 
+def test_a_crash_with_replay_meets_the_rebuilt_node_with_its_last_posts() -> None:
+    """`crash(..., replay=True)` waits the crash and a response timeout out, then posts the
+    run's last posts to the crashed hub again, as they were posted; a post elsewhere is not
+    replayed. The control: without `replay` the step only arms the crash."""
+
+    def run(replay: bool) -> list[tuple[str, str, str, int]]:
+        state = machine_class("INV7", make)()
+        posted: list[tuple[str, str, str, int]] = []
+        post = state.post
+
+        def posting(sender: str, target: str, spec: MessageSpec, **kwargs: object) -> str:
+            posted.append((sender, target, spec.type_name, state.mesh.now_ms()))
+            return post(sender, target, spec, **kwargs)  # type: ignore[arg-type]
+
+        state.post = posting  # type: ignore[method-assign]
+        try:
+            state.init(watermarks=(None, None, None), swarm={}, scenario=None)
+            state.user(sender="client", to="h0", route=Route.MONOLITH, count=1)
+            state.ignorable(sender="peer", to="h0", route=Route.DIRECT, count=1)
+            state.user(sender="client", to="h1", route=Route.MONOLITH, count=1)
+            state.crash(to="h0", duration_ms=1_000, replay=replay)
+        finally:
+            state.teardown()
+        return posted
+
+    rejoined = 1_000 + machine_class("INV7", make).base_params.response_timeout_ms
+    assert run(replay=True) == [
+        ("client", "h0", "Request", 0), ("peer", "h0", "Heartbeat", 0),
+        ("client", "h1", "Request", 0),
+        ("client", "h0", "Request", rejoined), ("peer", "h0", "Heartbeat", rejoined)]
+    assert len(run(replay=False)) == 3
+
+
 def _posted(did: str, at: int, seq: int) -> Posted:
     return Posted(did, "client", "h0", "Request", MessageClass.USER, None, "user",
                   Route.MONOLITH, at, seq)
