@@ -185,6 +185,15 @@ class MeshMachine(RuleBasedStateMachine):
                              f"{before} ms to {now} ms, not to {before + ms} ms")
 
 
+    def hubs_sharing_node(self, hub: str) -> frozenset[str]:
+        """The run's hubs (its senders' among them) on the node hosting `hub`, as a
+        networked adapter places them (`node_of`); only `hub` where it places none."""
+        node_of = getattr(self.mesh, "node_of", None)
+        if not callable(node_of):
+            return frozenset({hub})
+        node = node_of(hub)
+        return frozenset(h for h in HUBS + SENDER_HUBS if node_of(h) == node) | {hub}
+
     def _clock_text(self) -> str:
         return f"{self.adapter.now_ms()} ms" if self.adapter is not None else "the start"
 

@@ -13,7 +13,7 @@ machine has, as rules, is the plan's business (`invariants.dynamic.plans`).
 
 from __future__ import annotations
 
-from collections import Counter, defaultdict, deque
+from collections import Counter, deque
 from collections.abc import Mapping, Sequence
 from typing import Protocol
 
@@ -39,12 +39,13 @@ BURST_MESSAGES: Mapping[str, MessageSpec] = {
 }
 BURST_CLASSES: tuple[str, ...] = tuple(BURST_MESSAGES)
 RAISING = MessageSpec("FaultingRequest", handler_raises=True)
-# A rebuilt node meets again at most this many of the run's last posts to its hub (`crash`):
-# enough for a storm past a drawn breaker threshold in one instant, few enough to stay a step.
+# A rebuilt node meets again at most this many of the run's last posts to and from its hubs
+# (`crash`): enough for a storm past a drawn breaker threshold in one instant, few enough to
+# stay a step.
 MAX_REPLAYED = 64
 
 
-_Post = tuple[str, MessageSpec, str | None, Route]  # sender, spec, identity, route
+_Post = tuple[str, str, MessageSpec, str | None, Route]  # sender, target, spec, identity, route
 
 
 def with_routes(program: Program, stand_ins: Mapping[Route, Route]) -> Program:
@@ -94,6 +95,8 @@ class Driving(Protocol):
 
     def advance_clock(self, ms: int) -> None: ...
 
+    def hubs_sharing_node(self, hub: str) -> frozenset[str]: ...  # the run's, `hub` among them
+
 
 class Workload:
     """The families' bodies, for one run of a machine (`driver`)."""
@@ -106,8 +109,8 @@ class Workload:
         # read (`hop_ms`), and that hop once seen.
         self._routed: dict[str, int] = {}
         self._hop_ms: int | None = None
-        # Each hub's last posts (sender, spec, identity, route), for a rebuilt node (`crash`).
-        self._posted: dict[str, deque[_Post]] = defaultdict(lambda: deque(maxlen=MAX_REPLAYED))
+        # The run's last posts, for a rebuilt node to meet again (`crash`).
+        self._posted: deque[_Post] = deque(maxlen=4 * MAX_REPLAYED)
 
     @property
     def mesh(self) -> MeshAdapter:
@@ -116,7 +119,7 @@ class Workload:
     def post(self, sender: str, target: str, spec: MessageSpec, *,
              identity: str | None = "user", route: Route = Route.MONOLITH) -> str:
         delivery_id = self.driver.post(sender, target, spec, identity=identity, route=route)
-        self._posted[target].append((sender, spec, identity, route))
+        self._posted.append((sender, target, spec, identity, route))
         if route is not Route.DIRECT and self._hop_ms is None:
             self._routed[delivery_id] = self.mesh.now_ms()
         return delivery_id
@@ -330,16 +333,19 @@ class Workload:
     def crash(self, to: str, duration_ms: int, replay: bool = False) -> None:
         """Crash the node hosting `to` for `duration_ms`. With `replay`, wait it out (the
         crash, then a response timeout for the rebuilt node to rejoin) and post the run's
-        last posts to `to` again (at most `MAX_REPLAYED`), as they were posted: a node
-        rebuilt after a crash must keep what the harness made of it (a hub removed, a hub's
-        figures, its ids), and shows it only under traffic like the traffic it had before;
-        drawn apart, a crash and that traffic after the rebuild rarely meet."""
+        last posts to and from the hubs on that node again (at most `MAX_REPLAYED`), as
+        they were posted: a node rebuilt after a crash must keep what the harness made of
+        it (a hub removed, a hub's figures, the ids it gives), and shows it only under
+        traffic like the traffic it had before; drawn apart, a crash and that traffic after
+        the rebuild rarely meet."""
         self.driver.inject(Fault(FaultKind.CRASH_NODE, to, duration_ms=duration_ms))
         if not replay:
             return
+        on_node = self.driver.hubs_sharing_node(to)
         self.driver.advance_clock(duration_ms + self.driver.base_params.response_timeout_ms)
-        for sender, spec, identity, route in list(self._posted[to]):
-            self.post(sender, to, spec, identity=identity, route=route)
+        again = [post for post in self._posted if post[0] in on_node or post[1] in on_node]
+        for sender, target, spec, identity, route in again[-MAX_REPLAYED:]:
+            self.post(sender, target, spec, identity=identity, route=route)
 
     def cut_call(self, sender: str, to: str, cut: FaultKind, duration_ms: int,
                  hops: int, route: Route) -> None:
