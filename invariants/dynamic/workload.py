@@ -330,19 +330,25 @@ class Workload:
     def hold_links(self, to: str, duration_ms: int) -> None:
         self.driver.inject(Fault(FaultKind.HOLD_LINKS, to, duration_ms=duration_ms))
 
-    def crash(self, to: str, duration_ms: int, replay: bool = False) -> None:
-        """Crash the node hosting `to` for `duration_ms`. With `replay`, wait it out (the
-        crash, then a response timeout for the rebuilt node to rejoin) and post the run's
-        last posts to and from the hubs on that node again (at most `MAX_REPLAYED`), as
-        they were posted: a node rebuilt after a crash must keep what the harness made of
-        it (a hub removed, a hub's figures, the ids it gives), and shows it only under
-        traffic like the traffic it had before; drawn apart, a crash and that traffic after
-        the rebuild rarely meet."""
+    def crash(self, to: str, duration_ms: int, replay_after: str | None = None) -> None:
+        """Crash the node hosting `to` for `duration_ms`. With `replay_after`, wait it out
+        and post the run's last posts to and from the hubs on that node again (at most
+        `MAX_REPLAYED`), as they were posted: two of the mesh's hops after the rebuild
+        (`"rebuild"`: what it keeps for a while, a tripped key or a window, is still in
+        force), or a response timeout after it (`"timeout"`: time for the node to rejoin).
+        A node rebuilt after a crash must keep what the harness made of it (a hub removed,
+        a hub's figures, the ids it gives) and nothing of its predecessor's state, and
+        shows it only under traffic like the traffic it had before; drawn apart, a crash
+        and that traffic after the rebuild rarely meet."""
         self.driver.inject(Fault(FaultKind.CRASH_NODE, to, duration_ms=duration_ms))
-        if not replay:
+        if replay_after is None:
             return
+        waits = {"rebuild": self.hops_ms(2), "timeout": self.driver.base_params.response_timeout_ms}
+        if replay_after not in waits:
+            raise ValueError(f"crash: replay_after must be None or one of {sorted(waits)}, "
+                             f"got {replay_after!r}")
         on_node = self.driver.hubs_sharing_node(to)
-        self.driver.advance_clock(duration_ms + self.driver.base_params.response_timeout_ms)
+        self.driver.advance_clock(duration_ms + waits[replay_after])
         again = [post for post in self._posted if post[0] in on_node or post[1] in on_node]
         for sender, target, spec, identity, route in again[-MAX_REPLAYED:]:
             self.post(sender, target, spec, identity=identity, route=route)

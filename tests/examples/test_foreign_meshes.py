@@ -2,9 +2,10 @@
 subprocess in a fresh copy (`example_repos`). examples/switchboard-repo/ and
 examples/relaycore-repo/ carry 17 bugs each, planted by a third hand;
 examples/courier-repo/ (three nodes over TCP), examples/pigeon-repo/ (three nodes over
-UDP, its own acknowledgements and retransmission) and examples/ferry-repo/ (three nodes and
-a broker over TCP), on the simulated network, carry their authors' own, sealed until
-measured.
+UDP, its own acknowledgements and retransmission), examples/ferry-repo/ (three nodes and
+a broker over TCP) and examples/lantern-repo/ (three nodes, newline-delimited JSON over
+connections dialed lazily and pooled), on the simulated network, carry their authors'
+own, sealed until measured.
 
 Their own tests pass; the clean mesh passes `check`, every obligation accounted for; the
 planted static bugs live inline behind their switches, so the repository's baseline
@@ -22,7 +23,8 @@ from typing import Any
 import pytest
 from example_repos import copy_example, planted, run_in
 
-REPOS = ("switchboard-repo", "relaycore-repo", "courier-repo", "pigeon-repo", "ferry-repo")
+REPOS = ("switchboard-repo", "relaycore-repo", "courier-repo", "pigeon-repo", "ferry-repo",
+         "lantern-repo")
 
 # A sample of each mesh's planted bugs that `check` catches in `ci`: one ordinary bug and
 # one same-instant race, or on a networked mesh one that needs a network fault
@@ -31,7 +33,8 @@ SAMPLE = (("switchboard-repo", "b06"), ("switchboard-repo", "b16"),
           ("relaycore-repo", "b13"), ("relaycore-repo", "b16"),
           ("courier-repo", "c01"), ("courier-repo", "c06"),
           ("pigeon-repo", "p06"), ("pigeon-repo", "p03"),
-          ("ferry-repo", "f07"), ("ferry-repo", "f05"))
+          ("ferry-repo", "f07"), ("ferry-repo", "f05"),
+          ("lantern-repo", "l07"), ("lantern-repo", "l05"))
 # Caught by another invariant's run, judged by its own (as `check` finds it): run whole.
 WHOLE = {("pigeon-repo", "p06")}
 

@@ -131,12 +131,12 @@ def test_cut_call_makes_a_fault_and_a_call_across_it_in_one_step() -> None:
 
 
 def test_a_crash_with_replay_meets_the_rebuilt_node_with_its_last_posts() -> None:
-    """`crash(..., replay=True)` waits the crash and a response timeout out, then posts the
-    run's last posts to and from the hubs on the crashed node again, as they were posted
-    (this mesh puts each hub on a node of its own); other posts are not replayed. The
-    control: without `replay` the step only arms the crash."""
+    """`crash(..., replay_after=...)` waits the crash out (and two hops, or a response
+    timeout), then posts the run's last posts to and from the hubs on the crashed node
+    again, as they were posted (this mesh puts each hub on a node of its own); other posts
+    are not replayed. The control: without `replay_after` the step only arms the crash."""
 
-    def run(at: str, replay: bool) -> list[tuple[str, str, str, int]]:
+    def run(at: str, replay_after: str | None) -> list[tuple[str, str, str, int]]:
         state = machine_class("INV7", make)()
         posted: list[tuple[str, str, str, int]] = []
         post = state.post
@@ -152,18 +152,19 @@ def test_a_crash_with_replay_meets_the_rebuilt_node_with_its_last_posts() -> Non
             state.ignorable(sender="peer", to="h0", route=Route.DIRECT, count=1)
             state.user(sender="client", to="h1", route=Route.MONOLITH, count=1)
             state.user(sender="peer", to="h2", route=Route.MONOLITH, count=1)
-            state.crash(to=at, duration_ms=1_000, replay=replay)
+            state.crash(to=at, duration_ms=1_000, replay_after=replay_after)
         finally:
             state.teardown()
         return posted[4:]
 
-    back = 1_000 + machine_class("INV7", make).base_params.response_timeout_ms
-    assert run("h0", replay=True) == [("client", "h0", "Request", back),
-                                      ("peer", "h0", "Heartbeat", back)]
-    # the node hosting the sender's own hub: what it sent is met again
-    assert run("peer", replay=True) == [("peer", "h0", "Heartbeat", back),
-                                        ("peer", "h2", "Request", back)]
-    assert run("h0", replay=False) == []
+    late = 1_000 + machine_class("INV7", make).base_params.response_timeout_ms
+    assert run("h0", "timeout") == [("client", "h0", "Request", late),
+                                    ("peer", "h0", "Heartbeat", late)]
+    # the node hosting the sender's own hub: what it sent is met again; and at once, two
+    # of the mesh's hops after the rebuild (1 ms each: none seen arrive yet)
+    assert run("peer", "rebuild") == [("peer", "h0", "Heartbeat", 1_002),
+                                      ("peer", "h2", "Request", 1_002)]
+    assert run("h0", None) == []
 
 
 def _posted(did: str, at: int, seq: int) -> Posted:
