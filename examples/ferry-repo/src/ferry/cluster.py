@@ -76,6 +76,13 @@ class Cluster:
             node.subs.clear()
             self.nodes[name] = None
             self.changed.set()
+        # A direct post waits here for its landing task, which ran on its sender's node:
+        # those tasks died with it, so their posts are lost with it (left queued, each would
+        # be landed in place of a later post, which would then never land).
+        for queue in self.arrivals.values():
+            kept = [d for d in queue if self.node_for(d.sender) != name]
+            queue.clear()
+            queue.extend(kept)
 
     # ----- hubs -------------------------------------------------------------------------
     def add_hub(self, address: str, watermark: int, threshold: int) -> None:
