@@ -581,7 +581,7 @@ def _network_proves(
 ) -> list[Broken]:
     """Each post reached an end: handled at beta, or answered with a failure (the post
     during the partition may be either; the one after the restart must be handled: the
-    node was rebuilt)."""
+    node was rebuilt), and the rebuilt hub said it was made afresh (`HUB_CREATED`)."""
     partitioned, crashed, restarted = (post.delivery_id for post in run.posts)
     handled = {e.delivery_id for e in trace if e.kind is EventKind.HANDLED and e.hub == "beta"}
     answered = {e.answers for e in trace if e.kind is EventKind.FAILURE_EMITTED}
@@ -594,6 +594,12 @@ def _network_proves(
         broken.append(Broken("network", None, "HANDLED", f"{restarted}, posted to beta after "
                              "its node restarted, was not handled there: restart_node must "
                              "rebuild the node's hubs"))
+    made = [e for e in trace if e.kind is EventKind.HUB_CREATED and e.hub == "beta"]
+    if len(made) < 2:
+        broken.append(Broken("network", None, "HUB_CREATED", "beta's node was rebuilt after "
+                             "a crash without a HUB_CREATED for beta: a rebuilt hub starts "
+                             "with an empty queue and a fresh breaker, which the checkers "
+                             "count afresh only from its HUB_CREATED (INV3, INV6)"))
     return broken
 
 

@@ -30,7 +30,8 @@ CLIENT_NODE = "senders"
 class NetMiniAdapter(AsyncMeshAdapter):
     capabilities = frozenset({Capability.NETWORK})
 
-    def __init__(self, chooser: Chooser, *, lose_restart: bool = False) -> None:
+    def __init__(self, chooser: Chooser, *, lose_restart: bool = False,
+                 silent_rebuild: bool = False) -> None:
         super().__init__(chooser)
         self.network = Network()
         self.network.attach(self.loop)
@@ -38,6 +39,7 @@ class NetMiniAdapter(AsyncMeshAdapter):
         self.queues: dict[str, asyncio.Queue[dict[str, str]]] = {}
         self._ids = itertools.count(1)
         self._lose_restart = lose_restart
+        self._silent_rebuild = silent_rebuild
 
     # The nodes.
 
@@ -47,10 +49,11 @@ class NetMiniAdapter(AsyncMeshAdapter):
             self._start(address)
         self.loop.fresh_lane()
 
-    def _start(self, hub: str) -> None:
+    def _start(self, hub: str, *, made: bool = True) -> None:
         host = self.network.host(hub)  # type: ignore[union-attr]
         queue = self.queues[hub] = asyncio.Queue()
-        emit.hub_created(hub=hub, watermark=100)
+        if made:
+            emit.hub_created(hub=hub, watermark=100)
         host.create_task(asyncio.start_server(self._serve(hub, queue), None, PORT))
         host.create_task(self._pump(hub, queue))
 
@@ -62,7 +65,7 @@ class NetMiniAdapter(AsyncMeshAdapter):
 
     def restart_node(self, node: str) -> None:
         if node in self.queues and not self._lose_restart:
-            self._start(node)
+            self._start(node, made=not self._silent_rebuild)
 
     @staticmethod
     async def _pump(hub: str, queue: asyncio.Queue[dict[str, str]]) -> None:
@@ -140,3 +143,8 @@ def make(chooser: Chooser) -> NetMiniAdapter:
 
 def make_losing_restart(chooser: Chooser) -> NetMiniAdapter:
     return NetMiniAdapter(chooser, lose_restart=True)
+
+
+def make_silent_rebuild(chooser: Chooser) -> NetMiniAdapter:
+    """Rebuilds a restarted node's hub without saying it made it afresh."""
+    return NetMiniAdapter(chooser, silent_rebuild=True)

@@ -8,7 +8,7 @@ network's."""
 
 from __future__ import annotations
 
-from net_minimesh import CLIENT_NODE, make, make_losing_restart
+from net_minimesh import CLIENT_NODE, make, make_losing_restart, make_silent_rebuild
 
 from invariants.adapter import Capability, Fault, FaultKind, FirstChooser, MessageSpec, Route
 from invariants.checks import HubsMade, Injected, Posted, check
@@ -77,10 +77,14 @@ def test_adapter_check_runs_the_network_program() -> None:
     assert Capability.NETWORK in declared
     by_name = {result.program: result for result in results}
     assert by_name["network"].broken == () and by_name["network"].events > 0
-    # the control: an adapter whose restart_node rebuilds nothing
+    # the controls: an adapter whose restart_node rebuilds nothing, and one that rebuilds
+    # the hub without its HUB_CREATED (the checkers would count the old queue and breaker)
     _, results = conformance(make_losing_restart)
-    [broken] = next(r for r in results if r.program == "network").broken
-    assert "posted to beta after its node restarted, was not handled there" in broken.message
+    broken = next(r for r in results if r.program == "network").broken
+    assert "posted to beta after its node restarted, was not handled there" in broken[0].message
+    _, results = conformance(make_silent_rebuild)
+    [silent] = next(r for r in results if r.program == "network").broken
+    assert silent.kind == "HUB_CREATED" and "without a HUB_CREATED for beta" in silent.message
 
 
 def test_the_machines_draw_the_network_families_only_for_a_network() -> None:

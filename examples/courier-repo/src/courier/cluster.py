@@ -63,7 +63,8 @@ class Cluster:
         node = Node(name, self.cfg, self, epoch=self.epochs[name])
         for hub, where in self.placement.items():
             if where == name:
-                node.add_hub(hub, self.watermarks[hub])
+                made = node.add_hub(hub, self.watermarks[hub])
+                emit.hub_created(hub=hub, watermark=made.watermark)  # made afresh: empty
                 if self.stop_asked:
                     node.hubs[hub].gate_closed = True
         node.stopping = self.stop_asked
