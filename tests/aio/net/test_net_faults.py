@@ -15,6 +15,7 @@ from net_helpers import no_real_sockets
 
 from invariants.aio import VirtualLoop
 from invariants.aio.net import Network, run
+from invariants.aio.net.wire import HELD_DATAGRAMS_PER_LINK
 
 PORT = 7
 
@@ -231,6 +232,45 @@ def test_datagrams_across_a_partition_are_lost_and_a_hold_keeps_them() -> None:
     assert exchange(lambda net: net.partition({"a"}, {"b"})) == []
     assert exchange(lambda net: net.partition({"a"}, {"b"}, one_way=True)) == [("a", b"to a")]
     assert exchange(lambda net: net.hold(("a", "b"))) == both
+
+
+def test_a_held_link_buffers_a_bounded_number_of_datagrams() -> None:
+    """A held link keeps its first `HELD_DATAGRAMS_PER_LINK` datagrams for the release and
+    loses the rest, as a router's full queue drops them; the control: as many as it
+    buffers all arrive."""
+
+    def held_then_released(count: int) -> list[bytes]:
+        net = Network()
+        got: list[bytes] = []
+
+        class Inbox(asyncio.DatagramProtocol):
+            def datagram_received(self, data: bytes, addr: tuple[str, int]) -> None:
+                got.append(data)
+
+        async def main() -> None:
+            async def bind(protocol: Callable[[], asyncio.DatagramProtocol]
+                           ) -> asyncio.DatagramTransport:
+                transport, _ = await asyncio.get_running_loop().create_datagram_endpoint(
+                    protocol, local_addr=("0.0.0.0", 9))
+                return transport
+
+            a = await net.host("a").create_task(bind(asyncio.DatagramProtocol))
+            b = await net.host("b").create_task(bind(Inbox))
+            net.hold(("a", "b"))
+            for i in range(count):
+                a.sendto(b"%d" % i, ("b", 9))
+            await asyncio.sleep(1)
+            net.release(("a", "b"))
+            await asyncio.sleep(1)
+            a.close()
+            b.close()
+
+        on_net(net, main)
+        return got
+
+    bound = HELD_DATAGRAMS_PER_LINK
+    assert held_then_released(bound + 10) == [b"%d" % i for i in range(bound)]
+    assert held_then_released(bound) == [b"%d" % i for i in range(bound)]
 
 
 def test_a_harness_drives_the_faults_between_steps() -> None:

@@ -8,6 +8,7 @@ from courier.config import STAGE_DETACH, STAGE_FINAL, STAGE_SERVING, Config
 from courier.node import Leg, Node
 from courier.notices import Parcel
 from invariants.aio import emit
+from invariants.aio.points import removed
 
 
 class Cluster:
@@ -64,7 +65,8 @@ class Cluster:
         for hub, where in self.placement.items():
             if where == name:
                 made = node.add_hub(hub, self.watermarks[hub])
-                emit.hub_created(hub=hub, watermark=made.watermark)  # made afresh: empty
+                if not removed(hub):  # made afresh, empty; a removed hub stays removed
+                    emit.hub_created(hub=hub, watermark=made.watermark)
                 if self.stop_asked:
                     node.hubs[hub].gate_closed = True
         node.stopping = self.stop_asked
