@@ -249,6 +249,15 @@ SEED_PROGRAMS: Mapping[str, Mapping[str, Program]] = {
             _user("h1", G, count=3),
             ("stop", {"graceful": False}),
         ),
+        # The same a while after the posts: a mesh that dispatches as its loop runs (not as
+        # it is posted to) has made them legs by then, still in flight to the slowed hub.
+        "stop-non-graceful-in-flight": (
+            _init(),
+            ("slow", {"to": "h1", "duration_ms": 5_000}),
+            _user("h1", G, count=3),
+            ("advance", {"ms": 100, "schedule": []}),
+            ("stop", {"graceful": False}),
+        ),
         # The host gives up in the stop's own instant, before its first stage (its shutdown
         # timeout expired before Active): with legs in flight, Active holds nothing.
         "stop-given-up-at-once": (
