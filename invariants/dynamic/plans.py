@@ -121,11 +121,12 @@ PLANS: Mapping[str, Plan] = {
 
 # Rule families: the strategies of each rule's arguments.
 
-# Half the runs send every hub argument to one hub, drawn once per run (swarm testing over
-# the targets, as `init`'s swarm is over the families): a story told across three steps at
-# one node (a hub removed, its node crashed and rebuilt, a post to it) meets there in one
-# run in nine otherwise. Each step still prints the hub it took; a missing target stays
-# missing. None first: a shrunk failure is focused only when its steps must share a hub.
+# On a networked mesh, half the runs send every hub argument to one hub, drawn once per run
+# (swarm testing over the targets, as `init`'s swarm is over the families): a story told
+# across three steps at one node (a hub removed, its node crashed and rebuilt, a post to it)
+# meets there in one run in nine otherwise. Each step still prints the hub it took; a
+# missing target stays missing. None first: a shrunk failure is focused only when its
+# steps must share a hub. (A mesh of one process keeps the draws it was measured on.)
 _FOCUS = st.shared(st.one_of(st.none(), st.sampled_from(HUBS)), key="the run's focused hub")
 
 
@@ -135,8 +136,6 @@ def _target(targets: Sequence[str]) -> st.SearchStrategy[str]:
         lambda drawn: drawn[0] if drawn[0] is not None and drawn[1] in HUBS else drawn[1])
 
 
-_ANY_TARGET = _target(HUBS + MISSING)
-_HUB = _target(HUBS)
 _SENDER = st.sampled_from(SENDERS)
 _COUNT = st.integers(1, 3)
 
@@ -215,7 +214,8 @@ def tie_slowdowns(params: CheckParams | None) -> tuple[int, ...]:
     return tuple(dict.fromkeys((*_SLOWDOWNS, *(ms for ms in at_waits if ms > 0))))
 
 
-def _tied_call_arguments(plan: Plan) -> dict[str, st.SearchStrategy[Any]]:
+def _tied_call_arguments(plan: Plan, hub: st.SearchStrategy[str]
+                         ) -> dict[str, st.SearchStrategy[Any]]:
     """A call slowed to land as its caller's wait ends: a subscription against its subscribe
     timeout where the plan always subscribes (its check is about subscriptions); else a
     grain call against its response timeout where the plan routes grain calls, and a
@@ -229,7 +229,7 @@ def _tied_call_arguments(plan: Plan) -> dict[str, st.SearchStrategy[Any]]:
                  if offered]
     return {
         "sender": _SENDER,
-        "to": _HUB,
+        "to": hub,
         "wait": st.sampled_from(waits or ["response"]),
         "hop_ms": st.sampled_from(_TIE_OFFSETS_MS),
         "route": st.just(Route.GRAIN if Route.GRAIN in plan.routes else plan.routes[0]),
@@ -238,13 +238,16 @@ def _tied_call_arguments(plan: Plan) -> dict[str, st.SearchStrategy[Any]]:
 
 
 def _family_arguments(
-    plan: Plan, at_waits: tuple[int, ...] | None = None,
+    plan: Plan, at_waits: tuple[int, ...] | None = None, *, focused: bool = False,
 ) -> dict[str, dict[str, st.SearchStrategy[Any]]]:
     """Each family's argument strategies; with `at_waits` (a mesh that marks its timer
-    ties: `tie_slowdowns`) slowdowns are drawn from those, on the targets the plan posts to."""
+    ties: `tie_slowdowns`) slowdowns are drawn from those, on the targets the plan posts to;
+    `focused` (a networked mesh): hub arguments may take the run's focused hub."""
+    target = _target if focused else st.sampled_from
+    hub, any_target = target(HUBS), target(HUBS + MISSING)
     route = st.sampled_from(plan.routes)
-    to = _target(plan.targets)
-    slow = ({"to": _ANY_TARGET, "duration_ms": st.sampled_from(_SLOWDOWNS)} if at_waits is None
+    to = target(plan.targets)
+    slow = ({"to": any_target, "duration_ms": st.sampled_from(_SLOWDOWNS)} if at_waits is None
             else {"to": to, "duration_ms": st.sampled_from(at_waits)})
     # A call that crosses the network goes through a router (the direct route hands it
     # to its target's own intake).
@@ -257,40 +260,40 @@ def _family_arguments(
     )
     return {
         "user": {"sender": _SENDER, "to": to, "route": route, "count": _COUNT},
-        "burst": {"sender": _SENDER, "to": _HUB, "route": route,
+        "burst": {"sender": _SENDER, "to": hub, "route": route,
                   "classes": st.lists(st.sampled_from(BURST_CLASSES), min_size=2, max_size=4)},
-        "tied_call": _tied_call_arguments(plan),
+        "tied_call": _tied_call_arguments(plan, hub),
         "ignorable": {"sender": _SENDER, "to": to, "route": route, "count": _COUNT},
-        "raising": {"sender": _SENDER, "to": _HUB},
+        "raising": {"sender": _SENDER, "to": hub},
         "failure": {"sender": _SENDER, "to": to, "route": route, "lifecycle": st.booleans()},
         "anonymous": {
             "sender": _SENDER,
-            "to": _HUB,
+            "to": hub,
             "route": route,
             "message_class": st.sampled_from(["user", "ignorable", "system"]),
         },
         "flood": {
-            "to": _HUB,
+            "to": hub,
             "count": st.sampled_from([8, 30, 200]),
             "route": st.sampled_from([Route.DIRECT, Route.MONOLITH]),
         },
-        "fanout": {"to": _HUB, "extra": st.integers(0, 50), "route": bulk_route},
-        "storm": {"to": _HUB, "route": bulk_route, "edges": st.booleans()},
-        "chatter": {"to": _HUB, "route": bulk_route},
-        "subscribe": {"subscriber": _SENDER, "to": _target(MISSING + HUBS)},
-        "reject": {"to": _HUB, "count": st.integers(1, 8)},
-        "timeout": {"to": _HUB, "count": st.integers(1, 3)},
-        "aggregate": {"to": _HUB, "count": st.integers(1, 3), "timeout_first": st.booleans()},
-        "block": {"to": _HUB, "duration_ms": st.sampled_from([100, 1_000, 5_000, 40_000])},
+        "fanout": {"to": hub, "extra": st.integers(0, 50), "route": bulk_route},
+        "storm": {"to": hub, "route": bulk_route, "edges": st.booleans()},
+        "chatter": {"to": hub, "route": bulk_route},
+        "subscribe": {"subscriber": _SENDER, "to": target(MISSING + HUBS)},
+        "reject": {"to": hub, "count": st.integers(1, 8)},
+        "timeout": {"to": hub, "count": st.integers(1, 3)},
+        "aggregate": {"to": hub, "count": st.integers(1, 3), "timeout_first": st.booleans()},
+        "block": {"to": hub, "duration_ms": st.sampled_from([100, 1_000, 5_000, 40_000])},
         "slow": slow,
-        "remove": {"to": _HUB},
+        "remove": {"to": hub},
         # The network's (`Capability.NETWORK`): shorter than a response timeout, about one
         # (a call caught on either side of it), and longer than its retries.
-        "partition": {"to": _HUB, "duration_ms": _NETWORK_FAULT_MS, "one_way": st.booleans()},
-        "hold_links": {"to": _HUB, "duration_ms": _NETWORK_FAULT_MS},
-        "crash": {"to": _HUB, "duration_ms": _NETWORK_FAULT_MS,
+        "partition": {"to": hub, "duration_ms": _NETWORK_FAULT_MS, "one_way": st.booleans()},
+        "hold_links": {"to": hub, "duration_ms": _NETWORK_FAULT_MS},
+        "crash": {"to": hub, "duration_ms": _NETWORK_FAULT_MS,
                   "replay_after": st.sampled_from([None, "rebuild", "timeout"])},
-        "cut_call": {"sender": _SENDER, "to": _HUB, "cut": st.sampled_from(_CUTS),
+        "cut_call": {"sender": _SENDER, "to": hub, "cut": st.sampled_from(_CUTS),
                      "duration_ms": _NETWORK_FAULT_MS, "hops": _HOPS,
                      "route": routed_route},
         "stop": {
@@ -450,7 +453,8 @@ def machine_class(
         raise ValueError(f"unknown check(s) {unknown} (known: {', '.join(CHECKS)})")
     plan = _merged_plan(check_ids, capabilities)
     ties = Capability.TIMER_TIES in capabilities
-    arguments = _family_arguments(plan, tie_slowdowns(params) if ties else None)
+    arguments = _family_arguments(plan, tie_slowdowns(params) if ties else None,
+                                  focused=Capability.NETWORK in capabilities)
     scenarios = _light_scenarios(check_ids, capabilities) if seed_scenarios else []
     namespace: dict[str, Any] = {
         "check_ids": check_ids,
