@@ -437,6 +437,11 @@ class NodeMeshAdapter(AsyncMeshAdapter):
             if not self.network.hosts[node].up:  # type: ignore[union-attr]
                 self.running[node] = False
                 self.mesh_stop.gone(node)
+                # A direct lane's task ran on its target's host and died with it: its posts
+                # are lost with the node, and the next post opens a lane afresh (left, the
+                # lane took every later post of its sender and never ran).
+                self._direct = {key: lane for key, lane in self._direct.items()
+                                if self.node_of(key[1]) != node}
 
     # Posts and the stop.
 
