@@ -184,7 +184,6 @@ class MeshMachine(RuleBasedStateMachine):
             raise ClockError(f"{type(mesh).__name__}.advance({ms}) moved virtual time from "
                              f"{before} ms to {now} ms, not to {before + ms} ms")
 
-
     def hubs_sharing_node(self, hub: str) -> frozenset[str]:
         """The run's hubs (its senders' among them) on the node hosting `hub`, as a
         networked adapter places them (`node_of`); only `hub` where it places none."""
